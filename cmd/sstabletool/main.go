@@ -1,0 +1,57 @@
+// Command sstabletool reads, browses, converts and sizes Apache Cassandra
+// sstables. This package holds flags and output only; the work lives in the
+// feature and format packages.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes an operator's script can rely on.
+const (
+	exitOK      = 0
+	exitProblem = 1 // the command ran and found problems (verify)
+	exitBadData = 2 // input could not be read or decoded, or bad usage
+)
+
+// commands is filled by the init functions of the cmd_*.go files, so that
+// each subcommand lives in a file of its own.
+var commands []*cli.Command
+
+func register(c *cli.Command) { commands = append(commands, c) }
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:  "sstabletool",
+		Usage: "read, browse, convert and size Apache Cassandra sstables",
+		Description: "sstabletool works directly on sstable files (big format: ma..nb, nc, oa); it needs no\n" +
+			"running node, no cassandra.yaml and no schema. Point it at any component of an sstable\n" +
+			"(for example nc-1-big-Data.db) or at a data directory.",
+		Commands:        commands,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {},
+	}
+}
+
+func main() { os.Exit(run(os.Args)) }
+
+// run executes the app and maps errors to exit codes; tests call it too.
+func run(args []string) int {
+	err := newApp().Run(args)
+	if err == nil {
+		return exitOK
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, "sstabletool:", msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(os.Stderr, "sstabletool:", err)
+	return exitBadData
+}
