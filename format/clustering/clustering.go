@@ -196,3 +196,40 @@ func AppendBound(dst []byte, p Prefix, fixed []int) ([]byte, error) {
 	dst = append(dst, byte(p.Kind), byte(len(p.Values)>>8), byte(len(p.Values)))
 	return AppendValues(dst, p.Values, fixed)
 }
+
+// DecodePrefix reads a prefix preceded by its kind byte, as IndexInfo and
+// the stats slice store them: a CLUSTERING has exactly len(fixed) values and
+// no size; bounds and boundaries carry an unsigned short size.
+func DecodePrefix(dst [][]byte, b []byte, fixed []int) (Prefix, int, error) {
+	if len(b) < 1 {
+		return Prefix{}, 0, ErrShort
+	}
+	kind := Kind(b[0])
+	switch {
+	case kind == Clustering:
+		vals, n, err := DecodeValues(dst, b[1:], len(fixed), fixed)
+		return Prefix{Kind: kind, Values: vals}, 1 + n, err
+	case kind.Valid() && kind != StaticClustering:
+		return DecodeBound(dst, b, fixed)
+	}
+	return Prefix{}, 0, fmt.Errorf("clustering: invalid prefix kind %d", b[0])
+}
+
+// PrefixSize is the encoded width of a prefix with its kind byte.
+func PrefixSize(p Prefix, fixed []int) int {
+	if p.Kind == Clustering {
+		return 1 + ValuesSize(p.Values, fixed)
+	}
+	return BoundSize(p, fixed)
+}
+
+// AppendPrefix encodes a prefix with its kind byte.
+func AppendPrefix(dst []byte, p Prefix, fixed []int) ([]byte, error) {
+	if p.Kind == Clustering {
+		if len(p.Values) != len(fixed) {
+			return dst, fmt.Errorf("clustering: %d values for %d clustering columns", len(p.Values), len(fixed))
+		}
+		return AppendValues(append(dst, byte(p.Kind)), p.Values, fixed)
+	}
+	return AppendBound(dst, p, fixed)
+}

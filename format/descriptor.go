@@ -1,0 +1,160 @@
+package format
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Component names as they appear in file names and TOC.txt.
+const (
+	ComponentData            = "Data.db"
+	ComponentIndex           = "Index.db"
+	ComponentSummary         = "Summary.db"
+	ComponentFilter          = "Filter.db"
+	ComponentStatistics      = "Statistics.db"
+	ComponentCompressionInfo = "CompressionInfo.db"
+	ComponentDigest          = "Digest.crc32"
+	ComponentCRC             = "CRC.db"
+	ComponentTOC             = "TOC.txt"
+	ComponentPartitions      = "Partitions.db" // BTI
+	ComponentRows            = "Rows.db"       // BTI
+)
+
+// Descriptor names one sstable: its directory, version, generation and
+// format, as encoded in every component's file name
+// ("<version>-<generation>-<format>-<component>", io/sstable/Descriptor.java).
+type Descriptor struct {
+	Dir        string
+	Version    Version
+	Generation string // an integer, or the base-36 time-UUID id of 4.1+
+	FormatName string // "big" or "bti"
+}
+
+// UnsupportedFormatError is a sstable of a format other than big.
+type UnsupportedFormatError struct {
+	Path, Format, Version string
+}
+
+func (e *UnsupportedFormatError) Error() string {
+	name := e.Format
+	if e.Format == "bti" {
+		name = "bti (trie-indexed, Cassandra 5.0)"
+	}
+	return fmt.Sprintf("%s: sstable format %s version %s is not supported yet; this tool reads big-format sstables (ma..oa)", e.Path, name, e.Version)
+}
+
+// ParseDescriptor parses the file name of any component of an sstable.
+// It returns the descriptor and the component name.
+func ParseDescriptor(path string) (Descriptor, string, error) {
+	base := filepath.Base(path)
+	parts := strings.SplitN(base, "-", 4)
+	if len(parts) != 4 {
+		return Descriptor{}, "", fmt.Errorf("%s: not an sstable component name (expected <version>-<generation>-<format>-<Component>, e.g. nc-1-big-Data.db)", path)
+	}
+	verName, gen, formatName, component := parts[0], parts[1], parts[2], parts[3]
+	if formatName != "big" {
+		if formatName == "bti" {
+			return Descriptor{}, "", &UnsupportedFormatError{Path: path, Format: formatName, Version: verName}
+		}
+		return Descriptor{}, "", fmt.Errorf("%s: unknown sstable format %q (expected big)", path, formatName)
+	}
+	v, err := ParseVersion(verName)
+	if err != nil {
+		return Descriptor{}, "", fmt.Errorf("%s: %w", path, err)
+	}
+	if gen == "" {
+		return Descriptor{}, "", fmt.Errorf("%s: empty generation in file name", path)
+	}
+	return Descriptor{Dir: filepath.Dir(path), Version: v, Generation: gen, FormatName: formatName}, component, nil
+}
+
+// Path returns the file path of one component.
+func (d Descriptor) Path(component string) string {
+	return filepath.Join(d.Dir, d.Prefix()+component)
+}
+
+// Prefix is the file name up to the component: "nc-1-big-".
+func (d Descriptor) Prefix() string {
+	return d.Version.Name + "-" + d.Generation + "-" + d.FormatName + "-"
+}
+
+// WithDir returns the same sstable name in another directory (for writers).
+func (d Descriptor) WithDir(dir string) Descriptor { d.Dir = dir; return d }
+
+// WithVersion returns the same sstable name with another version (for convert).
+func (d Descriptor) WithVersion(v Version) Descriptor { d.Version = v; return d }
+
+func (d Descriptor) String() string { return d.Path(ComponentData) }
+
+// ReadTOC reads TOC.txt, the list of components Cassandra wrote. A missing
+// TOC is not an error (old or hand-copied sstables); it returns nil.
+func (d Descriptor) ReadTOC() ([]string, error) {
+	b, err := os.ReadFile(d.Path(ComponentTOC))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out, nil
+}
+
+// FindSSTables returns one Data.db path per big-format sstable under the
+// given paths: files name their sstable, directories are listed (recursively
+// when recursive is set). BTI sstables are reported as errors, not skipped.
+func FindSSTables(paths []string, recursive bool) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) error {
+		d, _, err := ParseDescriptor(p)
+		if err != nil {
+			return err
+		}
+		dp := d.Path(ComponentData)
+		if !seen[dp] {
+			seen[dp] = true
+			out = append(out, dp)
+		}
+		return nil
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			if err := add(p); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		err = filepath.WalkDir(p, func(q string, de os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if de.IsDir() {
+				if q != p && !recursive {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			name := de.Name()
+			if strings.HasSuffix(name, "-"+ComponentData) || strings.HasSuffix(name, "-"+ComponentPartitions) {
+				return add(q)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
