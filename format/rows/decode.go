@@ -1,0 +1,565 @@
+package rows
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/sstabletool/sstabletool/deletiontime"
+	"github.com/sstabletool/sstabletool/format/clustering"
+	"github.com/sstabletool/sstabletool/format/vint"
+)
+
+// Source is uncompressed Data.db read sequentially; reader.Cursor
+// implements it, and so does BytesSource for in-memory data.
+type Source interface {
+	Pos() int64
+	// Next consumes exactly n bytes; the slice is valid until the next call.
+	Next(n int) ([]byte, error)
+	// Peek returns up to n bytes without consuming them; fewer only at the end.
+	Peek(n int) ([]byte, error)
+	Skip(n int64) error
+}
+
+// DecodeError is a Data.db decoding failure at a known position.
+type DecodeError struct {
+	Offset   int64
+	Expected string
+	Err      error
+}
+
+func (e *DecodeError) Error() string {
+	msg := fmt.Sprintf("Data.db at byte %d: expected %s", e.Offset, e.Expected)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Decoder reads partitions from a Source.
+type Decoder struct {
+	src    Source
+	schema *Schema
+	u      Unfiltered
+	// inPartition is set between a header and its end-of-partition byte.
+	inPartition bool
+	partStart   int64
+	prevStart   int64 // where the previous unfiltered (or the header) started
+	keyBuf []byte
+}
+
+// NewDecoder returns a decoder reading src with schema.
+func NewDecoder(src Source, schema *Schema) *Decoder {
+	return &Decoder{src: src, schema: schema}
+}
+
+// Source returns the decoder's input.
+func (d *Decoder) Source() Source { return d.src }
+
+func (d *Decoder) fail(off int64, expected string, err error) error {
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return &DecodeError{Offset: off, Expected: expected, Err: err}
+}
+
+// ReadPartitionHeader reads a partition header at the current position. It
+// returns io.EOF (unwrapped) only when the source is exhausted exactly at a
+// partition boundary.
+func (d *Decoder) ReadPartitionHeader(h *PartitionHeader) error {
+	off := d.src.Pos()
+	b, err := d.src.Next(2)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			if p, _ := d.src.Peek(1); len(p) == 0 {
+				return io.EOF
+			}
+		}
+		return d.fail(off, "a partition key length (2 bytes)", err)
+	}
+	klen := int(binary.BigEndian.Uint16(b))
+	key, err := d.src.Next(klen)
+	if err != nil {
+		return d.fail(off+2, fmt.Sprintf("a partition key of %d bytes", klen), err)
+	}
+	h.Key = key
+	layout := d.schema.Version.DeletionTimeLayout()
+	dtb, err := d.src.Peek(deletiontime.LegacySize)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return d.fail(off+2+int64(klen), "a partition DeletionTime", err)
+	}
+	dt, n, err := layout.Decode(dtb)
+	if err != nil {
+		return d.fail(off+2+int64(klen), "a "+layout.String()+" partition DeletionTime", err)
+	}
+	// h.Key aliases the source's buffer, which the next read may reuse:
+	// keep our own copy in the scratch space.
+	d.keyBuf = append(d.keyBuf[:0], key...)
+	h.Key = d.keyBuf[:len(key):len(key)]
+	if err := d.src.Skip(int64(n)); err != nil {
+		return d.fail(off+2+int64(klen), "a partition DeletionTime", err)
+	}
+	h.Offset = off
+	h.Deletion = dt
+	h.Size = 2 + klen + n
+	d.inPartition = true
+	d.partStart = off
+	d.prevStart = off
+	return nil
+}
+
+// Next decodes the next unfiltered of the current partition. It returns
+// nil, nil at the end of the partition. When skipCells is set the row
+// body is skipped (its size is known), which is how a partition-level scan
+// avoids decoding cells; Cells then stays empty.
+func (d *Decoder) Next(skipCells bool) (*Unfiltered, error) {
+	if !d.inPartition {
+		return nil, errors.New("rows: Next called outside a partition")
+	}
+	off := d.src.Pos()
+	fb, err := d.src.Next(1)
+	if err != nil {
+		return nil, d.fail(off, "unfiltered flags or end of partition", err)
+	}
+	flags := fb[0]
+	if flags&FlagEndOfPartition != 0 {
+		if flags != FlagEndOfPartition {
+			return nil, d.fail(off, "end-of-partition byte 0x01", fmt.Errorf("flags 0x%02x", flags))
+		}
+		d.inPartition = false
+		return nil, nil
+	}
+	u := &d.u
+	*u = Unfiltered{Clustering: u.Clustering[:0], Bound: clustering.Prefix{Values: u.Bound.Values[:0]},
+		Cells: u.Cells[:0], ComplexDeletions: u.ComplexDeletions[:0]}
+	u.Offset = off
+	u.Flags = flags
+	if flags&FlagExtension != 0 {
+		eb, err := d.src.Next(1)
+		if err != nil {
+			return nil, d.fail(off+1, "extended flags", err)
+		}
+		u.ExtFlags = eb[0]
+	}
+	fixed := d.schema.ClusteringFixed
+	switch {
+	case flags&FlagIsMarker != 0:
+		u.Kind = KindMarker
+		if err := d.readPrefix(func(b []byte) (int, error) {
+			p, n, err := clustering.DecodeBound(u.Bound.Values[:0], b, fixed)
+			u.Bound = p
+			return n, err
+		}); err != nil {
+			return nil, d.fail(d.src.Pos(), "a range tombstone bound", err)
+		}
+	case u.ExtFlags&ExtFlagIsStatic != 0:
+		u.Kind = KindStaticRow
+	default:
+		u.Kind = KindRow
+		if len(fixed) > 0 {
+			if err := d.readPrefix(func(b []byte) (int, error) {
+				vals, n, err := clustering.DecodeValues(u.Clustering[:0], b, len(fixed), fixed)
+				u.Clustering = vals
+				return n, err
+			}); err != nil {
+				return nil, d.fail(d.src.Pos(), "a row clustering", err)
+			}
+		}
+	}
+	sizePos := d.src.Pos()
+	size, err := d.readUVInt()
+	if err != nil {
+		return nil, d.fail(sizePos, "the unfiltered's body size (vint)", err)
+	}
+	prevPos := d.src.Pos()
+	prev, err := d.readUVInt()
+	if err != nil {
+		return nil, d.fail(prevPos, "the previous unfiltered's size (vint)", err)
+	}
+	u.PrevSize = prev
+	prevWidth := uint64(d.src.Pos() - prevPos)
+	if size < prevWidth {
+		return nil, d.fail(sizePos, "a body size covering the previous-size field", fmt.Errorf("size %d", size))
+	}
+	bodyLen := size - prevWidth
+	if bodyLen > 1<<31 {
+		return nil, d.fail(sizePos, "a body size below 2 GiB", fmt.Errorf("size %d", size))
+	}
+	bodyPos := d.src.Pos()
+	if skipCells && u.Kind != KindMarker {
+		if err := d.src.Skip(int64(bodyLen)); err != nil {
+			return nil, d.fail(bodyPos, fmt.Sprintf("a row body of %d bytes", bodyLen), err)
+		}
+	} else {
+		body, err := d.src.Next(int(bodyLen))
+		if err != nil {
+			return nil, d.fail(bodyPos, fmt.Sprintf("a body of %d bytes", bodyLen), err)
+		}
+		var n int
+		if u.Kind == KindMarker {
+			n, err = d.decodeMarkerBody(u, body)
+		} else {
+			n, err = d.decodeRowBody(u, body)
+		}
+		if err != nil {
+			var de *DecodeError
+			if errors.As(err, &de) {
+				de.Offset += bodyPos
+				return nil, de
+			}
+			return nil, d.fail(bodyPos, "a row body", err)
+		}
+		if n != len(body) {
+			return nil, d.fail(bodyPos+int64(n), fmt.Sprintf("the body to end after %d bytes", len(body)), fmt.Errorf("%d bytes decoded", n))
+		}
+	}
+	u.Size = d.src.Pos() - off
+	d.prevStart = off
+	return u, nil
+}
+
+// SkipRest skips to the end of the current partition.
+func (d *Decoder) SkipRest() error {
+	for d.inPartition {
+		if _, err := d.Next(true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readPrefix decodes a variable-width prefix with a peek that grows until
+// the prefix fits, so prefixes that straddle a chunk boundary still decode.
+func (d *Decoder) readPrefix(decode func([]byte) (int, error)) error {
+	want := 64
+	for {
+		b, err := d.src.Peek(want)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		n, derr := decode(b)
+		if derr == nil {
+			return d.src.Skip(int64(n))
+		}
+		if len(b) < want && (errors.Is(derr, clustering.ErrShort) || errors.Is(derr, vint.ErrShort)) {
+			return io.ErrUnexpectedEOF
+		}
+		if !errors.Is(derr, clustering.ErrShort) && !errors.Is(derr, vint.ErrShort) {
+			return derr
+		}
+		if want >= 1<<26 {
+			return derr
+		}
+		want *= 4
+	}
+}
+
+func (d *Decoder) readUVInt() (uint64, error) {
+	b, err := d.src.Peek(1)
+	if err != nil {
+		return 0, err
+	}
+	n := vint.EncodedLen(b[0])
+	b, err = d.src.Next(n)
+	if err != nil {
+		return 0, err
+	}
+	v, _, err := vint.Unsigned(b)
+	return v, err
+}
+
+// body is a cursor over one row or marker body.
+type body struct {
+	b   []byte
+	pos int
+}
+
+func (r *body) err(expected string, err error) error {
+	return &DecodeError{Offset: int64(r.pos), Expected: expected, Err: err}
+}
+
+func (r *body) uvint(what string) (uint64, error) {
+	v, n, err := vint.Unsigned(r.b[r.pos:])
+	if err != nil {
+		return 0, r.err(what+" (vint)", err)
+	}
+	r.pos += n
+	return v, nil
+}
+
+func (r *body) uvint32(what string) (uint64, error) {
+	v, n, err := vint.Unsigned32(r.b[r.pos:])
+	if err != nil {
+		return 0, r.err(what+" (vint)", err)
+	}
+	r.pos += n
+	return uint64(v), nil
+}
+
+func (r *body) bytes(n int, what string) ([]byte, error) {
+	if n < 0 || n > len(r.b)-r.pos {
+		return nil, r.err(fmt.Sprintf("%s of %d bytes", what, n), io.ErrUnexpectedEOF)
+	}
+	v := r.b[r.pos : r.pos+n : r.pos+n]
+	r.pos += n
+	return v, nil
+}
+
+func (d *Decoder) timestamp(r *body, what string) (int64, error) {
+	v, err := r.uvint(what)
+	return int64(v) + d.schema.MinTimestamp, err
+}
+
+func (d *Decoder) localDeletionTime(r *body, what string) (int64, error) {
+	v, err := r.uvint32(what)
+	if err != nil {
+		return 0, err
+	}
+	ldt := int64(v) + d.schema.MinLocalDeletionTime
+	return ldt, nil
+}
+
+func (d *Decoder) ttl(r *body, what string) (int64, error) {
+	v, err := r.uvint32(what)
+	return int64(v) + d.schema.MinTTL, err
+}
+
+// deletionTime reads a DeletionTime written as header deltas (rows,
+// markers, complex columns); only partition headers and index entries use
+// the fixed layouts.
+func (d *Decoder) deletionTime(r *body, what string) (deletiontime.DeletionTime, error) {
+	mfda, err := d.timestamp(r, what+" markedForDeleteAt")
+	if err != nil {
+		return deletiontime.DeletionTime{}, err
+	}
+	ldt, err := d.localDeletionTime(r, what+" localDeletionTime")
+	if err != nil {
+		return deletiontime.DeletionTime{}, err
+	}
+	dt := deletiontime.DeletionTime{MarkedForDeleteAt: mfda, LocalDeletionTime: ldt}
+	if mfda == deletiontime.Live.MarkedForDeleteAt {
+		return deletiontime.Live, nil
+	}
+	return dt, nil
+}
+
+func (d *Decoder) decodeMarkerBody(u *Unfiltered, b []byte) (int, error) {
+	r := &body{b: b}
+	var err error
+	if u.Bound.Kind.IsBoundary() {
+		if u.EndDeletion, err = d.deletionTime(r, "boundary end deletion"); err != nil {
+			return r.pos, err
+		}
+		if u.StartDeletion, err = d.deletionTime(r, "boundary start deletion"); err != nil {
+			return r.pos, err
+		}
+		return r.pos, nil
+	}
+	u.Deletion, err = d.deletionTime(r, "bound deletion")
+	return r.pos, err
+}
+
+func (d *Decoder) decodeRowBody(u *Unfiltered, b []byte) (int, error) {
+	r := &body{b: b}
+	flags := u.Flags
+	var err error
+	u.Deletion = deletiontime.Live
+	if flags&FlagHasTimestamp != 0 {
+		u.Liveness.HasTimestamp = true
+		if u.Liveness.Timestamp, err = d.timestamp(r, "row timestamp"); err != nil {
+			return r.pos, err
+		}
+		if flags&FlagHasTTL != 0 {
+			if u.Liveness.TTL, err = d.ttl(r, "row TTL"); err != nil {
+				return r.pos, err
+			}
+			if u.Liveness.LocalExpirationTime, err = d.localDeletionTime(r, "row local expiration time"); err != nil {
+				return r.pos, err
+			}
+		}
+	}
+	if flags&FlagHasDeletion != 0 {
+		if u.Deletion, err = d.deletionTime(r, "row deletion"); err != nil {
+			return r.pos, err
+		}
+		u.Shadowable = u.ExtFlags&ExtFlagShadowableDel != 0
+	}
+	columns := d.schema.Regular
+	if u.Kind == KindStaticRow {
+		columns = d.schema.Static
+	}
+	var missing uint64 // bitmap of absent columns (superset < 64)
+	var present []int  // explicit list for supersets of 64 and more
+	if flags&FlagHasAllColumns == 0 {
+		enc, err := r.uvint("columns subset")
+		if err != nil {
+			return r.pos, err
+		}
+		if enc != 0 {
+			if len(columns) < 64 {
+				if len(columns) < 64 && enc>>uint(len(columns)) != 0 {
+					return r.pos, r.err(fmt.Sprintf("a columns bitmap for %d columns", len(columns)), fmt.Errorf("bits 0x%x", enc))
+				}
+				missing = enc
+			} else {
+				present, err = d.largeSubset(r, columns, enc)
+				if err != nil {
+					return r.pos, err
+				}
+			}
+		}
+	}
+	visit := func(ci int) error {
+		col := &columns[ci]
+		u.ColumnsPresent++
+		if !col.Complex {
+			return d.decodeCell(r, u, ci, col)
+		}
+		if flags&FlagHasComplexDelete != 0 {
+			dt, err := d.deletionTime(r, "complex column deletion")
+			if err != nil {
+				return err
+			}
+			if !dt.IsLive() {
+				u.ComplexDeletions = append(u.ComplexDeletions, ComplexDeletion{Column: ci, Deletion: dt})
+			}
+		}
+		count, err := r.uvint32("complex column cell count")
+		if err != nil {
+			return err
+		}
+		if count > uint64(len(r.b)-r.pos) {
+			return r.err("a cell count no larger than the bytes left", fmt.Errorf("%d cells", count))
+		}
+		for i := uint64(0); i < count; i++ {
+			if err := d.decodeCell(r, u, ci, col); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if present != nil {
+		for _, ci := range present {
+			if err := visit(ci); err != nil {
+				return r.pos, err
+			}
+		}
+	} else {
+		for ci := range columns {
+			if missing&(1<<uint(ci)) != 0 && ci < 64 {
+				continue
+			}
+			if err := visit(ci); err != nil {
+				return r.pos, err
+			}
+		}
+	}
+	return r.pos, nil
+}
+
+// largeSubset decodes the subset encoding of supersets of 64+ columns:
+// the count of missing columns, then either the present or the missing
+// indexes, whichever list is shorter.
+func (d *Decoder) largeSubset(r *body, columns []Column, delta uint64) ([]int, error) {
+	super := len(columns)
+	if delta > uint64(super) {
+		return nil, r.err("a missing-column count within the header's columns", fmt.Errorf("%d of %d", delta, super))
+	}
+	count := super - int(delta)
+	present := make([]int, 0, count)
+	if count < super/2 {
+		for i := 0; i < count; i++ {
+			idx, err := r.uvint32("column index")
+			if err != nil {
+				return nil, err
+			}
+			if idx >= uint64(super) {
+				return nil, r.err("a column index within the header", fmt.Errorf("%d of %d", idx, super))
+			}
+			present = append(present, int(idx))
+		}
+		return present, nil
+	}
+	idx, skipped := 0, 0
+	for {
+		next := super
+		if skipped < int(delta) {
+			v, err := r.uvint32("missing column index")
+			if err != nil {
+				return nil, err
+			}
+			if v >= uint64(super) || int(v) < idx {
+				return nil, r.err("ascending missing column indexes", fmt.Errorf("%d", v))
+			}
+			next = int(v)
+		}
+		for idx < next {
+			present = append(present, idx)
+			idx++
+		}
+		if idx == super {
+			return present, nil
+		}
+		idx++
+		skipped++
+	}
+}
+
+func (d *Decoder) decodeCell(r *body, u *Unfiltered, ci int, col *Column) error {
+	if r.pos >= len(r.b) {
+		return r.err("cell flags", io.ErrUnexpectedEOF)
+	}
+	c := Cell{Column: ci, Flags: r.b[r.pos]}
+	r.pos++
+	var err error
+	if c.Flags&CellFlagUseRowTS != 0 {
+		c.Timestamp = u.Liveness.Timestamp
+	} else if c.Timestamp, err = d.timestamp(r, "cell timestamp"); err != nil {
+		return err
+	}
+	expiringOrDeleted := c.Flags&(CellFlagDeleted|CellFlagExpiring) != 0
+	if c.Flags&CellFlagUseRowTTL != 0 {
+		c.LocalDeletionTime = u.Liveness.LocalExpirationTime
+		c.TTL = u.Liveness.TTL
+	} else {
+		if expiringOrDeleted {
+			if c.LocalDeletionTime, err = d.localDeletionTime(r, "cell local deletion time"); err != nil {
+				return err
+			}
+		}
+		if c.Flags&CellFlagExpiring != 0 {
+			if c.TTL, err = d.ttl(r, "cell TTL"); err != nil {
+				return err
+			}
+		}
+	}
+	if col.Complex {
+		l, err := r.uvint32("cell path length")
+		if err != nil {
+			return err
+		}
+		if c.Path, err = r.bytes(int(l), "cell path"); err != nil {
+			return err
+		}
+	}
+	if c.Flags&CellFlagEmptyValue == 0 {
+		l := col.Fixed
+		if l < 0 {
+			v, err := r.uvint32("cell value length")
+			if err != nil {
+				return err
+			}
+			l = int(v)
+		}
+		if c.Value, err = r.bytes(l, "cell value"); err != nil {
+			return err
+		}
+	} else {
+		c.Value = c.Value[:0:0]
+	}
+	u.Cells = append(u.Cells, c)
+	return nil
+}
