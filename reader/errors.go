@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -65,3 +66,8 @@ func (e *CorruptError) Error() string {
 // Unwrap returns the underlying cause so errors.Is(err, io.ErrUnexpectedEOF)
 // and similar checks work through a CorruptError.
 func (e *CorruptError) Unwrap() error { return e.Err }
+
+// ErrChecksum is wrapped by every CorruptError that reports a checksum
+// mismatch, so callers can tell "the bytes changed on disk" apart from
+// "the bytes do not parse" with errors.Is.
+var ErrChecksum = errors.New("checksum mismatch")

@@ -1,0 +1,161 @@
+package reader
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"strconv"
+	"strings"
+)
+
+const (
+	crcComponent    = "CRC.db"
+	digestComponent = "Digest.crc32"
+	// digestReadSize is how much DigestCRC32 reads at a time from a
+	// Buffered file.
+	digestReadSize = 1 << 20
+)
+
+// DigestCRC32 computes the CRC32 of the whole on-disk file, as Cassandra
+// stores it in Digest.crc32 (ChecksumWriter.writeFullChecksum). For a
+// compressed Data.db that covers the stored chunks and their CRCs; for an
+// uncompressed one, the data itself.
+func DigestCRC32(f File) (uint32, error) {
+	if m, ok := f.(Mapped); ok {
+		return crc32.ChecksumIEEE(m.Bytes()), nil
+	}
+	size := f.Size()
+	buf := make([]byte, min(size, digestReadSize))
+	var sum uint32
+	for off := int64(0); off < size; {
+		b := buf[:min(int64(len(buf)), size-off)]
+		if _, err := f.ReadAt(b, off); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, fmt.Errorf("digest of %s at byte %d: %w", f.Path(), off, err)
+		}
+		sum = crc32.Update(sum, crc32.IEEETable, b)
+		off += int64(len(b))
+	}
+	return sum, nil
+}
+
+// ParseDigestFile reads Digest.crc32: the CRC32 as unsigned decimal text
+// (Java's String.valueOf of a long), optionally followed by a line end.
+func ParseDigestFile(b []byte) (uint32, error) {
+	s := strings.TrimRight(string(b), "\r\n")
+	v, err := strconv.ParseUint(s, 10, 32)
+	if err != nil || s == "" || s[0] == '+' {
+		if err == nil {
+			err = fmt.Errorf("found %q", s)
+		}
+		return 0, Corrupt("", digestComponent, 0, "a CRC32 in unsigned decimal (0 to 4294967295)", err)
+	}
+	return uint32(v), nil
+}
+
+// ChunkChecksums is CRC.db, the checksums of an uncompressed Data.db
+// (ChecksumWriter.java, DataIntegrityMetadata.ChecksumValidator): an int
+// chunk size, then the big-endian CRC32 of each chunk of Data.db in turn,
+// the last chunk possibly shorter.
+type ChunkChecksums struct {
+	ChunkSize int
+	CRCs      []uint32
+}
+
+// DecodeChecksums decodes CRC.db.
+func DecodeChecksums(b []byte) (*ChunkChecksums, error) {
+	if len(b) < 4 {
+		return nil, Corrupt("", crcComponent, 0, "a 4-byte chunk size", fmt.Errorf("%w: file is %d bytes", io.ErrUnexpectedEOF, len(b)))
+	}
+	size := int32(binary.BigEndian.Uint32(b))
+	if size <= 0 {
+		return nil, Corrupt("", crcComponent, 0, "a positive chunk size", fmt.Errorf("found %d", size))
+	}
+	if (len(b)-4)%4 != 0 {
+		return nil, Corrupt("", crcComponent, int64(len(b)-(len(b)-4)%4), "4-byte CRCs after the chunk size", fmt.Errorf("%w: %d stray bytes at the end", io.ErrUnexpectedEOF, (len(b)-4)%4))
+	}
+	c := &ChunkChecksums{ChunkSize: int(size), CRCs: make([]uint32, (len(b)-4)/4)}
+	for i := range c.CRCs {
+		c.CRCs[i] = binary.BigEndian.Uint32(b[4+4*i:])
+	}
+	return c, nil
+}
+
+// Encode serializes c as CRC.db.
+func (c *ChunkChecksums) Encode() []byte {
+	out := binary.BigEndian.AppendUint32(make([]byte, 0, 4+4*len(c.CRCs)), uint32(c.ChunkSize))
+	for _, v := range c.CRCs {
+		out = binary.BigEndian.AppendUint32(out, v)
+	}
+	return out
+}
+
+// Verify checks every chunk of the uncompressed Data.db f against c and
+// returns one *CorruptError per bad chunk (wrapping ErrChecksum), plus one
+// when the number of CRCs does not match the file's size. A read failure
+// ends the check with that error.
+func (c *ChunkChecksums) Verify(f File) []error {
+	var errs []error
+	size := f.Size()
+	chunk := int64(c.ChunkSize)
+	chunks := (size + chunk - 1) / chunk
+	if chunks != int64(len(c.CRCs)) {
+		errs = append(errs, Corrupt(f.Path(), crcComponent, 4,
+			fmt.Sprintf("%d CRCs for %d bytes of Data.db in chunks of %d", chunks, size, chunk),
+			fmt.Errorf("found %d", len(c.CRCs))))
+	}
+	var mapped, buf []byte
+	if m, ok := f.(Mapped); ok {
+		mapped = m.Bytes()
+	} else {
+		buf = make([]byte, min(chunk, size))
+	}
+	for i := int64(0); i < min(chunks, int64(len(c.CRCs))); i++ {
+		start := i * chunk
+		n := min(chunk, size-start)
+		var b []byte
+		if mapped != nil {
+			b = mapped[start : start+n]
+		} else {
+			b = buf[:n]
+			if _, err := f.ReadAt(b, start); err != nil {
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return append(errs, Corrupt(f.Path(), dataComponent, start, fmt.Sprintf("chunk %d of %d bytes", i, n), err))
+			}
+		}
+		if got := crc32.ChecksumIEEE(b); got != c.CRCs[i] {
+			errs = append(errs, Corrupt(f.Path(), dataComponent, start,
+				fmt.Sprintf("chunk %d (%d bytes) to match CRC.db's CRC32 %#08x", i, n, c.CRCs[i]),
+				fmt.Errorf("%w: computed %#08x", ErrChecksum, got)))
+		}
+	}
+	return errs
+}
+
+// VerifyChunks checks the CRC32 stored after every compressed chunk of d
+// against the chunk's stored bytes (without decompressing) and returns one
+// *CorruptError per bad chunk. An uncompressed Data.db has no chunk CRCs of
+// its own (they are in CRC.db, see ChunkChecksums): that is reported as a
+// single error rather than an empty, reassuring result.
+func VerifyChunks(d *Data) []error {
+	if d.info == nil {
+		return []error{fmt.Errorf("%s: Data.db is not compressed; its checksums are in CRC.db", d.path)}
+	}
+	var errs []error
+	var buf []byte
+	for i := range d.info.ChunkOffsets {
+		b, err := d.readStored(int64(i), &buf)
+		if err != nil {
+			return append(errs, err)
+		}
+		if err := d.checkCRC(int64(i), b); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}

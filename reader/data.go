@@ -1,0 +1,294 @@
+package reader
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"sync"
+)
+
+const dataComponent = "Data.db"
+
+// uncompressedWindow is how much of an uncompressed Data.db a Buffered
+// cursor reads at a time. Mapped files need no window: the whole mapping is
+// one "chunk".
+const uncompressedWindow = 64 << 10
+
+// DataOptions says how to read a Data.db.
+type DataOptions struct {
+	// CompressionInfoPath is the table's CompressionInfo.db; "" means
+	// Data.db is not compressed.
+	CompressionInfoPath string
+	// HasMaxCompressedLength is the version's flag (na and later):
+	// CompressionInfo.db stores a max compressed length, and chunks stored
+	// at or above it hold raw bytes.
+	HasMaxCompressedLength bool
+	// Verify checks each compressed chunk's CRC32 before using it. Callers
+	// should default to true; Cassandra's crc_check_chance is 1.0.
+	Verify bool
+}
+
+// Data is a Data.db seen as its uncompressed bytes. For a compressed table
+// each chunk is located through CompressionInfo.db, checked against the
+// CRC32 stored after it (when Verify is set), and decompressed on demand.
+//
+// Chunk layout (CompressedSequentialWriter.java, CompressedChunkReader.java):
+// chunk i starts at ChunkOffsets[i] and holds next-offset − offset − 4
+// stored bytes (the last chunk ends 4 bytes before the end of the file),
+// followed by the big-endian CRC32 of those stored bytes. A chunk whose
+// stored length is at least the max compressed length holds the raw bytes;
+// a raw last chunk may be zero-padded up to that length.
+type Data struct {
+	f      File
+	path   string
+	mapped []byte // the whole file for Mmap access, else nil
+	length int64  // uncompressed length
+
+	info      *CompressionInfo // nil when uncompressed
+	comp      Compressor
+	threshold int64 // stored length at which a chunk is raw
+	verify    bool
+	chunkLen  int64 // uncompressed bytes per chunk (or per window)
+
+	mu sync.Mutex // guards rc for ReadAt
+	rc *Cursor
+}
+
+// OpenData opens Data.db (and its CompressionInfo.db when o names one).
+// It checks, before any chunk is read, that every chunk the
+// CompressionInfo.db describes lies inside Data.db.
+func OpenData(dataPath string, a Access, o DataOptions) (*Data, error) {
+	d := &Data{path: dataPath, verify: o.Verify}
+	if o.CompressionInfoPath != "" {
+		b, err := os.ReadFile(o.CompressionInfoPath)
+		if err != nil {
+			return nil, fmt.Errorf("reading compression info: %w", err)
+		}
+		info, err := DecodeCompressionInfo(b, o.HasMaxCompressedLength)
+		if err != nil {
+			var ce *CorruptError
+			if errors.As(err, &ce) {
+				ce.File = o.CompressionInfoPath
+			}
+			return nil, err
+		}
+		comp, err := CompressorFor(info.Compressor, info.Options)
+		if err != nil {
+			return nil, Corrupt(o.CompressionInfoPath, compressionInfoComponent, 0, "a compressor Cassandra ships", err)
+		}
+		d.info, d.comp = info, comp
+		d.threshold = info.rawThreshold(o.HasMaxCompressedLength)
+		d.chunkLen = int64(info.ChunkLength)
+		d.length = info.DataLength
+	}
+	f, err := Open(dataPath, a)
+	if err != nil {
+		return nil, err
+	}
+	d.f = f
+	if m, ok := f.(Mapped); ok {
+		d.mapped = m.Bytes()
+	}
+	if d.info == nil {
+		d.length = f.Size()
+		d.chunkLen = uncompressedWindow
+		if d.mapped != nil {
+			d.chunkLen = max(d.length, 1)
+		}
+		return d, nil
+	}
+	if err := d.checkChunkBounds(o.CompressionInfoPath); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Data) checkChunkBounds(ciPath string) error {
+	size := d.f.Size()
+	for i, off := range d.info.ChunkOffsets {
+		end := size
+		if i+1 < len(d.info.ChunkOffsets) {
+			end = d.info.ChunkOffsets[i+1]
+		}
+		if end-off < 5 {
+			return Corrupt(ciPath, compressionInfoComponent, d.info.OffsetPosition(i),
+				fmt.Sprintf("chunk %d offset %d to leave room for at least 1 stored byte and a 4-byte CRC before %d (Data.db is %d bytes)", i, off, end, size),
+				nil)
+		}
+	}
+	return nil
+}
+
+// Length is the uncompressed length of Data.db.
+func (d *Data) Length() int64 { return d.length }
+
+// Compressed reports whether Data.db is compressed.
+func (d *Data) Compressed() bool { return d.info != nil }
+
+// Info is the decoded CompressionInfo.db, nil when uncompressed.
+func (d *Data) Info() *CompressionInfo { return d.info }
+
+// Path is the Data.db path.
+func (d *Data) Path() string { return d.path }
+
+// File is the underlying on-disk Data.db.
+func (d *Data) File() File { return d.f }
+
+// Close releases the file (and the mapping: slices returned by cursors are
+// invalid afterwards).
+func (d *Data) Close() error { return d.f.Close() }
+
+// ReadAt reads uncompressed bytes; it is safe for concurrent use (calls are
+// serialized over one internal cursor, which keeps the last chunks
+// decompressed for neighbouring reads). At the end of data it returns
+// fewer bytes and io.EOF.
+func (d *Data) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("%s: read at negative offset %d", d.path, off)
+	}
+	if off >= d.length {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.rc == nil {
+		d.rc = d.Cursor(off)
+	}
+	c := d.rc
+	if err := c.SeekTo(off); err != nil {
+		return 0, err
+	}
+	n := 0
+	for n < len(p) && c.Pos() < d.length {
+		if err := c.ensure(); err != nil {
+			return n, err
+		}
+		k := copy(p[n:], c.cur[c.off:])
+		c.off += k
+		n += k
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// chunkBounds returns chunk idx's uncompressed start and length.
+func (d *Data) chunkBounds(idx int64) (start int64, n int) {
+	start = idx * d.chunkLen
+	return start, int(min(d.chunkLen, d.length-start))
+}
+
+// storedChunk returns where chunk idx lies in the file and how many bytes
+// are stored (without the CRC).
+func (d *Data) storedChunk(idx int64) (off int64, stored int) {
+	offs := d.info.ChunkOffsets
+	off = offs[idx]
+	end := d.f.Size()
+	if idx+1 < int64(len(offs)) {
+		end = offs[idx+1]
+	}
+	return off, int(end - off - 4)
+}
+
+// readStored returns chunk idx's stored bytes followed by its 4-byte CRC,
+// from the mapping or read into *buf.
+func (d *Data) readStored(idx int64, buf *[]byte) ([]byte, error) {
+	off, stored := d.storedChunk(idx)
+	if d.mapped != nil {
+		return d.mapped[off : off+int64(stored)+4], nil
+	}
+	*buf = grow((*buf)[:0], stored+4)
+	b := (*buf)[:stored+4]
+	if _, err := d.f.ReadAt(b, off); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, Corrupt(d.path, dataComponent, off, fmt.Sprintf("chunk %d: %d stored bytes and a CRC", idx, stored), err)
+	}
+	return b, nil
+}
+
+// checkCRC compares the CRC32 after a stored chunk with the bytes.
+func (d *Data) checkCRC(idx int64, b []byte) error {
+	stored := b[:len(b)-4]
+	want := binary.BigEndian.Uint32(b[len(b)-4:])
+	if got := crc32.ChecksumIEEE(stored); got != want {
+		off, _ := d.storedChunk(idx)
+		return Corrupt(d.path, dataComponent, off,
+			fmt.Sprintf("chunk %d (%d stored bytes) to match its CRC32 %#08x", idx, len(stored), want),
+			fmt.Errorf("%w: computed %#08x", ErrChecksum, got))
+	}
+	return nil
+}
+
+// readChunk returns the uncompressed bytes of chunk idx. buf is the slot's
+// own buffer (returned, possibly grown, for reuse); raw is a scratch buffer
+// for stored bytes that are decompressed elsewhere. The result may alias
+// the mapping, buf, or nothing else.
+func (d *Data) readChunk(idx int64, buf []byte, raw *[]byte) (data, newBuf []byte, err error) {
+	start, n := d.chunkBounds(idx)
+	if d.info == nil {
+		if d.mapped != nil {
+			return d.mapped[start : start+int64(n)], buf, nil
+		}
+		buf = grow(buf[:0], n)
+		b := buf[:n]
+		if _, err := d.f.ReadAt(b, start); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, buf, Corrupt(d.path, dataComponent, start, fmt.Sprintf("%d bytes", n), err)
+		}
+		return b, buf, nil
+	}
+	off, stored := d.storedChunk(idx)
+	isRaw := int64(stored) >= d.threshold
+	var b []byte
+	if isRaw && d.mapped == nil {
+		// Read straight into the slot: the raw bytes are the data.
+		b, err = d.readStored(idx, &buf)
+	} else {
+		b, err = d.readStored(idx, raw)
+	}
+	if err != nil {
+		return nil, buf, err
+	}
+	if d.verify {
+		if err := d.checkCRC(idx, b); err != nil {
+			return nil, buf, err
+		}
+	}
+	if isRaw {
+		last := idx == int64(len(d.info.ChunkOffsets))-1
+		if stored != n && !(last && stored > n && int64(stored) == d.threshold) {
+			return nil, buf, Corrupt(d.path, dataComponent, off,
+				fmt.Sprintf("raw chunk %d (stored length %d ≥ max compressed length %d) to hold its %d uncompressed bytes", idx, stored, d.threshold, n), nil)
+		}
+		return b[:n], buf, nil
+	}
+	var out []byte
+	if ld, ok := d.comp.(limitedDecompressor); ok {
+		out, err = ld.decompressLimit(buf[:0], b[:stored], n)
+	} else {
+		out, err = d.comp.Decompress(buf[:0], b[:stored])
+	}
+	if out != nil {
+		buf = out
+	}
+	if err != nil {
+		return nil, buf, Corrupt(d.path, dataComponent, off, fmt.Sprintf("chunk %d to decompress with %s", idx, d.comp.Name()), err)
+	}
+	if len(out) != n {
+		return nil, buf, Corrupt(d.path, dataComponent, off,
+			fmt.Sprintf("chunk %d to decompress to %d bytes", idx, n), fmt.Errorf("got %d", len(out)))
+	}
+	return out, buf, nil
+}
