@@ -111,11 +111,11 @@ type randomPartitioner struct{}
 func (randomPartitioner) Name() string           { return dhtPackage + "RandomPartitioner" }
 func (randomPartitioner) PreservesOrder() bool   { return false }
 func (randomPartitioner) Compare(a, b Token) int { return a.Compare(b) }
-func (randomPartitioner) MinimumToken() Token    { return Token{kind: KindRandom, minus: true} }
+func (randomPartitioner) MinimumToken() Token    { return Token{kind: KindRandom, hi: randomMinimum, lo: randomMinimum} }
 
 func (randomPartitioner) Token(key []byte) Token {
 	if len(key) == 0 {
-		return Token{kind: KindRandom, minus: true}
+		return Token{kind: KindRandom, hi: randomMinimum, lo: randomMinimum}
 	}
 	sum := md5.Sum(key)
 	hi, lo := binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:])
@@ -172,9 +172,9 @@ func (orderPreservingPartitioner) MinimumToken() Token    { return Token{kind: K
 
 func (orderPreservingPartitioner) Token(key []byte) Token {
 	if utf8.Valid(key) {
-		return Token{kind: KindString, b: key}
+		return bytesKind(KindString, key)
 	}
-	return Token{kind: KindString, b: []byte(hex.EncodeToString(key))}
+	return bytesKind(KindString, []byte(hex.EncodeToString(key)))
 }
 
 func (p orderPreservingPartitioner) CompareKeys(a, b []byte) int { return compareKeys(p, a, b) }

@@ -14,6 +14,7 @@ import (
 	"math/big"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Kind says which partitioner's token space a Token belongs to.
@@ -30,27 +31,44 @@ const (
 // Token is one position on the ring. Bytes and String tokens refer to the
 // key they were made from rather than copying it; Clone before the key's
 // buffer is reused.
+//
+// Token is 32 bytes, the most the compiler keeps in registers: with a
+// plain []byte field (48 bytes) it went through a stack temporary and a
+// Murmur3 token through the Partitioner interface took 23ns instead of
+// 16.5ns. So Bytes and String tokens keep the data pointer in p and the
+// length in lo; p is a real pointer, so the key stays alive.
 type Token struct {
 	kind   Kind
-	hi, lo uint64 // Murmur3: lo holds the int64; Random: the 128-bit magnitude
-	minus  bool   // Random: the minimum token -1 (the token of an empty key)
-	b      []byte // Bytes: the bytes; String: the UTF-8 text
+	hi, lo uint64 // Murmur3: lo holds the int64; Random: the 128-bit magnitude, or randomMinimum; Bytes/String: length
+	p      *byte  // Bytes: the bytes; String: the UTF-8 text
+}
+
+func bytesKind(kind Kind, b []byte) Token {
+	return Token{kind: kind, lo: uint64(len(b)), p: unsafe.SliceData(b)}
+}
+
+// randomMinimum marks RandomPartitioner's minimum token -1 (the token of an
+// empty key) in hi and lo; no real token's magnitude exceeds 2^127.
+const randomMinimum = ^uint64(0)
+
+func (t Token) isRandomMinimum() bool {
+	return t.kind == KindRandom && t.hi == randomMinimum && t.lo == randomMinimum
 }
 
 // Murmur3Token wraps a Murmur3Partitioner token value.
 func Murmur3Token(v int64) Token { return Token{kind: KindMurmur3, lo: uint64(v)} }
 
 // BytesToken wraps a ByteOrderedPartitioner token (the key itself).
-func BytesToken(b []byte) Token { return Token{kind: KindBytes, b: b} }
+func BytesToken(b []byte) Token { return bytesKind(KindBytes, b) }
 
 // StringToken wraps an OrderPreservingPartitioner token.
-func StringToken(s string) Token { return Token{kind: KindString, b: []byte(s)} }
+func StringToken(s string) Token { return bytesKind(KindString, []byte(s)) }
 
 // RandomToken wraps a RandomPartitioner token value; v must be -1 (the
 // minimum) or in 0..2^127.
 func RandomToken(v *big.Int) (Token, bool) {
 	if v.Cmp(big.NewInt(-1)) == 0 {
-		return Token{kind: KindRandom, minus: true}, true
+		return Token{kind: KindRandom, hi: randomMinimum, lo: randomMinimum}, true
 	}
 	if v.Sign() < 0 || v.Cmp(randomMaximum) > 0 {
 		return Token{}, false
@@ -70,7 +88,7 @@ func (t Token) Int64() int64 { return int64(t.lo) }
 
 // BigInt is the value of a Random token (-1 for the minimum).
 func (t Token) BigInt() *big.Int {
-	if t.minus {
+	if t.isRandomMinimum() {
 		return big.NewInt(-1)
 	}
 	v := new(big.Int).SetUint64(t.hi)
@@ -79,12 +97,17 @@ func (t Token) BigInt() *big.Int {
 }
 
 // Bytes is the content of a Bytes token, or the UTF-8 text of a String token.
-func (t Token) Bytes() []byte { return t.b }
+func (t Token) Bytes() []byte {
+	if t.kind != KindBytes && t.kind != KindString {
+		return nil
+	}
+	return unsafe.Slice(t.p, t.lo)
+}
 
 // Clone returns a token that no longer refers to the key it came from.
 func (t Token) Clone() Token {
-	if t.b != nil {
-		t.b = bytes.Clone(t.b)
+	if t.p != nil {
+		return bytesKind(t.kind, bytes.Clone(t.Bytes()))
 	}
 	return t
 }
@@ -99,9 +122,9 @@ func (t Token) String() string {
 	case KindRandom:
 		return t.BigInt().String()
 	case KindBytes:
-		return hex.EncodeToString(t.b)
+		return hex.EncodeToString(t.Bytes())
 	case KindString:
-		return string(t.b)
+		return string(t.Bytes())
 	}
 	return "<invalid token>"
 }
@@ -124,17 +147,17 @@ func (t Token) Compare(o Token) int {
 		}
 		return 0
 	case KindRandom:
-		if t.minus || o.minus {
-			return cmpBool(o.minus, t.minus)
+		if tm, om := t.isRandomMinimum(), o.isRandomMinimum(); tm || om {
+			return cmpBool(om, tm)
 		}
 		if c := cmpUint(t.hi, o.hi); c != 0 {
 			return c
 		}
 		return cmpUint(t.lo, o.lo)
 	case KindBytes:
-		return bytes.Compare(t.b, o.b)
+		return bytes.Compare(t.Bytes(), o.Bytes())
 	case KindString:
-		return compareUTF16(t.b, o.b)
+		return compareUTF16(t.Bytes(), o.Bytes())
 	}
 	return 0
 }

@@ -231,3 +231,16 @@ func TestTokenDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+func TestBytesTokenAliasesUntilCloned(t *testing.T) {
+	key := []byte{1, 2, 3}
+	tok := ByteOrdered.Token(key)
+	clone := tok.Clone()
+	key[0] = 9
+	if tok.String() != "090203" || clone.String() != "010203" {
+		t.Errorf("token %s, clone %s; want 090203 (aliases the key) and 010203", tok, clone)
+	}
+	if Murmur3.Token(key).Bytes() != nil {
+		t.Error("a Murmur3 token has bytes")
+	}
+}
