@@ -111,7 +111,9 @@ type randomPartitioner struct{}
 func (randomPartitioner) Name() string           { return dhtPackage + "RandomPartitioner" }
 func (randomPartitioner) PreservesOrder() bool   { return false }
 func (randomPartitioner) Compare(a, b Token) int { return a.Compare(b) }
-func (randomPartitioner) MinimumToken() Token    { return Token{kind: KindRandom, hi: randomMinimum, lo: randomMinimum} }
+func (randomPartitioner) MinimumToken() Token {
+	return Token{kind: KindRandom, hi: randomMinimum, lo: randomMinimum}
+}
 
 func (randomPartitioner) Token(key []byte) Token {
 	if len(key) == 0 {
