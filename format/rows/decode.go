@@ -71,13 +71,11 @@ func (d *Decoder) fail(off int64, expected string, err error) error {
 // partition boundary.
 func (d *Decoder) ReadPartitionHeader(h *PartitionHeader) error {
 	off := d.src.Pos()
+	if p, _ := d.src.Peek(1); len(p) == 0 {
+		return io.EOF
+	}
 	b, err := d.src.Next(2)
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			if p, _ := d.src.Peek(1); len(p) == 0 {
-				return io.EOF
-			}
-		}
 		return d.fail(off, "a partition key length (2 bytes)", err)
 	}
 	klen := int(binary.BigEndian.Uint16(b))

@@ -1,0 +1,93 @@
+package sstable
+
+import (
+	"errors"
+	"io"
+
+	"github.com/sstabletool/sstabletool/deletiontime"
+	"github.com/sstabletool/sstabletool/format/rows"
+)
+
+// PartitionSummary is what a partition-level scan learns about one partition.
+type PartitionSummary struct {
+	Key        []byte // valid until the callback returns
+	Offset     int64  // in uncompressed Data.db
+	Size       int64  // bytes from the header to the end-of-partition byte, inclusive
+	HeaderSize int
+	Deletion   deletiontime.DeletionTime
+	Rows       int64 // rows, static row included when it has data
+	Markers    int64 // range tombstone bounds and boundaries
+	Cells      int64 // -1 when the scan skipped cell decoding
+	Tombstones int64 // partition, row, range and cell deletions (-1 when skipped)
+	HasStatic  bool
+}
+
+// ScanOptions selects how much of each partition a scan decodes.
+type ScanOptions struct {
+	// SkipCells skips row bodies by their size: rows are counted but cells
+	// and cell tombstones are not.
+	SkipCells bool
+	// Start is the Data.db offset to start at (a partition boundary).
+	Start int64
+}
+
+// ScanPartitions walks Data.db once, partition by partition, calling fn
+// with a summary of each. fn may return io.EOF to stop early.
+func (s *SSTable) ScanPartitions(o ScanOptions, fn func(p *PartitionSummary) error) error {
+	d := s.Decoder(o.Start)
+	src := d.Source()
+	var h rows.PartitionHeader
+	var p PartitionSummary
+	for {
+		err := d.ReadPartitionHeader(&h)
+		if errors.Is(err, io.EOF) && !isDecodeError(err) {
+			return nil
+		}
+		if err != nil {
+			return s.WrapDataError(err)
+		}
+		p = PartitionSummary{Key: h.Key, Offset: h.Offset, HeaderSize: h.Size, Deletion: h.Deletion}
+		if o.SkipCells {
+			p.Cells, p.Tombstones = -1, -1
+		}
+		if !h.Deletion.IsLive() && !o.SkipCells {
+			p.Tombstones++
+		}
+		for {
+			u, err := d.Next(o.SkipCells)
+			if err != nil {
+				return s.WrapDataError(err)
+			}
+			if u == nil {
+				break
+			}
+			switch u.Kind {
+			case rows.KindMarker:
+				p.Markers++
+				if !o.SkipCells {
+					p.Tombstones++
+				}
+				continue
+			case rows.KindStaticRow:
+				p.HasStatic = true
+			}
+			p.Rows++
+			if !o.SkipCells {
+				p.Cells += int64(len(u.Cells))
+				p.Tombstones += int64(u.Tombstones())
+			}
+		}
+		p.Size = src.Pos() - h.Offset
+		if err := fn(&p); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+func isDecodeError(err error) bool {
+	var de *rows.DecodeError
+	return errors.As(err, &de)
+}
