@@ -61,38 +61,33 @@ type Data struct {
 // It checks, before any chunk is read, that every chunk the
 // CompressionInfo.db describes lies inside Data.db.
 func OpenData(dataPath string, a Access, o DataOptions) (*Data, error) {
-	d := &Data{path: dataPath, verify: o.Verify}
+	var ci []byte
 	if o.CompressionInfoPath != "" {
-		b, err := os.ReadFile(o.CompressionInfoPath)
-		if err != nil {
+		var err error
+		if ci, err = os.ReadFile(o.CompressionInfoPath); err != nil {
 			return nil, fmt.Errorf("reading compression info: %w", err)
 		}
-		info, err := DecodeCompressionInfo(b, o.HasMaxCompressedLength)
-		if err != nil {
-			var ce *CorruptError
-			if errors.As(err, &ce) {
-				ce.File = o.CompressionInfoPath
-			}
-			return nil, err
-		}
-		comp, err := CompressorFor(info.Compressor, info.Options)
-		if err != nil {
-			return nil, Corrupt(o.CompressionInfoPath, compressionInfoComponent, 0, "a compressor Cassandra ships", err)
-		}
-		d.info, d.comp = info, comp
-		d.threshold = info.rawThreshold(o.HasMaxCompressedLength)
-		d.chunkLen = int64(info.ChunkLength)
-		d.length = info.DataLength
 	}
 	f, err := Open(dataPath, a)
 	if err != nil {
 		return nil, err
 	}
-	d.f = f
+	d, err := newData(f, o, ci)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// newData builds a Data over an open file; ci is the CompressionInfo.db
+// content when o.CompressionInfoPath is set.
+func newData(f File, o DataOptions, ci []byte) (*Data, error) {
+	d := &Data{f: f, path: f.Path(), verify: o.Verify}
 	if m, ok := f.(Mapped); ok {
 		d.mapped = m.Bytes()
 	}
-	if d.info == nil {
+	if o.CompressionInfoPath == "" {
 		d.length = f.Size()
 		d.chunkLen = uncompressedWindow
 		if d.mapped != nil {
@@ -100,8 +95,23 @@ func OpenData(dataPath string, a Access, o DataOptions) (*Data, error) {
 		}
 		return d, nil
 	}
+	info, err := DecodeCompressionInfo(ci, o.HasMaxCompressedLength)
+	if err != nil {
+		var ce *CorruptError
+		if errors.As(err, &ce) {
+			ce.File = o.CompressionInfoPath
+		}
+		return nil, err
+	}
+	comp, err := CompressorFor(info.Compressor, info.Options)
+	if err != nil {
+		return nil, Corrupt(o.CompressionInfoPath, compressionInfoComponent, 0, "a compressor Cassandra ships", err)
+	}
+	d.info, d.comp = info, comp
+	d.threshold = info.rawThreshold(o.HasMaxCompressedLength)
+	d.chunkLen = int64(info.ChunkLength)
+	d.length = info.DataLength
 	if err := d.checkChunkBounds(o.CompressionInfoPath); err != nil {
-		f.Close()
 		return nil, err
 	}
 	return d, nil
