@@ -1,0 +1,295 @@
+package stats
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/reader"
+)
+
+// MetadataType is a component's ordinal in io/sstable/metadata/MetadataType.java,
+// which is both its table-of-contents tag and its place in the file.
+type MetadataType int32
+
+const (
+	TypeValidation MetadataType = iota
+	TypeCompaction
+	TypeStats
+	TypeHeader
+	numTypes
+)
+
+var typeNames = [...]string{"validation metadata", "compaction metadata", "stats metadata", "serialization header"}
+
+func (t MetadataType) String() string {
+	if t >= 0 && t < numTypes {
+		return typeNames[t]
+	}
+	return fmt.Sprintf("MetadataType(%d)", int32(t))
+}
+
+// Statistics is a decoded Statistics.db. A nil component is absent from
+// the file (Cassandra always writes all four).
+type Statistics struct {
+	// Version is the sstable version the values belong to: set by Decode
+	// and Convert; Encode refuses another version unless it is empty.
+	Version format.Version
+
+	Validation *Validation
+	Compaction *Compaction
+	Stats      *Stats
+	Header     *Header
+}
+
+// checksumSize is the CRC32 after the count, the TOC and each component (na+).
+const checksumSize = 4
+
+// headerSize is the byte length of the count, table of contents and their
+// checksums: where the first component starts.
+func headerSize(n int, v format.Version) int {
+	size := 4 + 8*n
+	if v.HasMetadataChecksum {
+		size += 2 * checksumSize
+	}
+	return size
+}
+
+// ReadFile reads and decodes a Statistics.db; errors name the file.
+func ReadFile(path string, v format.Version) (*Statistics, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Decode(b, v)
+	if err != nil {
+		if ce, ok := errors.AsType[*reader.CorruptError](err); ok && ce.File == "" {
+			ce.File = path
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// Decode decodes a whole Statistics.db written in version v, verifying the
+// checksums of na and later. The result does not alias b. Errors are
+// *reader.CorruptError naming the component, the byte offset and what was
+// expected there.
+func Decode(b []byte, v format.Version) (*Statistics, error) {
+	b = bytes.Clone(b)
+	top := &cursor{b: b, part: "table of contents:"}
+	count := top.i32("component count")
+	if v.HasMetadataChecksum {
+		top.checksum(0, 4, "component count")
+	}
+	if top.err != nil {
+		return nil, top.err
+	}
+	if count < 1 || count > int32(numTypes) {
+		top.fail(0, fmt.Sprintf("a component count between 1 and %d, found %d", numTypes, count), nil)
+		return nil, top.err
+	}
+	n := int(count)
+	tocStart := top.pos
+	toc := top.bytes(8*n, "table of contents")
+	if v.HasMetadataChecksum && top.err == nil {
+		// The second checksum continues over the count and the table.
+		crc := crc32.Update(crc32.ChecksumIEEE(b[:4]), crc32.IEEETable, toc)
+		top.checkCRC(crc, "component count and table of contents")
+	}
+	if top.err != nil {
+		return nil, top.err
+	}
+	types := make([]MetadataType, n)
+	offsets := make([]int, n+1)
+	entries := &cursor{b: toc, base: int64(tocStart), part: "table of contents:"}
+	for i := 0; i < n; i++ {
+		at := entries.pos
+		types[i] = MetadataType(entries.i32("component type"))
+		if entries.err == nil && (types[i] < 0 || types[i] >= numTypes || (i > 0 && types[i] <= types[i-1])) {
+			entries.fail(at, fmt.Sprintf("component type ordinals in increasing order, each below %d, found %d", numTypes, types[i]), nil)
+		}
+		at = entries.pos
+		off := entries.i32(types[i].String() + " offset")
+		if entries.err == nil && (off < 0 || int64(off) > int64(len(b))) {
+			entries.fail(at, fmt.Sprintf("%s offset within the file's %d bytes, found %d", types[i], len(b), off), nil)
+		}
+		offsets[i] = int(off)
+	}
+	if entries.err != nil {
+		return nil, entries.err
+	}
+	offsets[n] = len(b)
+	if want := headerSize(n, v); offsets[0] != want {
+		top.fail(8+boolInt(v.HasMetadataChecksum)*4, fmt.Sprintf("the first component to start right after the table of contents, at byte %d, found %d", want, offsets[0]), nil)
+		return nil, top.err
+	}
+	s := &Statistics{Version: v}
+	for i, t := range types {
+		start, end := offsets[i], offsets[i+1]
+		minLen := 0
+		if v.HasMetadataChecksum {
+			minLen = checksumSize
+		}
+		if end-start < minLen {
+			top.fail(8+8*i+boolInt(v.HasMetadataChecksum)*4, fmt.Sprintf("%s offsets in increasing order leaving room for its checksum, found %d then %d", t, start, end), nil)
+			return nil, top.err
+		}
+		body := b[start : end-minLen]
+		c := &cursor{b: body, base: int64(start), part: t.String() + ":"}
+		if v.HasMetadataChecksum {
+			crcCur := &cursor{b: b[:end], pos: end - checksumSize, part: t.String() + ":"}
+			crcCur.checkCRC(crc32.ChecksumIEEE(body), fmt.Sprintf("bytes %d..%d", start, end-checksumSize))
+			if crcCur.err != nil {
+				return nil, crcCur.err
+			}
+		}
+		var pad int
+		var trailing *[]byte
+		switch t {
+		case TypeValidation:
+			s.Validation = decodeValidation(c)
+			trailing = &s.Validation.TrailingBytes
+		case TypeCompaction:
+			s.Compaction = decodeCompaction(c)
+			trailing = &s.Compaction.TrailingBytes
+		case TypeStats:
+			s.Stats = decodeStats(c, v)
+			trailing = &s.Stats.TrailingBytes
+			if c.err == nil {
+				pad = s.Stats.padding(v)
+			}
+		case TypeHeader:
+			s.Header = decodeHeader(c)
+			trailing = &s.Header.TrailingBytes
+		}
+		if c.err != nil {
+			return nil, c.err
+		}
+		if rest := body[c.pos:]; !isZeros(rest, pad) {
+			*trailing = rest
+		}
+	}
+	return s, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func isZeros(b []byte, n int) bool {
+	if len(b) != n {
+		return false
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// checksum verifies the CRC32 stored at the cursor over b[from:to].
+func (c *cursor) checksum(from, to int, what string) {
+	if c.err != nil {
+		return
+	}
+	c.checkCRC(crc32.ChecksumIEEE(c.b[from:to]), what)
+}
+
+func (c *cursor) checkCRC(want uint32, what string) {
+	at := c.pos
+	got := uint32(c.i32("CRC32 of " + what))
+	if c.err == nil && got != want {
+		c.fail(at, fmt.Sprintf("CRC32 0x%08x of %s, found 0x%08x", want, what, got), ErrChecksum)
+	}
+}
+
+// ErrChecksum is wrapped by the error for a checksum that does not match.
+var ErrChecksum = errors.New("checksum mismatch")
+
+// Encode writes s as Statistics.db in version v, byte for byte as Cassandra
+// would, padding included.
+func (s *Statistics) Encode(v format.Version) ([]byte, error) {
+	if s.Version.Name != "" && s.Version.Name != v.Name {
+		return nil, fmt.Errorf("stats: values are for version %s; Convert them to %s before encoding", s.Version.Name, v.Name)
+	}
+	type part struct {
+		t    MetadataType
+		body []byte
+	}
+	var parts []part
+	add := func(t MetadataType, body []byte, err error, pad int, trailing []byte) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", t, err)
+		}
+		if trailing != nil {
+			body = append(body, trailing...)
+		} else {
+			body = append(body, make([]byte, pad)...)
+		}
+		parts = append(parts, part{t, body})
+		return nil
+	}
+	if m := s.Validation; m != nil {
+		b, err := m.appendTo(nil)
+		if err := add(TypeValidation, b, err, 0, m.TrailingBytes); err != nil {
+			return nil, err
+		}
+	}
+	if m := s.Compaction; m != nil {
+		b, err := m.appendTo(nil)
+		if err := add(TypeCompaction, b, err, 0, m.TrailingBytes); err != nil {
+			return nil, err
+		}
+	}
+	if m := s.Stats; m != nil {
+		b, err := m.appendTo(nil, v)
+		if err := add(TypeStats, b, err, m.padding(v), m.TrailingBytes); err != nil {
+			return nil, err
+		}
+	}
+	if m := s.Header; m != nil {
+		b, err := m.appendTo(nil)
+		if err := add(TypeHeader, b, err, 0, m.TrailingBytes); err != nil {
+			return nil, err
+		}
+	}
+	if len(parts) == 0 {
+		return nil, errors.New("stats: no components to encode")
+	}
+	total := headerSize(len(parts), v)
+	for _, p := range parts {
+		total += len(p.body) + checksumSize*boolInt(v.HasMetadataChecksum)
+	}
+	out := make([]byte, 0, total)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(parts)))
+	if v.HasMetadataChecksum {
+		out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[:4]))
+	}
+	tocStart := len(out)
+	pos := headerSize(len(parts), v)
+	for _, p := range parts {
+		out = binary.BigEndian.AppendUint32(out, uint32(p.t))
+		out = binary.BigEndian.AppendUint32(out, uint32(pos))
+		pos += len(p.body) + checksumSize*boolInt(v.HasMetadataChecksum)
+	}
+	if v.HasMetadataChecksum {
+		crc := crc32.Update(crc32.ChecksumIEEE(out[:4]), crc32.IEEETable, out[tocStart:])
+		out = binary.BigEndian.AppendUint32(out, crc)
+	}
+	for _, p := range parts {
+		out = append(out, p.body...)
+		if v.HasMetadataChecksum {
+			out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(p.body))
+		}
+	}
+	return out, nil
+}
