@@ -318,3 +318,29 @@ func FuzzDecodeSummary(f *testing.F) {
 		}
 	})
 }
+
+func TestFloorDoesNotAllocate(t *testing.T) {
+	s, err := Build(manyEntries(1000), 4, BaseSamplingLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []byte("key000500")
+	cmp := token.Murmur3.CompareKeys
+	if n := testing.AllocsPerRun(100, func() { s.Floor(key, cmp) }); n != 0 {
+		t.Errorf("%v allocations per Floor", n)
+	}
+}
+
+func BenchmarkFloor(b *testing.B) {
+	entries := manyEntries(100000)
+	s, err := Build(entries, 128, BaseSamplingLevel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		s.Floor(entries[i%len(entries)].Key, bytes.Compare)
+		i += 7919
+	}
+}
