@@ -561,3 +561,14 @@ func (d *Decoder) decodeCell(r *body, u *Unfiltered, ci int, col *Column) error 
 	u.Cells = append(u.Cells, c)
 	return nil
 }
+
+// SkipRestDecoding decodes every remaining unfiltered of the partition
+// (checking cells, not just row sizes) and discards them.
+func (d *Decoder) SkipRestDecoding() error {
+	for d.inPartition {
+		if _, err := d.Next(false); err != nil {
+			return err
+		}
+	}
+	return nil
+}

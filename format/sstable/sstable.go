@@ -15,6 +15,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/stats"
+	"github.com/sstabletool/sstabletool/format/summary"
 	"github.com/sstabletool/sstabletool/format/token"
 	"github.com/sstabletool/sstabletool/reader"
 )
@@ -44,6 +45,9 @@ type SSTable struct {
 	Index      reader.File
 	IndexCodec *index.Codec
 	opts       Options
+
+	summary    *summary.Summary
+	summaryErr error
 }
 
 // Open opens the sstable that path (any of its components) belongs to.

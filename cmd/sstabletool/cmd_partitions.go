@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sstabletool/sstabletool/format/sstable"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "partitions",
+		Usage:     "list partitions with key, token, offset, size, rows, cells and tombstones (like sstablepartitions)",
+		ArgsUsage: "PATH...",
+		Description: "Finds large partitions and tombstone-heavy ones. PATH is an sstable component or a data\n" +
+			"directory (-r to recurse). Tokens come from the sstable's partitioner (Murmur3, Random or\n" +
+			"ByteOrdered). Sizes are bytes of uncompressed Data.db.\n\n" +
+			"Examples:\n" +
+			"  sstabletool partitions --min-size 100MiB -r /var/lib/cassandra/data/ks\n" +
+			"  sstabletool partitions --sort tombstones --json nc-1-big-Data.db | jq '.[0]'",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "min-size", Usage: "only partitions of at least `SIZE` bytes (suffixes KiB, MiB, GiB)"},
+			&cli.Int64Flag{Name: "min-rows", Usage: "only partitions with at least `N` rows"},
+			&cli.Int64Flag{Name: "min-cells", Usage: "only partitions with at least `N` cells"},
+			&cli.Int64Flag{Name: "min-tombstones", Usage: "only partitions with at least `N` tombstones"},
+			&cli.StringFlag{Name: "sort", Value: "", Usage: "order by size|rows|tombstones|key (default: Data.db order)"},
+			&cli.BoolFlag{Name: "csv", Usage: "print CSV"},
+			jsonFlag, recursiveFlag, accessFlag, schemaFlag,
+		},
+		Action: partitionsAction,
+	})
+}
+
+// partitionRow is one output line; JSON names are the documented ones.
+type partitionRow struct {
+	SSTable    string `json:"sstable"`
+	Key        string `json:"key"`
+	Token      string `json:"token"`
+	Offset     int64  `json:"offset"`
+	Size       int64  `json:"size"`
+	Rows       int64  `json:"rows"`
+	Cells      int64  `json:"cells"`
+	Tombstones int64  `json:"tombstones"`
+	Deletion   bool   `json:"deletion"`
+}
+
+func partitionsAction(c *cli.Context) error {
+	paths, err := sstablePaths(c)
+	if err != nil {
+		return err
+	}
+	minSize, err := parseSize(c.String("min-size"))
+	if err != nil {
+		return usageError("--min-size: %v", err)
+	}
+	sortBy := c.String("sort")
+	switch sortBy {
+	case "", "size", "rows", "tombstones", "key":
+	default:
+		return usageError("--sort %q: expected size, rows, tombstones or key", sortBy)
+	}
+	var out []partitionRow
+	for _, p := range paths {
+		s, err := openSSTable(c, p)
+		if err != nil {
+			return err
+		}
+		prog := newProgress("partitions", s.Data.Length())
+		err = s.ScanPartitions(sstable.ScanOptions{}, func(ps *sstable.PartitionSummary) error {
+			prog.update(ps.Offset)
+			if ps.Size < minSize || ps.Rows < c.Int64("min-rows") || ps.Cells < c.Int64("min-cells") || ps.Tombstones < c.Int64("min-tombstones") {
+				return nil
+			}
+			out = append(out, partitionRow{
+				SSTable: s.Path("Data.db"), Key: keyString(s, ps.Key), Token: s.Partitioner.Token(ps.Key).String(),
+				Offset: ps.Offset, Size: ps.Size, Rows: ps.Rows, Cells: ps.Cells, Tombstones: ps.Tombstones,
+				Deletion: !ps.Deletion.IsLive(),
+			})
+			return nil
+		})
+		prog.done()
+		s.Close()
+		if err != nil {
+			return badData(err)
+		}
+	}
+	sortPartitions(out, sortBy)
+	switch {
+	case c.Bool("json"):
+		if out == nil {
+			out = []partitionRow{}
+		}
+		return writeJSON(out)
+	case c.Bool("csv"):
+		w := csv.NewWriter(stdout)
+		w.Write([]string{"sstable", "key", "token", "offset", "size", "rows", "cells", "tombstones", "deletion"})
+		for _, r := range out {
+			w.Write([]string{r.SSTable, r.Key, r.Token, i64(r.Offset), i64(r.Size), i64(r.Rows), i64(r.Cells), i64(r.Tombstones), strconv.FormatBool(r.Deletion)})
+		}
+		w.Flush()
+		return w.Error()
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "key\ttoken\toffset\tsize\trows\tcells\ttombstones\tdeletion\t")
+	last := ""
+	for _, r := range out {
+		if len(paths) > 1 && r.SSTable != last && sortBy == "" {
+			tw.Flush()
+			fmt.Fprintf(stdout, "# %s\n", r.SSTable)
+			last = r.SSTable
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%v\t\n", r.Key, r.Token, r.Offset, r.Size, r.Rows, r.Cells, r.Tombstones, r.Deletion)
+	}
+	return tw.Flush()
+}
+
+func i64(v int64) string { return strconv.FormatInt(v, 10) }
+
+func sortPartitions(out []partitionRow, by string) {
+	less := map[string]func(a, b *partitionRow) bool{
+		"size":       func(a, b *partitionRow) bool { return a.Size > b.Size },
+		"rows":       func(a, b *partitionRow) bool { return a.Rows > b.Rows },
+		"tombstones": func(a, b *partitionRow) bool { return a.Tombstones > b.Tombstones },
+		"key":        func(a, b *partitionRow) bool { return a.Key < b.Key },
+	}[by]
+	if less == nil {
+		return
+	}
+	sort.SliceStable(out, func(i, j int) bool { return less(&out[i], &out[j]) })
+}
+
+// parseSize reads "123", "10KiB", "5MB", "1GiB".
+func parseSize(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	mult := int64(1)
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1000}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}} {
+		if len(s) > len(u.suf) && s[len(s)-len(u.suf):] == u.suf {
+			mult, s = u.m, s[:len(s)-len(u.suf)]
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%q is not a size", s)
+	}
+	return int64(v * float64(mult)), nil
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sstabletool/sstabletool/inspect"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "schema",
+		Usage:     "print the CREATE TABLE statement an sstable implies",
+		ArgsUsage: "PATH",
+		Description: "Rebuilt from the serialization header in Statistics.db: key, clustering, static and regular\n" +
+			"column types, and static/regular column names. Sstables do not store the names of partition key\n" +
+			"and clustering columns, so they get placeholders (key, clustering1...) unless --schema names them.\n" +
+			"Keyspace and table come from the data directory (<keyspace>/<table>-<id>/) when it has that shape.",
+		Flags:  []cli.Flag{accessFlag, schemaFlag, jsonFlag},
+		Action: schemaAction,
+	})
+}
+
+func schemaAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageError("schema: give exactly one sstable (see --help)")
+	}
+	s, err := openSSTableNoSchema(c, c.Args().First())
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	names := inspect.DefaultNames(s)
+	if f := c.String("schema"); f != "" {
+		if names, err = inspect.LoadSchema(s, f); err != nil {
+			return badData(err)
+		}
+	}
+	stmt := inspect.CreateTable(s, names)
+	if c.Bool("json") {
+		return writeJSON(map[string]string{"path": s.Path("Data.db"), "create_table": stmt})
+	}
+	_, err = fmt.Fprint(stdout, stmt)
+	return err
+}

@@ -1,0 +1,74 @@
+package sstable
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/index"
+	"github.com/sstabletool/sstabletool/format/summary"
+)
+
+// Summary reads Summary.db once and keeps it.
+func (s *SSTable) Summary() (*summary.Summary, error) {
+	if s.summary != nil || s.summaryErr != nil {
+		return s.summary, s.summaryErr
+	}
+	p := s.Path(format.ComponentSummary)
+	if _, err := os.Stat(p); err != nil {
+		s.summaryErr = fmt.Errorf("%s: component Summary.db is missing: %w", p, err)
+		return nil, s.summaryErr
+	}
+	s.summary, s.summaryErr = summary.ReadFile(p)
+	return s.summary, s.summaryErr
+}
+
+// ErrNoIndex is returned by lookups on an sstable without Index.db.
+var ErrNoIndex = errors.New("Index.db is missing")
+
+// Find returns the Index.db entry of key, or ok=false when the sstable
+// does not hold it. It binary-searches Summary.db for the nearest sample
+// at or before the key and scans Index.db from there, at most one summary
+// interval of entries, as Cassandra's BigTableReader does.
+func (s *SSTable) Find(key []byte) (entry *index.Entry, ok bool, err error) {
+	if s.Index == nil {
+		return nil, false, fmt.Errorf("%s: %w", s.Path(format.ComponentIndex), ErrNoIndex)
+	}
+	cmp := s.Partitioner.CompareKeys
+	start := int64(0)
+	limit := -1 // entries to scan; -1 = to the end
+	if sum, err := s.Summary(); err == nil && sum.Len() > 0 {
+		i := sum.FloorIndex(key, cmp)
+		if i < 0 {
+			return nil, false, nil // before the first key
+		}
+		start = sum.Position(i)
+		limit = sum.EffectiveIntervalAfter(i)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, false, err
+	}
+	sc := index.NewScanner(s.Index, s.IndexCodec, start, true)
+	for n := 0; limit < 0 || n < limit; n++ {
+		if !sc.Next() {
+			break
+		}
+		e := sc.Entry()
+		c := cmp(e.Key, key)
+		if c == 0 {
+			cp := *e
+			cp.Key = append([]byte(nil), e.Key...)
+			cp.Blocks = append([]index.Block(nil), e.Blocks...)
+			cp.Offsets = append([]uint32(nil), e.Offsets...)
+			return &cp, true, nil
+		}
+		if c > 0 {
+			return nil, false, nil
+		}
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, false, err
+	}
+	return nil, false, nil
+}

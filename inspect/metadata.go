@@ -1,0 +1,319 @@
+// Package inspect gathers what an operator asks of an sstable — the
+// metadata sstablemetadata prints, the CREATE TABLE it implies — from the
+// format packages into plain structs that the CLI prints (text or JSON)
+// and the TUI shows. It decodes nothing itself.
+package inspect
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/cqltype"
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/format/stats"
+)
+
+// Metadata is one sstable's metadata, with snake_case JSON names.
+type Metadata struct {
+	Path                  string             `json:"path"`
+	Version               string             `json:"version"`
+	Format                string             `json:"format"`
+	Generation            string             `json:"generation"`
+	Components            []string           `json:"components"`
+	Partitioner           string             `json:"partitioner"`
+	BloomFilterFPChance   float64            `json:"bloom_filter_fp_chance"`
+	MinTimestamp          int64              `json:"min_timestamp"`
+	MaxTimestamp          int64              `json:"max_timestamp"`
+	MinLocalDeletionTime  int64              `json:"min_local_deletion_time"`
+	MaxLocalDeletionTime  int64              `json:"max_local_deletion_time"`
+	MinTTL                int64              `json:"min_ttl"`
+	MaxTTL                int64              `json:"max_ttl"`
+	RepairedAt            int64              `json:"repaired_at"`
+	PendingRepair         string             `json:"pending_repair,omitempty"`
+	IsTransient           bool               `json:"is_transient"`
+	OriginatingHostID     string             `json:"originating_host_id,omitempty"`
+	CommitLogLowerBound   string             `json:"commit_log_lower_bound"`
+	CommitLogUpperBound   string             `json:"commit_log_upper_bound"`
+	CommitLogIntervals    []string           `json:"commit_log_intervals"`
+	SSTableLevel          int32              `json:"sstable_level"`
+	TotalRows             int64              `json:"total_rows"`
+	TotalColumnsSet       int64              `json:"total_columns_set"`
+	EstimatedDroppable    float64            `json:"estimated_droppable_tombstones"`
+	PartitionSize         Histogram          `json:"estimated_partition_size"`
+	CellCount             Histogram          `json:"estimated_cell_count"`
+	TombstoneDropTimes    []TombstoneBin     `json:"tombstone_drop_times"`
+	Compression           *Compression       `json:"compression,omitempty"`
+	EstimatedKeys         int64              `json:"estimated_keys"`
+	EstimatedCardinality  int64              `json:"estimated_cardinality"`
+	LegacyMinClustering   []string           `json:"legacy_min_clustering,omitempty"`
+	LegacyMaxClustering   []string           `json:"legacy_max_clustering,omitempty"`
+	CoveredClustering     *CoveredClustering `json:"covered_clustering,omitempty"`
+	HasPartitionDeletions *bool              `json:"has_partition_level_deletions,omitempty"`
+	KeyRange              *KeyRange          `json:"key_range,omitempty"`
+	TokenSpaceCoverage    *float64           `json:"token_space_coverage,omitempty"`
+	HasLegacyCounterShard bool               `json:"has_legacy_counter_shards"`
+	Header                Header             `json:"header"`
+	DataSize              int64              `json:"data_size_on_disk"`
+	UncompressedDataSize  int64              `json:"data_size_uncompressed"`
+}
+
+// Histogram is an EstimatedHistogram summarized like sstablemetadata.
+type Histogram struct {
+	Count   int64    `json:"count"`
+	Min     int64    `json:"min"`
+	Max     int64    `json:"max"`
+	Mean    int64    `json:"mean"`
+	P50     int64    `json:"p50"`
+	P75     int64    `json:"p75"`
+	P95     int64    `json:"p95"`
+	P99     int64    `json:"p99"`
+	Buckets []Bucket `json:"buckets"`
+	// Overflowed is set when values exceeded the largest bucket.
+	Overflowed bool `json:"overflowed"`
+}
+
+// Bucket is one non-empty histogram bucket: values up to Offset.
+type Bucket struct {
+	Offset int64 `json:"offset"`
+	Count  int64 `json:"count"`
+}
+
+// TombstoneBin counts tombstones whose local deletion time is at Time.
+type TombstoneBin struct {
+	Time  int64 `json:"time"`
+	Count int64 `json:"count"`
+}
+
+// Compression describes CompressionInfo.db.
+type Compression struct {
+	Compressor     string            `json:"compressor"`
+	Options        map[string]string `json:"options,omitempty"`
+	ChunkLength    int               `json:"chunk_length"`
+	Chunks         int               `json:"chunks"`
+	Ratio          float64           `json:"ratio"`
+	DataLength     int64             `json:"uncompressed_length"`
+	CompressedSize int64             `json:"compressed_length"`
+}
+
+// CoveredClustering is the improved min/max clustering (nc+).
+type CoveredClustering struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+// KeyRange is the first and last partition key (nc+).
+type KeyRange struct {
+	First string `json:"first"`
+	Last  string `json:"last"`
+}
+
+// Header is the serialization header.
+type Header struct {
+	KeyType         string   `json:"key_type"`
+	ClusteringTypes []string `json:"clustering_types"`
+	StaticColumns   []Column `json:"static_columns"`
+	RegularColumns  []Column `json:"regular_columns"`
+	MinTimestamp    int64    `json:"min_timestamp"`
+	MinLocalDelTime int64    `json:"min_local_deletion_time"`
+	MinTTL          int64    `json:"min_ttl"`
+}
+
+// Column is a header column.
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	CQL  string `json:"cql_type"`
+}
+
+// ReadMetadata collects the metadata of an opened sstable.
+func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
+	st := s.Stats
+	m := &Metadata{
+		Path:       s.Path(format.ComponentData),
+		Version:    s.Version().Name,
+		Format:     s.Desc.FormatName,
+		Generation: s.Desc.Generation,
+		Components: s.TOC,
+	}
+	if v := st.Validation; v != nil {
+		m.Partitioner = v.Partitioner
+		m.BloomFilterFPChance = v.BloomFilterFPChance
+	}
+	if c := st.Compaction; c != nil {
+		if n, err := c.EstimatedCardinality(); err == nil {
+			m.EstimatedCardinality = n
+		}
+	}
+	if t := st.Stats; t != nil {
+		m.MinTimestamp, m.MaxTimestamp = t.MinTimestamp, t.MaxTimestamp
+		m.MinLocalDeletionTime, m.MaxLocalDeletionTime = t.MinLocalDeletionTime, t.MaxLocalDeletionTime
+		m.MinTTL, m.MaxTTL = int64(t.MinTTL), int64(t.MaxTTL)
+		m.RepairedAt = t.RepairedAt
+		if t.PendingRepair != nil {
+			m.PendingRepair = t.PendingRepair.String()
+		}
+		m.IsTransient = t.IsTransient
+		if t.OriginatingHostID != nil {
+			m.OriginatingHostID = t.OriginatingHostID.String()
+		}
+		m.CommitLogLowerBound = t.CommitLogLowerBound.String()
+		m.CommitLogUpperBound = t.CommitLogUpperBound.String()
+		m.CommitLogIntervals = []string{}
+		for _, iv := range t.CommitLogIntervals {
+			m.CommitLogIntervals = append(m.CommitLogIntervals, fmt.Sprintf("[%s, %s]", iv.Start, iv.End))
+		}
+		m.SSTableLevel = t.Level
+		m.TotalRows, m.TotalColumnsSet = t.TotalRows, t.TotalColumnsSet
+		m.PartitionSize = histogram(t.PartitionSizes)
+		m.CellCount = histogram(t.CellsPerPartition)
+		m.EstimatedKeys = m.PartitionSize.Count
+		m.TombstoneDropTimes = []TombstoneBin{}
+		for _, b := range t.TombstoneDropTimes.Bins {
+			m.TombstoneDropTimes = append(m.TombstoneDropTimes, TombstoneBin{Time: b.DeletionTime, Count: int64(b.Count)})
+		}
+		m.EstimatedDroppable = droppable(t, time.Now().Unix())
+		m.HasLegacyCounterShard = t.HasLegacyCounterShards
+		v := s.Version()
+		if v.HasLegacyMinMax {
+			m.LegacyMinClustering = formatValues(s.ClusteringTypes, t.LegacyMinClusteringValues)
+			m.LegacyMaxClustering = formatValues(s.ClusteringTypes, t.LegacyMaxClusteringValues)
+		}
+		if v.HasImprovedMinMax {
+			m.CoveredClustering = &CoveredClustering{
+				Start: formatBound(s.ClusteringTypes, t.CoveredClustering.Start.Kind.String(), t.CoveredClustering.Start.Values),
+				End:   formatBound(s.ClusteringTypes, t.CoveredClustering.End.Kind.String(), t.CoveredClustering.End.Values),
+			}
+		}
+		if v.HasPartitionLevelDeletions {
+			b := t.HasPartitionLevelDeletions
+			m.HasPartitionDeletions = &b
+		}
+		if v.HasKeyRange {
+			m.KeyRange = &KeyRange{First: FormatKey(s.KeyType, t.FirstKey), Last: FormatKey(s.KeyType, t.LastKey)}
+		}
+		if v.HasTokenSpaceCoverage && !math.IsNaN(t.TokenSpaceCoverage) {
+			c := t.TokenSpaceCoverage
+			m.TokenSpaceCoverage = &c
+		}
+	}
+	if h := st.Header; h != nil {
+		m.Header = Header{KeyType: h.KeyType.Class, MinTimestamp: h.MinTimestamp, MinLocalDelTime: h.MinLocalDeletionTime, MinTTL: h.MinTTL,
+			ClusteringTypes: []string{}, StaticColumns: []Column{}, RegularColumns: []Column{}}
+		for _, c := range h.ClusteringTypes {
+			m.Header.ClusteringTypes = append(m.Header.ClusteringTypes, c.Class)
+		}
+		for i, c := range s.Schema.Static {
+			m.Header.StaticColumns = append(m.Header.StaticColumns, Column{Name: c.Name, Type: c.Type, CQL: s.StaticTypes[i].CQL()})
+		}
+		for i, c := range s.Schema.Regular {
+			m.Header.RegularColumns = append(m.Header.RegularColumns, Column{Name: c.Name, Type: c.Type, CQL: s.RegularTypes[i].CQL()})
+		}
+	}
+	if fi, err := os.Stat(s.Path(format.ComponentData)); err == nil {
+		m.DataSize = fi.Size()
+	}
+	m.UncompressedDataSize = s.Data.Length()
+	if ci := s.Data.Info(); ci != nil {
+		m.Compression = &Compression{
+			Compressor: ci.Compressor, Options: ci.Options, ChunkLength: ci.ChunkLength, Chunks: ci.ChunkCount(),
+			DataLength: ci.DataLength, CompressedSize: m.DataSize,
+		}
+		if st.Stats != nil {
+			m.Compression.Ratio = st.Stats.CompressionRatio
+		}
+	}
+	return m, nil
+}
+
+func histogram(h stats.EstimatedHistogram) Histogram {
+	out := Histogram{Count: h.Count(), Buckets: []Bucket{}, Overflowed: h.IsOverflowed()}
+	clean := h.WithoutOverflow()
+	if out.Count > 0 {
+		out.Min, out.Max = clean.Min(), clean.Max()
+		out.Mean, _ = clean.Mean()
+		out.P50, _ = clean.Percentile(0.5)
+		out.P75, _ = clean.Percentile(0.75)
+		out.P95, _ = clean.Percentile(0.95)
+		out.P99, _ = clean.Percentile(0.99)
+	}
+	for i, c := range h.Buckets {
+		if c == 0 {
+			continue
+		}
+		off := int64(math.MaxInt64)
+		if i < len(h.Offsets) {
+			off = h.Offsets[i]
+		}
+		out.Buckets = append(out.Buckets, Bucket{Offset: off, Count: c})
+	}
+	return out
+}
+
+// droppable estimates the share of droppable tombstones at now (seconds),
+// as StatsMetadata.getEstimatedDroppableTombstoneRatio does with gcBefore = now.
+func droppable(t *stats.Stats, now int64) float64 {
+	total := t.CellsPerPartition.Count()
+	if total == 0 {
+		return 0
+	}
+	var cells float64
+	for i, c := range t.CellsPerPartition.Buckets {
+		if i < len(t.CellsPerPartition.Offsets) {
+			cells += float64(c) * float64(t.CellsPerPartition.Offsets[i])
+		}
+	}
+	if cells == 0 {
+		return 0
+	}
+	return t.TombstoneDropTimes.Sum(now) / cells
+}
+
+func formatValues(types []*cqltype.Type, vals [][]byte) []string {
+	out := []string{}
+	for i, v := range vals {
+		if i < len(types) {
+			if s, err := types[i].Format(v); err == nil {
+				out = append(out, s)
+				continue
+			}
+		}
+		out = append(out, fmt.Sprintf("0x%x", v))
+	}
+	return out
+}
+
+func formatBound(types []*cqltype.Type, kind string, vals [][]byte) string {
+	return fmt.Sprintf("%s%v", kind, formatValues(types, vals))
+}
+
+// FormatKey renders a partition key with its type, falling back to hex.
+func FormatKey(t *cqltype.Type, key []byte) string {
+	if t != nil {
+		if t.Kind == cqltype.Composite {
+			comps, _, err := t.Components(key)
+			if err == nil {
+				s := ""
+				for i, c := range comps {
+					if i > 0 {
+						s += ":"
+					}
+					if i < len(t.Params) {
+						v, err := t.Params[i].Format(c.Value)
+						if err == nil {
+							s += v
+							continue
+						}
+					}
+					s += fmt.Sprintf("0x%x", c.Value)
+				}
+				return s
+			}
+		} else if s, err := t.Format(key); err == nil {
+			return s
+		}
+	}
+	return fmt.Sprintf("0x%x", key)
+}

@@ -1,0 +1,247 @@
+package inspect
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/sstabletool/sstabletool/format/cqltype"
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/sstable"
+)
+
+// Names are the key column names used when printing a table definition.
+type Names struct {
+	Keyspace, Table string
+	PartitionKey    []string
+	Clustering      []string
+}
+
+// DefaultNames derives placeholder names: keyspace and table from a
+// Cassandra data directory (<keyspace>/<table>-<id>/), key columns as
+// key, key1.. and clustering columns as clustering1...
+func DefaultNames(s *sstable.SSTable) Names {
+	n := Names{Keyspace: "keyspace", Table: "table"}
+	dir := filepath.Clean(s.Desc.Dir)
+	if m := tableDir.FindStringSubmatch(filepath.Base(dir)); m != nil {
+		n.Table = m[1]
+		if ks := filepath.Base(filepath.Dir(dir)); ks != "." && ks != string(filepath.Separator) {
+			n.Keyspace = ks
+		}
+	} else if b := filepath.Base(dir); b != "." {
+		n.Table = b
+	}
+	kc := 1
+	if s.KeyType.Kind == cqltype.Composite {
+		kc = len(s.KeyType.Params)
+	}
+	for i := 0; i < kc; i++ {
+		if kc == 1 {
+			n.PartitionKey = append(n.PartitionKey, "key")
+		} else {
+			n.PartitionKey = append(n.PartitionKey, fmt.Sprintf("key%d", i+1))
+		}
+	}
+	for i := range s.ClusteringTypes {
+		n.Clustering = append(n.Clustering, fmt.Sprintf("clustering%d", i+1))
+	}
+	return n
+}
+
+var tableDir = regexp.MustCompile(`^([A-Za-z0-9_]+)-[0-9a-f]{32}$`)
+
+// LoadSchema reads a CREATE TABLE statement from file, checks it against
+// the sstable's serialization header and returns the names it gives.
+func LoadSchema(s *sstable.SSTable, file string) (Names, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return Names{}, fmt.Errorf("--schema: %w", err)
+	}
+	ts, err := parseTable(string(src))
+	if err != nil {
+		return Names{}, fmt.Errorf("--schema %s: %w", file, err)
+	}
+	if err := CheckSchema(s, ts); err != nil {
+		return Names{}, fmt.Errorf("--schema %s does not match %s: %w", file, s.Path("Statistics.db"), err)
+	}
+	n := Names{Keyspace: ts.Keyspace, Table: ts.Table, PartitionKey: ts.PartitionKey}
+	for _, c := range ts.Clustering {
+		n.Clustering = append(n.Clustering, c.Name)
+	}
+	if n.Keyspace == "" {
+		n.Keyspace = DefaultNames(s).Keyspace
+	}
+	return n, nil
+}
+
+// parseTable takes the first CREATE TABLE of a script (CREATE TYPE
+// statements before it resolve user types).
+func parseTable(src string) (*cqltype.TableSchema, error) {
+	sch, err := cqltype.ParseSchema(src)
+	if err != nil {
+		return nil, err
+	}
+	if len(sch.Tables) == 0 {
+		return nil, fmt.Errorf("no CREATE TABLE statement found")
+	}
+	return sch.Tables[0], nil
+}
+
+// CheckSchema compares a table definition with the serialization header:
+// the key, clustering and every stored column must have the same types.
+func CheckSchema(s *sstable.SSTable, ts *cqltype.TableSchema) error {
+	var keyTypes []*cqltype.Type
+	if s.KeyType.Kind == cqltype.Composite {
+		keyTypes = s.KeyType.Params
+	} else {
+		keyTypes = []*cqltype.Type{s.KeyType}
+	}
+	if len(ts.PartitionKey) != len(keyTypes) {
+		return fmt.Errorf("partition key has %d columns in the schema, %d in the sstable", len(ts.PartitionKey), len(keyTypes))
+	}
+	for i, name := range ts.PartitionKey {
+		if err := sameType("partition key column "+name, ts.Column(name), keyTypes[i]); err != nil {
+			return err
+		}
+	}
+	if len(ts.Clustering) != len(s.ClusteringTypes) {
+		return fmt.Errorf("%d clustering columns in the schema, %d in the sstable", len(ts.Clustering), len(s.ClusteringTypes))
+	}
+	for i, c := range ts.Clustering {
+		if err := sameType("clustering column "+c.Name, ts.Column(c.Name), s.ClusteringTypes[i]); err != nil {
+			return err
+		}
+	}
+	check := func(cols []string, types []*cqltype.Type, static bool) error {
+		for i, name := range cols {
+			col := ts.Column(name)
+			if col == nil {
+				return fmt.Errorf("column %s is in the sstable but not in the schema (dropped?)", name)
+			}
+			if col.Static != static {
+				return fmt.Errorf("column %s: static=%v in the schema, %v in the sstable", name, col.Static, static)
+			}
+			if err := sameType("column "+name, col, types[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := check(columnNames(s.Schema.Static), s.StaticTypes, true); err != nil {
+		return err
+	}
+	return check(columnNames(s.Schema.Regular), s.RegularTypes, false)
+}
+
+func sameType(what string, col *cqltype.Column, stored *cqltype.Type) error {
+	if col == nil {
+		return fmt.Errorf("%s is not defined in the schema", what)
+	}
+	a, b := normalizeCQL(col.Type.CQL()), normalizeCQL(stored.CQL())
+	if a != b {
+		return fmt.Errorf("%s: schema says %s, sstable stores %s", what, col.Type.CQL(), stored.CQL())
+	}
+	return nil
+}
+
+// normalizeCQL drops keyspace qualifiers and quoting so that a UDT named in
+// a schema file matches the header's keyspace-qualified one.
+func normalizeCQL(s string) string {
+	s = strings.ReplaceAll(s, `"`, "")
+	s = qualified.ReplaceAllString(s, "")
+	return strings.ReplaceAll(s, " ", "")
+}
+
+var qualified = regexp.MustCompile(`[A-Za-z0-9_]+\.`)
+
+func columnNames(cols []rows.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// CreateTable rebuilds the CREATE TABLE statement the sstable implies.
+func CreateTable(s *sstable.SSTable, n Names) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s.%s (\n", quoteIdent(n.Keyspace), quoteIdent(n.Table))
+	keyTypes := []*cqltype.Type{s.KeyType}
+	if s.KeyType.Kind == cqltype.Composite {
+		keyTypes = s.KeyType.Params
+	}
+	for i, t := range keyTypes {
+		fmt.Fprintf(&b, "    %s %s,\n", quoteIdent(n.PartitionKey[i]), t.CQL())
+	}
+	for i, t := range s.ClusteringTypes {
+		fmt.Fprintf(&b, "    %s %s,\n", quoteIdent(n.Clustering[i]), unreversed(t).CQL())
+	}
+	for i, c := range s.Schema.Static {
+		fmt.Fprintf(&b, "    %s %s static,\n", quoteIdent(c.Name), s.StaticTypes[i].CQL())
+	}
+	for i, c := range s.Schema.Regular {
+		fmt.Fprintf(&b, "    %s %s,\n", quoteIdent(c.Name), s.RegularTypes[i].CQL())
+	}
+	pk := make([]string, len(n.PartitionKey))
+	for i, k := range n.PartitionKey {
+		pk[i] = quoteIdent(k)
+	}
+	key := strings.Join(pk, ", ")
+	if len(pk) > 1 {
+		key = "(" + key + ")"
+	}
+	for _, c := range n.Clustering {
+		key += ", " + quoteIdent(c)
+	}
+	fmt.Fprintf(&b, "    PRIMARY KEY (%s)\n)", key)
+	var order []string
+	for i, t := range s.ClusteringTypes {
+		dir := "ASC"
+		if t.Reversed {
+			dir = "DESC"
+		}
+		order = append(order, quoteIdent(n.Clustering[i])+" "+dir)
+	}
+	if len(order) > 0 {
+		fmt.Fprintf(&b, " WITH CLUSTERING ORDER BY (%s)", strings.Join(order, ", "))
+	}
+	if ci := s.Data.Info(); ci != nil {
+		sep := " WITH"
+		if len(order) > 0 {
+			sep = "\n    AND"
+		}
+		class := ci.Compressor
+		if i := strings.LastIndexByte(class, '.'); i >= 0 {
+			class = class[i+1:]
+		}
+		fmt.Fprintf(&b, "%s compression = {'class': '%s', 'chunk_length_in_kb': '%d'}", sep, class, ci.ChunkLength/1024)
+	} else {
+		sep := " WITH"
+		if len(order) > 0 {
+			sep = "\n    AND"
+		}
+		fmt.Fprintf(&b, "%s compression = {'enabled': 'false'}", sep)
+	}
+	b.WriteString(";\n")
+	return b.String()
+}
+
+func unreversed(t *cqltype.Type) *cqltype.Type {
+	if !t.Reversed {
+		return t
+	}
+	c := *t
+	c.Reversed = false
+	return &c
+}
+
+var plainIdent = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+func quoteIdent(s string) string {
+	if plainIdent.MatchString(s) {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}

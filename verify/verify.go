@@ -1,0 +1,309 @@
+// Package verify checks an sstable the way sstableverify does and more:
+// every checksum Cassandra writes (per-chunk CRC32 of compressed Data.db,
+// CRC.db for uncompressed Data.db, Digest.crc32 over Data.db, the
+// Statistics.db metadata checksums, checked when it is decoded) and the
+// structure that ties the components together: every Index.db entry points
+// at the start of a partition with the same key in Data.db, keys ascend in
+// the partitioner's order, Summary.db samples are Index.db entries, and the
+// bloom filter holds every key. Data.db is decoded completely in one pass.
+package verify
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/filter"
+	"github.com/sstabletool/sstabletool/format/index"
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/format/summary"
+	"github.com/sstabletool/sstabletool/reader"
+)
+
+// Problem is one finding, located by file, component and byte offset.
+type Problem struct {
+	File      string `json:"file"`
+	Component string `json:"component"`
+	Offset    int64  `json:"offset"`
+	Message   string `json:"message"`
+}
+
+func (p Problem) String() string {
+	if p.Offset >= 0 {
+		return fmt.Sprintf("%s: %s at byte %d: %s", p.File, p.Component, p.Offset, p.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", p.File, p.Component, p.Message)
+}
+
+// Report is the result for one sstable.
+type Report struct {
+	SSTable    string    `json:"sstable"`
+	Partitions int64     `json:"partitions"`
+	Checks     []string  `json:"checks"`
+	Problems   []Problem `json:"problems"`
+}
+
+// OK reports whether no problem was found.
+func (r *Report) OK() bool { return len(r.Problems) == 0 }
+
+// maxProblems bounds the list for a badly damaged sstable.
+const maxProblems = 100
+
+func (r *Report) add(p Problem) {
+	if len(r.Problems) < maxProblems {
+		r.Problems = append(r.Problems, p)
+	}
+}
+
+func (r *Report) addErr(file, component string, err error) {
+	var ce *reader.CorruptError
+	if errors.As(err, &ce) {
+		c := ce.Component
+		if c == "" {
+			c = component
+		}
+		f := ce.File
+		if f == "" {
+			f = file
+		}
+		msg := ce.Expected
+		if ce.Err != nil {
+			if msg != "" {
+				msg = "expected " + msg + ": " + ce.Err.Error()
+			} else {
+				msg = ce.Err.Error()
+			}
+		}
+		r.add(Problem{File: f, Component: c, Offset: ce.Offset, Message: msg})
+		return
+	}
+	r.add(Problem{File: file, Component: component, Offset: -1, Message: err.Error()})
+}
+
+// SSTable verifies the sstable at path (any component). Progress, when not
+// nil, is called with bytes of Data.db done.
+func SSTable(path string, opts sstable.Options, progress func(done, total int64)) *Report {
+	r := &Report{SSTable: path}
+	desc, _, err := format.ParseDescriptor(path)
+	if err != nil {
+		r.add(Problem{File: path, Component: "descriptor", Offset: -1, Message: err.Error()})
+		return r
+	}
+	r.SSTable = desc.Path(format.ComponentData)
+	opts.NoVerify = false
+	s, err := sstable.Open(path, opts)
+	if err != nil {
+		r.addErr(path, "sstable", err)
+		return r
+	}
+	defer s.Close()
+	r.Checks = append(r.Checks, "Statistics.db checksums and layout")
+	checkChecksums(s, r)
+	checkStructure(s, r, progress)
+	return r
+}
+
+func checkChecksums(s *sstable.SSTable, r *Report) {
+	dataPath := s.Path(format.ComponentData)
+	if s.Data.Compressed() {
+		r.Checks = append(r.Checks, "Data.db chunk CRC32s")
+		for _, err := range reader.VerifyChunks(s.Data) {
+			r.addErr(dataPath, "Data.db", err)
+		}
+	} else if s.HasComponent(format.ComponentCRC) {
+		r.Checks = append(r.Checks, "CRC.db chunk checksums")
+		b, err := os.ReadFile(s.Path(format.ComponentCRC))
+		if err != nil {
+			r.addErr(s.Path(format.ComponentCRC), "CRC.db", err)
+		} else if cs, err := reader.DecodeChecksums(b); err != nil {
+			r.addErr(s.Path(format.ComponentCRC), "CRC.db", err)
+		} else {
+			for _, err := range cs.Verify(s.Data.File()) {
+				r.addErr(dataPath, "Data.db", err)
+			}
+		}
+	} else {
+		r.add(Problem{File: dataPath, Component: "CRC.db", Offset: -1, Message: "uncompressed Data.db without CRC.db: its chunks cannot be checked"})
+	}
+	if s.HasComponent(format.ComponentDigest) {
+		r.Checks = append(r.Checks, "Digest.crc32")
+		b, err := os.ReadFile(s.Path(format.ComponentDigest))
+		if err != nil {
+			r.addErr(s.Path(format.ComponentDigest), "Digest.crc32", err)
+			return
+		}
+		want, err := reader.ParseDigestFile(b)
+		if err != nil {
+			r.addErr(s.Path(format.ComponentDigest), "Digest.crc32", err)
+			return
+		}
+		got, err := reader.DigestCRC32(s.Data.File())
+		if err != nil {
+			r.addErr(dataPath, "Data.db", err)
+			return
+		}
+		if got != want {
+			r.add(Problem{File: dataPath, Component: "Digest.crc32", Offset: -1,
+				Message: fmt.Sprintf("CRC32 of Data.db is %d, Digest.crc32 says %d", got, want)})
+		}
+	}
+}
+
+// checkStructure decodes Data.db once while walking Index.db beside it.
+func checkStructure(s *sstable.SSTable, r *Report, progress func(done, total int64)) {
+	dataPath := s.Path(format.ComponentData)
+	indexPath := s.Path(format.ComponentIndex)
+	var idx *index.Scanner
+	if s.Index != nil {
+		idx = index.NewScanner(s.Index, s.IndexCodec, 0, true)
+		r.Checks = append(r.Checks, "Index.db positions, keys, promoted indexes and order")
+	} else {
+		r.add(Problem{File: indexPath, Component: "Index.db", Offset: -1, Message: "missing"})
+	}
+	var bf *filter.BloomFilter
+	if s.HasComponent(format.ComponentFilter) {
+		var err error
+		if bf, err = filter.ReadFile(s.Path(format.ComponentFilter), s.Version().HasOldBloomFilterFormat); err != nil {
+			r.addErr(s.Path(format.ComponentFilter), "Filter.db", err)
+			bf = nil
+		} else {
+			r.Checks = append(r.Checks, "Filter.db holds every key")
+		}
+	}
+	sc := newSummaryCheck(s, r)
+	var prevKey []byte
+	dec := s.Decoder(0)
+	var h rows.PartitionHeader
+	total := s.Data.Length()
+	for {
+		err := dec.ReadPartitionHeader(&h)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			r.addErr(dataPath, "Data.db", s.WrapDataError(err))
+			return
+		}
+		r.Partitions++
+		if prevKey != nil && s.Partitioner.CompareKeys(prevKey, h.Key) >= 0 {
+			r.add(Problem{File: dataPath, Component: "Data.db", Offset: h.Offset,
+				Message: fmt.Sprintf("partition key %x is not after the previous key %x in %s order", h.Key, prevKey, s.Partitioner.Name())})
+		}
+		prevKey = append(prevKey[:0], h.Key...)
+		if bf != nil && !bf.MightContain(h.Key) {
+			r.add(Problem{File: s.Path(format.ComponentFilter), Component: "Filter.db", Offset: -1,
+				Message: fmt.Sprintf("bloom filter does not contain key %x (partition at Data.db byte %d)", h.Key, h.Offset)})
+		}
+		if idx != nil {
+			if !idx.Next() {
+				if idx.Err() != nil {
+					r.addErr(indexPath, "Index.db", idx.Err())
+				} else {
+					r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.Pos(),
+						Message: fmt.Sprintf("ends before the partition at Data.db byte %d", h.Offset)})
+				}
+				idx = nil
+			} else {
+				checkEntry(s, r, idx, &h)
+				sc.entry(idx.EntryPos(), idx.Entry().Key)
+			}
+		}
+		if err := dec.SkipRestDecoding(); err != nil {
+			r.addErr(dataPath, "Data.db", s.WrapDataError(err))
+			return
+		}
+		if progress != nil {
+			progress(h.Offset, total)
+		}
+	}
+	if idx != nil && idx.Next() {
+		r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
+			Message: "entry for a partition that Data.db does not hold"})
+	}
+	sc.finish()
+}
+
+func checkEntry(s *sstable.SSTable, r *Report, idx *index.Scanner, h *rows.PartitionHeader) {
+	indexPath := s.Path(format.ComponentIndex)
+	e := idx.Entry()
+	if e.Position != h.Offset {
+		r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
+			Message: fmt.Sprintf("entry points at Data.db byte %d, the partition starts at %d", e.Position, h.Offset)})
+		return
+	}
+	if !bytes.Equal(e.Key, h.Key) {
+		r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
+			Message: fmt.Sprintf("entry key %x, Data.db partition key %x", e.Key, h.Key)})
+	}
+	if e.Indexed() {
+		if e.Deletion != h.Deletion {
+			r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
+				Message: fmt.Sprintf("promoted index DeletionTime %+v, partition header %+v", e.Deletion, h.Deletion)})
+		}
+		if e.HeaderLength < int64(h.Size) {
+			r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
+				Message: fmt.Sprintf("promoted index header length %d is below the partition header's %d bytes", e.HeaderLength, h.Size)})
+		}
+	}
+}
+
+// summaryCheck walks Summary.db's samples in step with the Index.db scan,
+// so the check needs no memory per partition.
+type summaryCheck struct {
+	s    *sstable.SSTable
+	r    *Report
+	sum  *summary.Summary
+	next int
+	path string
+}
+
+func newSummaryCheck(s *sstable.SSTable, r *Report) *summaryCheck {
+	c := &summaryCheck{s: s, r: r, path: s.Path(format.ComponentSummary)}
+	if !s.HasComponent(format.ComponentSummary) || s.Index == nil {
+		return c
+	}
+	sum, err := s.Summary()
+	if err != nil {
+		r.addErr(c.path, "Summary.db", err)
+		return c
+	}
+	c.sum = sum
+	r.Checks = append(r.Checks, "Summary.db samples are Index.db entries")
+	return c
+}
+
+func (c *summaryCheck) entry(pos int64, key []byte) {
+	if c.sum == nil {
+		return
+	}
+	if pos == 0 && !bytes.Equal(c.sum.First, key) {
+		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+			Message: fmt.Sprintf("first key %x, Index.db's first key %x", c.sum.First, key)})
+	}
+	for c.next < c.sum.Len() && c.sum.Position(c.next) < pos {
+		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+			Message: fmt.Sprintf("sample %d points at Index.db byte %d, which is not an entry", c.next, c.sum.Position(c.next))})
+		c.next++
+	}
+	if c.next < c.sum.Len() && c.sum.Position(c.next) == pos {
+		if !bytes.Equal(key, c.sum.Key(c.next)) {
+			c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+				Message: fmt.Sprintf("sample %d key %x, Index.db entry key %x", c.next, c.sum.Key(c.next), key)})
+		}
+		c.next++
+	}
+}
+
+func (c *summaryCheck) finish() {
+	if c.sum == nil {
+		return
+	}
+	for ; c.next < c.sum.Len(); c.next++ {
+		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+			Message: fmt.Sprintf("sample %d points at Index.db byte %d, past the last entry", c.next, c.sum.Position(c.next))})
+	}
+}
