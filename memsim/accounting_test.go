@@ -1,0 +1,259 @@
+package memsim
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/sstabletool/sstabletool/workload"
+)
+
+// smallSchema is ReadSmallPartitionsBench's table.
+var smallSchema = &workload.Schema{PartitionKey: []string{"userid"}, Clustering: []string{"picid"},
+	Columns: []workload.Column{{Name: "commentid"}}}
+
+func be(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+
+// insert is `INSERT INTO t (userid, picid, commentid) VALUES (k, k, v)` at ts.
+func insert(k, v uint64, ts int64) *workload.Op {
+	op := &workload.Op{Key: be(k), Clustering: [][]byte{be(k)}, HasLiveness: true, Timestamp: ts,
+		LocalExpirationTime: workload.NoDeletionTime, LocalDeletionTime: workload.NoDeletionTime}
+	op.Cells = []workload.Cell{{Column: 0, Value: be(v), Timestamp: ts, LocalDeletionTime: workload.NoDeletionTime}}
+	return op
+}
+
+func newMT(t *testing.T, kind Kind, jdk int, ver string) *Memtable {
+	t.Helper()
+	m, err := NewMemtable(Config{Kind: kind, JDK: jdk, Cassandra: ver, Shards: 1}, smallSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func apply(t *testing.T, m *Memtable, ops ...*workload.Op) {
+	t.Helper()
+	for _, op := range ops {
+		if err := m.Apply(op); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+type want struct{ on, off [numAllocTypes]int64 }
+
+func check(t *testing.T, m *Memtable, w want, live int64) {
+	t.Helper()
+	a := m.Account()
+	for _, at := range AllocTypes {
+		if a.On[at] != w.on[at] || a.Off[at] != w.off[at] {
+			t.Errorf("%s %s: on %d off %d, want on %d off %d", m.Kind(), at, a.On[at], a.Off[at], w.on[at], w.off[at])
+		}
+	}
+	if a.Live != live {
+		t.Errorf("%s: live data %d, want %d", m.Kind(), a.Live, live)
+	}
+}
+
+// One partition, one row, one cell of small-partitions, JDK 11, before
+// CASSANDRA-14227. Sizes (bytes) and where they come from:
+//
+//	LongToken 24 (12 + long), ROW_OVERHEAD_HEAP_SIZE per allocation type:
+//	  map entry = CSLM Node 24 + half an Index 12 + BufferDecoratedKey 24 + LongToken 24 + key buffer,
+//	  key buffer = 48+24 (unslabbed: buffer + byte[8]), 48+8 (heap slab), 64+8 (direct slab);
+//	  overhead = entry - LongToken 24 + AtomicBTreePartition 32 + BTreePartitionData 32 - 8
+//	  -> 188, 172, 188; offheap_objects: 24+12+NativeDecoratedKey 24+24 -24+32+32 = 124.
+//	columns: RegularAndStaticColumns 24 + Columns 24 + Object[1] 24 = 72; EncodingStats 32;
+//	partition tree Object[1] 24; BTreeRow 32; LivenessInfo 24; row's cell tree Object[1] 24;
+//	BufferClustering 24 + ByteBuffer[1] 24 + buffer (slab 48 / unslabbed 48+24-8 = 64 / direct 64);
+//	BufferCell 40 + buffer (48 / 64 / 64); NativeClustering 24, NativeCell 24.
+//	Cloned bytes: key 8, clustering 8, value 8 (NativeDecoratedKey 4+8, NativeClustering 2+4+8+1,
+//	NativeCell 21+8).
+func TestOnePartitionOneRowOneCellSkipList(t *testing.T) {
+	m := newMT(t, SkipList, 11, "4.1")
+	apply(t, m, insert(0, 0, 100))
+	w := want{
+		on: [numAllocTypes]int64{
+			UnslabbedHeapBuffers: 24 + 188 + 8 + 72 + 32 + 24 + 32 + (24 + 24 + 64) + 24 + 24 + (40 + 64) + 16, // 660
+			HeapBuffers:          24 + 172 + 8 + 72 + 32 + 24 + 32 + (24 + 24 + 48) + 24 + 24 + (40 + 48) + 16, // 612
+			OffheapBuffers:       24 + 188 + 72 + 32 + 24 + 32 + (24 + 24 + 64) + 24 + 24 + (40 + 64),          // 636
+			OffheapObjects:       24 + 124 + 72 + 32 + 24 + 32 + 24 + 24 + 24 + 24,                             // 404
+		},
+		off: [numAllocTypes]int64{OffheapBuffers: 8 + 8 + 8, OffheapObjects: 12 + 15 + 29},
+	}
+	if w.on[HeapBuffers] != 612 {
+		t.Fatalf("hand sum %d", w.on[HeapBuffers])
+	}
+	// live: new partition 8, clustering 8, liveness 8, Row.Deletion 13, cell 8+4+4+8.
+	check(t, m, w, 8+8+8+13+24)
+}
+
+func TestCassandra50AndJDK17(t *testing.T) {
+	m := newMT(t, SkipList, 17, "5.0")
+	apply(t, m, insert(0, 0, 100))
+	// JDK 17: heap ByteBuffer 56 (+8 in the map entry, the clustering and the
+	// cell); Cassandra 5.0: BTreeRow 40 (+8), EncodingStats stays 32.
+	if got := m.Account().On[HeapBuffers]; got != 612+8+8+8+8 {
+		t.Errorf("heap_buffers %d, want %d", got, 612+32)
+	}
+	// cell dataSize counts a long localDeletionTime (+4).
+	if got := m.Account().Live; got != 61+4+4 {
+		t.Errorf("live %d, want 69 (Deletion's DeletionTime and the cell each +4)", got)
+	}
+}
+
+func TestOverwriteAndDeletion(t *testing.T) {
+	m := newMT(t, SkipList, 11, "4.1")
+	apply(t, m, insert(0, 0, 100))
+	// UPDATE ... SET commentid = 1 WHERE userid = 0 AND picid = 0 at ts 101:
+	// the cell is replaced: same object sizes, 8 more value bytes cloned.
+	up := insert(0, 1, 101)
+	up.HasLiveness = false
+	apply(t, m, up)
+	if got := m.Account().On[HeapBuffers]; got != 620 {
+		t.Errorf("after overwrite heap_buffers %d, want 620", got)
+	}
+	if got := m.Account().Off[OffheapBuffers]; got != 32 {
+		t.Errorf("after overwrite offheap_buffers off %d, want 32", got)
+	}
+	// An older write loses and costs nothing.
+	old := insert(0, 7, 50)
+	apply(t, m, old)
+	if got := m.Account().On[HeapBuffers]; got != 620 {
+		t.Errorf("after losing write heap_buffers %d, want 620", got)
+	}
+	// DELETE FROM t WHERE userid = 0 AND picid = 0 at ts 102: the cell leaves
+	// the row (BufferCell 40 + slab buffer 48 released), its bytes stay.
+	del := &workload.Op{Key: be(0), Clustering: [][]byte{be(0)}, Deletion: workload.DelRow, DeletedAt: 102, LocalDeletionTime: 1}
+	apply(t, m, del)
+	if got := m.Account().On[HeapBuffers]; got != 620-88 {
+		t.Errorf("after row deletion heap_buffers %d, want %d", got, 620-88)
+	}
+	if got := m.Account().Live; got != 61-24 {
+		t.Errorf("after row deletion live %d, want %d", got, 61-24)
+	}
+	// DELETE FROM t WHERE userid = 0: MutableDeletionInfo 24 + DeletionTime 24.
+	pd := &workload.Op{Key: be(0), Deletion: workload.DelPartition, DeletedAt: 103, LocalDeletionTime: 1}
+	apply(t, m, pd)
+	if got := m.Account().On[HeapBuffers]; got != 620-88+48 {
+		t.Errorf("after partition deletion heap_buffers %d, want %d", got, 620-88+48)
+	}
+	if m.Partitions() != 1 {
+		t.Errorf("%d partitions", m.Partitions())
+	}
+	if rows, ok := m.Read(be(0)); !ok || rows != 0 {
+		t.Errorf("read after deletion: %d rows, found %v", rows, ok)
+	}
+}
+
+// The trie keeps the key in its nodes: key 0 is 40 | 8 token bytes | 40 |
+// 00 FE FE FE FE FE FE FE FE (escaped zeros) | 38 = 20 bytes, one chain
+// block of 32 bytes, plus a 4-byte content reference; the partition costs
+// BTreePartitionData 32 instead of the map entry.
+func TestOnePartitionTrie(t *testing.T) {
+	m := newMT(t, Trie, 11, "4.1")
+	apply(t, m, insert(0, 0, 100))
+	if got := m.TrieUsedBytes(); got != 32 {
+		t.Fatalf("trie used %d bytes, want 32", got)
+	}
+	rowEtc := int64(72 + 32 + 24 + 32 + (24 + 24 + 48) + 24 + 24 + (40 + 48) + 16)
+	if got := m.Account().On[HeapBuffers]; got != 32+rowEtc+32+4 {
+		t.Errorf("heap_buffers %d, want %d", got, 32+rowEtc+36)
+	}
+	if got := m.Account().Off[OffheapBuffers]; got != 32+16 {
+		t.Errorf("offheap_buffers off %d, want trie 32 + values 16", got)
+	}
+	if got := m.Account().Live; got != 61-8 {
+		t.Errorf("live %d, want 53 (no per-partition 8)", got)
+	}
+}
+
+// Two ByteOrdered keys "a" and "b" share the first byte: the second key
+// needs its own chain block, a sparse node where the keys diverge, and a
+// new chain block for the shared prefix (the old one cannot be edited in
+// place) - 4 blocks.
+func TestTrieLayoutSparse(t *testing.T) {
+	m, err := NewMemtable(Config{Kind: Trie, Partitioner: ByteOrdered, Shards: 1}, smallSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range []string{"a", "b"} {
+		op := insert(0, 0, 1)
+		op.Key = []byte(k)
+		apply(t, m, op)
+		if want := int64(32 * (1 + 3*i)); m.TrieUsedBytes() != want {
+			t.Fatalf("after %q: %d bytes, want %d", k, m.TrieUsedBytes(), want)
+		}
+	}
+	for _, k := range []string{"a", "b"} {
+		if _, ok := m.Read([]byte(k)); !ok {
+			t.Errorf("%q not found", k)
+		}
+	}
+	if _, ok := m.Read([]byte("c")); ok {
+		t.Error("c found")
+	}
+	// Eight keys under one byte: the sparse node fills at 6 and becomes a split node.
+	for c := byte('c'); c <= 'h'; c++ {
+		op := insert(0, 0, 1)
+		op.Key = []byte{c}
+		apply(t, m, op)
+	}
+	for c := byte('a'); c <= 'h'; c++ {
+		if _, ok := m.Read([]byte{c}); !ok {
+			t.Errorf("%q lost after split", c)
+		}
+	}
+}
+
+func TestVariantsAgreeOnContent(t *testing.T) {
+	p, _ := workload.Builtin("deletes")
+	p.Partitions = 300
+	for _, k := range Kinds {
+		g, _ := workload.NewGenerator(p, 5000)
+		m, err := NewMemtable(Config{Kind: k, Shards: 2}, g.Schema())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var op workload.Op
+		for {
+			ok, _ := g.Next(&op)
+			if !ok {
+				break
+			}
+			if op.Kind == workload.OpWrite {
+				apply(t, m, &op)
+			}
+		}
+		if k == SkipList {
+			continue
+		}
+		g2, _ := workload.NewGenerator(p, 5000)
+		ref, _ := NewMemtable(Config{Kind: SkipList}, g2.Schema())
+		for {
+			ok, _ := g2.Next(&op)
+			if !ok {
+				break
+			}
+			if op.Kind == workload.OpWrite {
+				apply(t, ref, &op)
+			}
+		}
+		if m.Partitions() != ref.Partitions() || m.Account().Live != ref.Account().Live+0-8*ref.Partitions()*boolInt(k == Trie) {
+			t.Errorf("%s: %d partitions live %d; skiplist %d partitions live %d", k, m.Partitions(), m.Account().Live, ref.Partitions(), ref.Account().Live)
+		}
+		for i := int64(0); i < 300; i++ {
+			r1, ok1 := m.Read(be(uint64(i)))
+			r2, ok2 := ref.Read(be(uint64(i)))
+			if r1 != r2 || ok1 != ok2 {
+				t.Fatalf("%s: partition %d: %d rows %v, skiplist %d rows %v", k, i, r1, ok1, r2, ok2)
+			}
+		}
+	}
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

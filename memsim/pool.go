@@ -1,0 +1,95 @@
+package memsim
+
+// The Go structures keep keys, values, partitions, rows and cells in large
+// chunks addressed by 32-bit indexes instead of one Go object per item, for
+// the same reason Cassandra slabs its memtable memory: ten million small
+// objects would cost more in headers and garbage-collector work than in
+// data. Every chunk type here is pointer-free, so the collector never scans
+// them. (No well-kept library offers typed, pointer-free, index-addressed
+// pools; these are a few lines each.)
+
+const (
+	chunkShift = 16
+	chunkLen   = 1 << chunkShift
+	chunkMask  = chunkLen - 1
+)
+
+// pool is a growable array of T in fixed chunks; blocks of up to chunkLen
+// contiguous items never straddle a chunk.
+type pool[T any] struct {
+	chunks [][]T
+	next   uint32 // index of the next free item
+}
+
+// alloc reserves k contiguous items (1 <= k <= chunkLen) and returns the
+// index of the first.
+func (p *pool[T]) alloc(k int) uint32 {
+	off := int(p.next & chunkMask)
+	if off+k > chunkLen {
+		p.next += uint32(chunkLen - off) // skip the tail of this chunk
+		off = 0
+	}
+	start := p.next
+	if c := int(start >> chunkShift); c >= len(p.chunks) {
+		p.chunks = append(p.chunks, make([]T, chunkLen))
+	}
+	p.next += uint32(k)
+	return start
+}
+
+func (p *pool[T]) at(i uint32) *T { return &p.chunks[i>>chunkShift][i&chunkMask] }
+
+// block returns the k items starting at i as a slice.
+func (p *pool[T]) block(i uint32, k int) []T {
+	c := p.chunks[i>>chunkShift]
+	o := int(i & chunkMask)
+	return c[o : o+k : o+k]
+}
+
+// bytes is the memory the pool holds.
+func (p *pool[T]) bytes(itemSize int64) int64 { return int64(len(p.chunks)) * chunkLen * itemSize }
+
+// bref addresses bytes in an arena.
+type bref struct {
+	chunk, off, n uint32
+}
+
+// arena stores byte strings in 1 MiB chunks (bigger strings get a chunk of
+// their own), like SlabAllocator's regions.
+type arena struct {
+	chunks [][]byte
+	used   int64
+}
+
+const arenaChunk = 1 << 20
+
+func (a *arena) put(b []byte) bref {
+	if len(b) == 0 {
+		return bref{}
+	}
+	last := len(a.chunks) - 1
+	if last < 0 || len(a.chunks[last])+len(b) > cap(a.chunks[last]) {
+		a.chunks = append(a.chunks, make([]byte, 0, max(arenaChunk, len(b))))
+		last++
+	}
+	c := a.chunks[last]
+	r := bref{chunk: uint32(last), off: uint32(len(c)), n: uint32(len(b))}
+	a.chunks[last] = append(c, b...)
+	a.used += int64(len(b))
+	return r
+}
+
+func (a *arena) get(r bref) []byte {
+	if r.n == 0 {
+		return nil
+	}
+	return a.chunks[r.chunk][r.off : r.off+r.n : r.off+r.n]
+}
+
+func (a *arena) bytes() int64 {
+	var s int64
+	for _, c := range a.chunks {
+		s += int64(cap(c))
+	}
+	return s
+}

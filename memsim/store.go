@@ -1,0 +1,627 @@
+package memsim
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/sstabletool/sstabletool/format/token/murmur"
+	"github.com/sstabletool/sstabletool/memsim/jvm"
+	"github.com/sstabletool/sstabletool/workload"
+)
+
+// Partitioner decides partition order and the trie's key bytes.
+type Partitioner int
+
+const (
+	Murmur3     Partitioner = iota // dht/Murmur3Partitioner.java: LongToken of MurmurHash3
+	ByteOrdered                    // dht/ByteOrderedPartitioner.java: the key bytes are the token
+)
+
+// orderToken maps a key to a uint64 whose unsigned order is the token
+// order: Murmur3's signed long token with its sign bit flipped (which is
+// also its 8-byte byte-comparable form), or ByteOrdered's first 8 key bytes.
+// Ties are broken by the key bytes, as DecoratedKey.compareTo does.
+func (p Partitioner) orderToken(key []byte) uint64 {
+	if p == ByteOrdered {
+		var b [8]byte
+		copy(b[:], key)
+		return binary.BigEndian.Uint64(b[:])
+	}
+	h, _ := murmur.Hash128(key, 0)
+	t := int64(h)
+	if t == math.MinInt64 {
+		t = math.MaxInt64 // Murmur3Partitioner.normalize
+	}
+	return uint64(t) ^ 1<<63
+}
+
+func (p Partitioner) String() string {
+	if p == ByteOrdered {
+		return "ByteOrderedPartitioner"
+	}
+	return "Murmur3Partitioner"
+}
+
+const noTime = math.MinInt64 // markedForDeleteAt of a live DeletionTime; "no liveness" timestamp
+
+type partition struct {
+	key      bref
+	token    uint64
+	rows     uint32 // first of nrows sorted row ids in store.rowIdx, or index into store.bigRows
+	nrows    uint32
+	rowsCap  uint32
+	static   uint32 // static row id + 1, 0 when absent
+	delAt    int64  // partition deletion, noTime when live
+	delLDT   int64
+	rts      uint32 // range tombstones
+	rtBounds int64  // heap of their cloned bounds
+	colmask  uint64 // columns seen (ids 0..63); higher ids are counted in regular/static only
+	regular  uint16
+	statics  uint16
+	hasStats bool
+}
+
+type row struct {
+	clust    bref // clustering values: uvarint length + bytes each
+	ts       int64
+	let      int64
+	delAt    int64
+	delLDT   int64
+	cells    uint32 // first of ncells cells in store.cells (sorted by column, path), or index into store.bigCells
+	ncells   uint32
+	capCells uint32
+	ttl      int32
+	ncomp    uint16 // clustering components
+}
+
+const (
+	cellTombstone = 1 << iota
+	cellHasPath
+)
+
+type cell struct {
+	val, path bref
+	ts, ldt   int64
+	ttl       int32
+	col       uint16
+	flags     uint8
+}
+
+// store holds partitions, rows and cells for one memtable variant and
+// applies updates to them the way AtomicBTreePartition/BTreePartitionUpdater
+// merge a PartitionUpdate, reporting every size change to an Account.
+type store struct {
+	parts    pool[partition]
+	rows     pool[row]
+	rowIdx   pool[uint32]
+	cells    pool[cell]
+	bigRows  [][]uint32
+	bigCells [][]cell
+	data     arena
+
+	schema   *workload.Schema
+	isStatic []bool
+	complex  []bool
+	acct     *Account
+	trieLike bool // TrieMemtable's accounting (no per-partition map entry, no +8 live bytes)
+
+	scratchLens []int64
+	scratchCl   []byte
+}
+
+func newStore(schema *workload.Schema, acct *Account, trieLike bool) *store {
+	s := &store{schema: schema, acct: acct, trieLike: trieLike}
+	for _, c := range schema.Columns {
+		s.isStatic = append(s.isStatic, c.Static)
+		s.complex = append(s.complex, c.Complex)
+	}
+	s.parts.alloc(1) // id 0 is never a partition, so 0 can mean "none"
+	s.rows.alloc(1)
+	return s
+}
+
+// newPartition creates an empty partition and returns its id.
+func (s *store) newPartition(key []byte, token uint64) uint32 {
+	id := s.parts.alloc(1)
+	p := s.parts.at(id)
+	*p = partition{key: s.data.put(key), token: token, delAt: noTime}
+	return id
+}
+
+func (s *store) key(id uint32) []byte { return s.data.get(s.parts.at(id).key) }
+
+func (s *store) rowIDs(p *partition) []uint32 {
+	if p.rowsCap > chunkLen {
+		return s.bigRows[p.rows][:p.nrows]
+	}
+	if p.nrows == 0 {
+		return nil
+	}
+	return s.rowIdx.block(p.rows, int(p.nrows))
+}
+
+func (s *store) rowCells(r *row) []cell {
+	if r.capCells > chunkLen {
+		return s.bigCells[r.cells][:r.ncells]
+	}
+	if r.ncells == 0 {
+		return nil
+	}
+	return s.cells.block(r.cells, int(r.ncells))
+}
+
+// encodeClustering packs clustering values into scratch.
+func (s *store) encodeClustering(vals [][]byte) []byte {
+	b := s.scratchCl[:0]
+	for _, v := range vals {
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	s.scratchCl = b
+	return b
+}
+
+// compareClustering orders encoded clusterings component by component,
+// each by unsigned bytes (shorter first on a tie). Cassandra orders by
+// each column's type; only the order differs, never what is stored.
+func compareClustering(a, b []byte) int {
+	for len(a) > 0 && len(b) > 0 {
+		la, na := binary.Uvarint(a)
+		lb, nb := binary.Uvarint(b)
+		va, vb := a[na:na+int(la)], b[nb:nb+int(lb)]
+		if c := bytes.Compare(va, vb); c != 0 {
+			return c
+		}
+		a, b = a[na+int(la):], b[nb+int(lb):]
+	}
+	return len(a) - len(b)
+}
+
+// findRow binary-searches a partition's rows.
+func (s *store) findRow(p *partition, cl []byte) (int, bool) {
+	ids := s.rowIDs(p)
+	lo, hi := 0, len(ids)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		c := compareClustering(s.data.get(s.rows.at(ids[m]).clust), cl)
+		if c == 0 {
+			return m, true
+		}
+		if c < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, false
+}
+
+// insertRowID puts id at position pos of the partition's sorted rows,
+// growing the block by doubling (old blocks are abandoned, as a copying
+// BTree update abandons its old leaves).
+func (s *store) insertRowID(p *partition, pos int, id uint32) {
+	n := int(p.nrows)
+	if p.nrows == p.rowsCap {
+		newCap := max(1, 2*int(p.rowsCap))
+		old := s.rowIDs(p)
+		if newCap > chunkLen {
+			nb := make([]uint32, n, newCap)
+			copy(nb, old)
+			if p.rowsCap > chunkLen {
+				s.bigRows[p.rows] = nb
+			} else {
+				s.bigRows = append(s.bigRows, nb)
+				p.rows = uint32(len(s.bigRows) - 1)
+			}
+		} else {
+			start := s.rowIdx.alloc(newCap)
+			copy(s.rowIdx.block(start, newCap), old)
+			p.rows = start
+		}
+		p.rowsCap = uint32(newCap)
+	}
+	if p.rowsCap > chunkLen {
+		s.bigRows[p.rows] = append(s.bigRows[p.rows], 0)
+	}
+	p.nrows++
+	ids := s.rowIDs(p)
+	copy(ids[pos+1:], ids[pos:n])
+	ids[pos] = id
+}
+
+// insertCell puts c at position pos of the row's sorted cells.
+func (s *store) insertCell(r *row, pos int, c cell) {
+	n := int(r.ncells)
+	if r.ncells == r.capCells {
+		newCap := max(1, 2*int(r.capCells))
+		old := s.rowCells(r)
+		if newCap > chunkLen {
+			nb := make([]cell, n, newCap)
+			copy(nb, old)
+			if r.capCells > chunkLen {
+				s.bigCells[r.cells] = nb
+			} else {
+				s.bigCells = append(s.bigCells, nb)
+				r.cells = uint32(len(s.bigCells) - 1)
+			}
+		} else {
+			start := s.cells.alloc(newCap)
+			copy(s.cells.block(start, newCap), old)
+			r.cells = start
+		}
+		r.capCells = uint32(newCap)
+	}
+	if r.capCells > chunkLen {
+		s.bigCells[r.cells] = append(s.bigCells[r.cells], cell{})
+	}
+	r.ncells++
+	cs := s.rowCells(r)
+	copy(cs[pos+1:], cs[pos:n])
+	cs[pos] = c
+}
+
+func compareCell(col uint16, path []byte, c *cell, a *arena) int {
+	if col != c.col {
+		if col < c.col {
+			return -1
+		}
+		return 1
+	}
+	return bytes.Compare(path, a.get(c.path))
+}
+
+func (s *store) findCell(r *row, col uint16, path []byte) (int, bool) {
+	cs := s.rowCells(r)
+	lo, hi := 0, len(cs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		c := compareCell(col, path, &cs[m], &s.data)
+		if c == 0 {
+			return m, true
+		}
+		if c > 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, false
+}
+
+// cellData is AbstractCell.dataSize.
+func (s *store) cellData(value, path int) int64 {
+	return 8 + 4 + s.acct.L.DeletionTimeDataSize + int64(value) + int64(path)
+}
+
+// wins reports whether the update cell supersedes the existing one, as
+// Cells.reconcile decides: the higher timestamp; on a tie a tombstone, then
+// an expiring cell, then the greater value.
+func (s *store) wins(u *workload.Cell, e *cell) bool {
+	if u.Timestamp != e.ts {
+		return u.Timestamp > e.ts
+	}
+	et := e.flags&cellTombstone != 0
+	if u.Tombstone != et {
+		return u.Tombstone
+	}
+	if (u.TTL != 0) != (e.ttl != 0) {
+		return u.TTL != 0
+	}
+	if u.LocalDeletionTime != e.ldt {
+		return u.LocalDeletionTime > e.ldt
+	}
+	return bytes.Compare(u.Value, s.data.get(e.val)) > 0
+}
+
+// errTooLarge is returned for values Cassandra itself could not hold.
+var errTooLarge = fmt.Errorf("value larger than 2 GiB")
+
+// apply merges one write into partition id (created reports whether the
+// partition was just added) and accounts every change.
+func (s *store) apply(id uint32, op *workload.Op) error {
+	a := s.acct
+	l := &a.L
+	p := s.parts.at(id)
+	var heap int64
+
+	// Columns of the update (PartitionUpdate.columns) merged into the partition's.
+	var mask uint64
+	var reg, sta int
+	for i := range op.Cells {
+		c := op.Cells[i].Column
+		if c < 0 || c >= len(s.isStatic) {
+			return fmt.Errorf("cell column %d: schema has %d columns", c, len(s.isStatic))
+		}
+		if c < 64 {
+			mask |= 1 << uint(c)
+		} else if s.isStatic[c] {
+			sta = 1
+		} else {
+			reg = 1
+		}
+	}
+	if mask&^p.colmask != 0 || int(p.regular) < reg || int(p.statics) < sta {
+		before := columnsHeap(l, int64(p.regular), int64(p.statics))
+		for c := 0; c < 64 && c < len(s.isStatic); c++ {
+			if mask&^p.colmask&(1<<uint(c)) != 0 {
+				if s.isStatic[c] {
+					p.statics++
+				} else {
+					p.regular++
+				}
+			}
+		}
+		p.colmask |= mask
+		p.regular = max(p.regular, uint16(reg))
+		p.statics = max(p.statics, uint16(sta))
+		heap += columnsHeap(l, int64(p.regular), int64(p.statics)) - before
+	}
+	if !p.hasStats {
+		heap += l.EncodingStats
+		p.hasStats = true
+	}
+
+	// Partition-level deletion info.
+	switch op.Deletion {
+	case workload.DelPartition:
+		if op.DeletedAt > p.delAt {
+			before := s.deletionInfoHeap(p)
+			p.delAt, p.delLDT = op.DeletedAt, op.LocalDeletionTime
+			heap += s.deletionInfoHeap(p) - before
+		}
+	case workload.DelRange:
+		before := s.deletionInfoHeap(p)
+		p.rts++
+		p.rtBounds += boundHeap(l, op.Clustering) + boundHeap(l, op.RangeEnd)
+		heap += s.deletionInfoHeap(p) - before
+	}
+
+	// Static row: cells of static columns, or the whole op when Static.
+	var hasStatic, hasRegular bool
+	for i := range op.Cells {
+		if s.isStatic[op.Cells[i].Column] {
+			hasStatic = true
+		} else {
+			hasRegular = true
+		}
+	}
+	if hasStatic {
+		h, err := s.mergeRow(p, op, true)
+		if err != nil {
+			return err
+		}
+		heap += h
+	}
+	if !op.Static && op.Deletion != workload.DelPartition && op.Deletion != workload.DelRange &&
+		(hasRegular || op.HasLiveness || op.Deletion == workload.DelRow) {
+		if len(op.Clustering) != len(s.schema.Clustering) && len(s.schema.Clustering) > 0 {
+			return fmt.Errorf("row has %d clustering values, schema has %d", len(op.Clustering), len(s.schema.Clustering))
+		}
+		h, err := s.mergeRow(p, op, false)
+		if err != nil {
+			return err
+		}
+		heap += h
+	}
+	a.heap(heap)
+	return nil
+}
+
+func (s *store) deletionInfoHeap(p *partition) int64 {
+	if p.delAt == noTime && p.rts == 0 {
+		return 0
+	}
+	l := &s.acct.L
+	h := l.MutableDeletionInfo
+	if p.delAt != noTime {
+		h += l.DeletionTime
+	}
+	return h + rangeTombstonesHeap(l, int64(p.rts), p.rtBounds)
+}
+
+// mergeRow inserts or merges the op's static or regular row and returns
+// the heap change that is the same for every allocation type; clustering
+// and cells are accounted per type directly.
+func (s *store) mergeRow(p *partition, op *workload.Op, static bool) (int64, error) {
+	a := s.acct
+	l := &a.L
+	var rid uint32
+	var pos int
+	var found bool
+	var cl []byte
+	if static {
+		found = p.static != 0
+		rid = p.static - 1
+	} else {
+		cl = s.encodeClustering(op.Clustering)
+		pos, found = s.findRow(p, cl)
+		if found {
+			rid = s.rowIDs(p)[pos]
+		}
+	}
+	var heap int64
+	if !found {
+		rid = s.rows.alloc(1)
+		r := s.rows.at(rid)
+		*r = row{ts: noTime, delAt: noTime, ncomp: uint16(len(op.Clustering))}
+		if !static {
+			r.clust = s.data.put(cl)
+			lens := s.scratchLens[:0]
+			for _, v := range op.Clustering {
+				lens = append(lens, int64(len(v)))
+			}
+			s.scratchLens = lens
+			a.clustering(1, lens, false)
+			var data int64
+			for _, n := range lens {
+				data += n
+			}
+			a.Live += data
+		}
+		// LivenessInfo.EMPTY and Deletion.LIVE still count in dataSize().
+		a.Live += 8 + l.DeletionTimeDataSize + 1 + 8
+		heap += l.BTreeRow
+		if !static && op.HasLiveness {
+			r.ts, r.ttl, r.let = op.Timestamp, op.TTL, op.LocalExpirationTime
+			if op.TTL != 0 {
+				heap += l.ExpiringLiveness
+				a.Live += 4 + l.DeletionTimeDataSize
+			} else {
+				heap += l.LivenessInfo
+			}
+		}
+		if !static && op.Deletion == workload.DelRow {
+			r.delAt, r.delLDT = op.DeletedAt, op.LocalDeletionTime
+			heap += l.RowDeletion + l.DeletionTime
+		}
+		if static {
+			p.static = rid + 1
+		} else {
+			before := jvm.BTreeBuilt(int64(p.nrows))
+			s.insertRowID(p, pos, rid)
+			heap += jvm.BTreeBuilt(int64(p.nrows)) - before
+		}
+	} else {
+		r := s.rows.at(rid)
+		if !static && op.HasLiveness && op.Timestamp > r.ts {
+			r.ts, r.ttl, r.let = op.Timestamp, op.TTL, op.LocalExpirationTime
+		}
+		if !static && op.Deletion == workload.DelRow && op.DeletedAt > r.delAt {
+			r.delAt, r.delLDT = op.DeletedAt, op.LocalDeletionTime
+			if r.ts <= r.delAt {
+				r.ts = noTime
+			}
+			// Shadowed cells leave the row (ColumnData.Reconciler.retain):
+			// their objects are released, their cloned bytes are not.
+			cs := s.rowCells(r)
+			kept := cs[:0]
+			for i := range cs {
+				c := cs[i]
+				if c.ts <= r.delAt {
+					a.cell(-1, int64(c.val.n), int64(c.path.n), c.flags&cellHasPath != 0)
+					a.Live -= s.cellData(int(c.val.n), int(c.path.n))
+					continue
+				}
+				kept = append(kept, c)
+			}
+			r.ncells = uint32(len(kept))
+		}
+	}
+	r := s.rows.at(rid)
+	for i := range op.Cells {
+		u := &op.Cells[i]
+		if s.isStatic[u.Column] != static {
+			continue
+		}
+		if len(u.Value) > math.MaxInt32 || len(u.Path) > math.MaxInt32 {
+			return 0, errTooLarge
+		}
+		if u.Timestamp <= r.delAt {
+			continue // shadowed by the row deletion, dropped on merge
+		}
+		col := uint16(u.Column)
+		hasPath := s.complex[u.Column]
+		var path []byte
+		if hasPath {
+			path = u.Path
+		}
+		cpos, exists := s.findCell(r, col, path)
+		if exists {
+			e := &s.rowCells(r)[cpos]
+			if !s.wins(u, e) {
+				continue
+			}
+			a.cell(-1, int64(e.val.n), int64(e.path.n), hasPath)
+			a.cell(1, int64(len(u.Value)), int64(len(path)), hasPath)
+			a.Live += s.cellData(len(u.Value), len(path)) - s.cellData(int(e.val.n), int(e.path.n))
+			s.setCell(e, u, col, path, hasPath)
+			continue
+		}
+		// A new cell: its ColumnData joins the row's column tree, or the
+		// complex column's cell tree grows.
+		cols, elems := s.columnShape(r, col)
+		if hasPath {
+			if elems == 0 {
+				heap += l.ComplexColumnData + jvm.BTreeLeaf(1) + jvm.BTreeLeaf(int64(cols+1)) - jvm.BTreeLeaf(int64(cols))
+				a.Live += 12 // complex deletion
+			} else {
+				heap += jvm.BTreeBuilt(int64(elems+1)) - jvm.BTreeBuilt(int64(elems))
+			}
+		} else {
+			heap += jvm.BTreeBuilt(int64(cols+1)) - jvm.BTreeBuilt(int64(cols))
+		}
+		a.cell(1, int64(len(u.Value)), int64(len(path)), hasPath)
+		a.Live += s.cellData(len(u.Value), len(path))
+		var c cell
+		s.setCell(&c, u, col, path, hasPath)
+		if r.ncells >= math.MaxUint32-1 {
+			return 0, fmt.Errorf("row holds too many cells")
+		}
+		s.insertCell(r, cpos, c)
+		r = s.rows.at(rid)
+	}
+	return heap, nil
+}
+
+// columnShape returns how many columns a row holds and how many cells the
+// given column holds.
+func (s *store) columnShape(r *row, col uint16) (cols, elems int) {
+	last := -1
+	for _, c := range s.rowCells(r) {
+		if int(c.col) != last {
+			cols++
+			last = int(c.col)
+		}
+		if c.col == col {
+			elems++
+		}
+	}
+	return cols, elems
+}
+
+func (s *store) setCell(c *cell, u *workload.Cell, col uint16, path []byte, hasPath bool) {
+	*c = cell{val: s.data.put(u.Value), ts: u.Timestamp, ldt: u.LocalDeletionTime, ttl: u.TTL, col: col}
+	if u.Tombstone {
+		c.flags |= cellTombstone
+	}
+	if hasPath {
+		c.path = s.data.put(path)
+		c.flags |= cellHasPath
+	}
+}
+
+// read visits every row and cell of partition id, like a full-partition
+// SELECT, and returns the number of rows and the value bytes seen.
+func (s *store) read(id uint32) (rows int, valueBytes int64) {
+	p := s.parts.at(id)
+	if p.static != 0 {
+		for _, c := range s.rowCells(s.rows.at(p.static - 1)) {
+			valueBytes += int64(len(s.data.get(c.val)))
+		}
+	}
+	for _, rid := range s.rowIDs(p) {
+		r := s.rows.at(rid)
+		if r.delAt >= p.delAt || p.delAt == noTime {
+			rows++
+		}
+		for _, c := range s.rowCells(r) {
+			valueBytes += int64(len(s.data.get(c.val)))
+		}
+	}
+	return rows, valueBytes
+}
+
+// goBytes is the memory the store's chunks hold.
+func (s *store) goBytes() int64 {
+	n := s.parts.bytes(int64(sizeofPartition)) + s.rows.bytes(int64(sizeofRow)) +
+		s.rowIdx.bytes(4) + s.cells.bytes(int64(sizeofCell)) + s.data.bytes()
+	for _, b := range s.bigRows {
+		n += int64(cap(b)) * 4
+	}
+	for _, b := range s.bigCells {
+		n += int64(cap(b)) * int64(sizeofCell)
+	}
+	return n
+}
