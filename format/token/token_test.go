@@ -244,3 +244,23 @@ func TestBytesTokenAliasesUntilCloned(t *testing.T) {
 		t.Error("a Murmur3 token has bytes")
 	}
 }
+
+// ParseToken reads what String prints, for every partitioner, and never
+// panics on other input.
+func FuzzParseToken(f *testing.F) {
+	for _, s := range []string{"-4069959284402364209", "170141183460469231731687303715884105728", "-1", "00ab", "text"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range []Partitioner{Murmur3, Random, ByteOrdered, OrderPreserving} {
+			tok, err := p.ParseToken(s)
+			if err != nil {
+				continue
+			}
+			again, err := p.ParseToken(tok.String())
+			if err != nil || !again.Equal(tok) {
+				t.Fatalf("%s: %q -> %s -> %v, %v", p.Name(), s, tok, again, err)
+			}
+		}
+	})
+}
