@@ -3,6 +3,7 @@ package cqltype
 import (
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -342,6 +343,10 @@ func (p *typeParser) vectorType(depth int) (*Type, error) {
 	p.skipBlank()
 	if err := p.expect(')'); err != nil {
 		return nil, err
+	}
+	if w := elem.FixedLength(); w > 0 && int64(w)*int64(n) > math.MaxInt32 {
+		p.i = at
+		return nil, p.errorf("expected a vector of at most %d bytes, found %d elements of %d bytes", math.MaxInt32, n, w)
 	}
 	return &Type{Kind: Vector, Params: []*Type{freeze(elem)}, Dimension: n, impl: "VectorType"}, nil
 }

@@ -1,0 +1,97 @@
+package cqltype
+
+import (
+	"encoding/binary"
+	"strconv"
+
+	"github.com/sstabletool/sstabletool/reader"
+)
+
+// Counter contexts (db/context/CounterContext.java): a signed 2-byte count
+// of header entries (negative when local shards are to be cleared), that
+// many 2-byte shard indexes, then 34-byte shards of counter id (16 bytes),
+// clock (8) and count (8).
+const (
+	counterIDLen    = 16
+	counterShardLen = counterIDLen + 8 + 8
+)
+
+// CounterShard is one shard of a counter context.
+type CounterShard struct {
+	ID    [16]byte // the counter id (a UUID) of the replica that owns the shard
+	Clock int64    // logical clock
+	Count int64    // this shard's part of the total
+	// Global and Local say how the header lists the shard; a shard in
+	// neither list is remote (pre-2.1 data).
+	Global, Local bool
+}
+
+// CounterTotal returns the value of a counter cell: the sum of the counts
+// of every shard of its context (CounterContext.total).
+func CounterTotal(ctx []byte) (int64, error) {
+	body, err := counterBody(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for off := body; off < len(ctx); off += counterShardLen {
+		total += int64(binary.BigEndian.Uint64(ctx[off+counterIDLen+8:]))
+	}
+	return total, nil
+}
+
+// CounterShards decodes every shard of a counter context.
+func CounterShards(ctx []byte) ([]CounterShard, error) {
+	body, err := counterBody(ctx)
+	if err != nil {
+		return nil, err
+	}
+	shards := make([]CounterShard, (len(ctx)-body)/counterShardLen)
+	for i := range shards {
+		off := body + i*counterShardLen
+		s := &shards[i]
+		copy(s.ID[:], ctx[off:])
+		s.Clock = int64(binary.BigEndian.Uint64(ctx[off+counterIDLen:]))
+		s.Count = int64(binary.BigEndian.Uint64(ctx[off+counterIDLen+8:]))
+	}
+	n := headerCount(ctx)
+	for i := 0; i < n; i++ {
+		idx := int(int16(binary.BigEndian.Uint16(ctx[2+2*i:])))
+		global := idx < 0
+		if global {
+			idx -= -32768 // global indexes are stored as idx + Short.MIN_VALUE
+		}
+		if idx < 0 || idx >= len(shards) {
+			return nil, reader.Corrupt("", "", int64(2+2*i), "a header index below the shard count "+strconv.Itoa(len(shards)), nil)
+		}
+		if global {
+			shards[idx].Global = true
+		} else {
+			shards[idx].Local = true
+		}
+	}
+	return shards, nil
+}
+
+func headerCount(ctx []byte) int {
+	n := int(int16(binary.BigEndian.Uint16(ctx)))
+	if n < 0 {
+		n = -n
+	}
+	return n
+}
+
+// counterBody checks the context's layout and returns where the shards start.
+func counterBody(ctx []byte) (int, error) {
+	if len(ctx) < 2 {
+		return 0, reader.Corrupt("", "", 0, "a 2-byte counter context header count, found "+strconv.Itoa(len(ctx))+" bytes", nil)
+	}
+	body := 2 + 2*headerCount(ctx)
+	if body > len(ctx) {
+		return 0, reader.Corrupt("", "", 0, "a counter context header of "+strconv.Itoa(body)+" bytes, found "+strconv.Itoa(len(ctx)), nil)
+	}
+	if (len(ctx)-body)%counterShardLen != 0 {
+		return 0, reader.Corrupt("", "", int64(body), "counter shards of 34 bytes each, found "+strconv.Itoa(len(ctx)-body)+" bytes", nil)
+	}
+	return body, nil
+}

@@ -1,0 +1,455 @@
+package cqltype
+
+import (
+	"strings"
+)
+
+// TableSchema is what a CREATE TABLE statement says about a table's layout.
+// Table options other than CLUSTERING ORDER and COMPACT STORAGE are ignored.
+type TableSchema struct {
+	Keyspace, Table string
+	// Columns in declaration order. Clustering columns declared DESC have a
+	// Reversed type, as in the sstable's serialization header.
+	Columns        []Column
+	PartitionKey   []string // partition key column names, in key order
+	Clustering     []ClusteringColumn
+	CompactStorage bool
+}
+
+// Column is one column of a table.
+type Column struct {
+	Name   string
+	Type   *Type
+	Static bool
+}
+
+// ClusteringColumn is a clustering column and its order.
+type ClusteringColumn struct {
+	Name       string
+	Descending bool
+}
+
+// Column returns the column called name, or nil.
+func (s *TableSchema) Column(name string) *Column {
+	for i := range s.Columns {
+		if s.Columns[i].Name == name {
+			return &s.Columns[i]
+		}
+	}
+	return nil
+}
+
+// Schema holds the user types and tables of a CQL script.
+type Schema struct {
+	Types  map[string]*Type // "keyspace.name" (or "name" without a keyspace) -> the UDT as defined (not frozen)
+	Tables []*TableSchema
+}
+
+// ParseCreateTable parses one CREATE TABLE statement, for example as
+// DESCRIBE TABLE prints it. User-defined column types keep only their name;
+// use ParseSchema with the CREATE TYPE statements to resolve them.
+func ParseCreateTable(src string) (*TableSchema, error) {
+	lx := newLexer(src)
+	if !lx.acceptWord("create") || !(lx.acceptWord("table") || lx.acceptWord("columnfamily")) {
+		return nil, lx.errorf(lx.peek(), "expected CREATE TABLE")
+	}
+	ts, err := parseTableBody(lx, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	lx.accept(";")
+	if t := lx.peek(); t.kind != tokEOF {
+		return nil, lx.errorf(t, "expected the end of the statement, found %q", t.text)
+	}
+	return ts, nil
+}
+
+// ParseSchema parses a CQL script: CREATE TYPE and CREATE TABLE statements
+// are read (user types resolved in the order they are defined; USE sets the
+// default keyspace); every other statement is skipped.
+func ParseSchema(src string) (*Schema, error) {
+	lx := newLexer(src)
+	sc := &Schema{Types: map[string]*Type{}}
+	keyspace := ""
+	for lx.peek().kind != tokEOF {
+		if lx.err != nil {
+			return nil, lx.err
+		}
+		switch {
+		case lx.acceptWord("use"):
+			t := lx.next()
+			keyspace = identName(t)
+			lx.accept(";")
+		case lx.acceptWord("create"):
+			switch {
+			case lx.acceptWord("table"), lx.acceptWord("columnfamily"):
+				ts, err := parseTableBody(lx, keyspace, sc)
+				if err != nil {
+					return nil, err
+				}
+				sc.Tables = append(sc.Tables, ts)
+				skipStatement(lx)
+			case lx.acceptWord("type"):
+				if err := parseCreateType(lx, keyspace, sc); err != nil {
+					return nil, err
+				}
+				skipStatement(lx)
+			default:
+				skipStatement(lx)
+			}
+		default:
+			skipStatement(lx)
+		}
+	}
+	if lx.err != nil {
+		return nil, lx.err
+	}
+	return sc, nil
+}
+
+// Table returns the table called name (unqualified), or nil.
+func (s *Schema) Table(name string) *TableSchema {
+	for _, t := range s.Tables {
+		if t.Table == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// skipStatement consumes tokens through the next ';' outside brackets.
+func skipStatement(lx *lexer) {
+	depth := 0
+	for {
+		t := lx.next()
+		switch {
+		case t.kind == tokEOF:
+			return
+		case t.kind == tokPunct && (t.text == "(" || t.text == "{" || t.text == "["):
+			depth++
+		case t.kind == tokPunct && (t.text == ")" || t.text == "}" || t.text == "]"):
+			depth--
+		case t.kind == tokPunct && t.text == ";" && depth <= 0:
+			return
+		}
+	}
+}
+
+// qualifiedName reads [IF NOT EXISTS] name or keyspace.name.
+func qualifiedName(lx *lexer, defaultKeyspace string) (ks, name string, err error) {
+	if lx.acceptWord("if") {
+		if !lx.acceptWord("not") || !lx.acceptWord("exists") {
+			return "", "", lx.errorf(lx.peek(), "expected IF NOT EXISTS")
+		}
+	}
+	t := lx.next()
+	if t.kind != tokIdent && t.kind != tokQuotedIdent {
+		return "", "", lx.errorf(t, "expected a name, found %q", t.text)
+	}
+	name = identName(t)
+	ks = defaultKeyspace
+	if lx.accept(".") {
+		n := lx.next()
+		if n.kind != tokIdent && n.kind != tokQuotedIdent {
+			return "", "", lx.errorf(n, "expected a name after %q.", name)
+		}
+		ks, name = name, identName(n)
+	}
+	return ks, name, nil
+}
+
+func parseCreateType(lx *lexer, keyspace string, sc *Schema) error {
+	ks, name, err := qualifiedName(lx, keyspace)
+	if err != nil {
+		return err
+	}
+	if !lx.accept("(") {
+		return lx.errorf(lx.peek(), "expected '(' after CREATE TYPE %s", name)
+	}
+	ut := &Type{Kind: UDT, impl: "UserType", Keyspace: ks, Name: name}
+	for !lx.accept(")") {
+		ft := lx.next()
+		if ft.kind != tokIdent && ft.kind != tokQuotedIdent {
+			return lx.errorf(ft, "expected a field name in type %s, found %q", name, ft.text)
+		}
+		typ, err := parseCQLType(lx, 0)
+		if err != nil {
+			return err
+		}
+		if typ, err = sc.resolve(lx, ft, typ, ks); err != nil {
+			return err
+		}
+		ut.FieldNames = append(ut.FieldNames, identName(ft))
+		ut.Params = append(ut.Params, typ)
+		if !lx.accept(",") {
+			if !lx.accept(")") {
+				return lx.errorf(lx.peek(), "expected ',' or ')' in type %s, found %q", name, lx.peek().text)
+			}
+			break
+		}
+	}
+	ut.setClass(false)
+	sc.Types[qualify(ks, name)] = ut
+	return nil
+}
+
+func qualify(ks, name string) string {
+	if ks == "" {
+		return name
+	}
+	return ks + "." + name
+}
+
+// resolve replaces user type references inside t with their definitions,
+// keeping each reference's frozen/multi-cell state.
+func (sc *Schema) resolve(lx *lexer, at token, t *Type, keyspace string) (*Type, error) {
+	if sc == nil {
+		return t, nil
+	}
+	if t.Kind == UDT && len(t.FieldNames) == 0 {
+		ks := t.Keyspace
+		if ks == "" {
+			ks = keyspace
+		}
+		def, ok := sc.Types[qualify(ks, t.Name)]
+		if !ok {
+			def, ok = sc.Types[t.Name]
+		}
+		if !ok {
+			return nil, lx.errorf(at, "unknown user type %q", qualify(ks, t.Name))
+		}
+		c := *def
+		if t.Frozen {
+			c = *freeze(def)
+		}
+		c.Reversed = t.Reversed
+		return &c, nil
+	}
+	if len(t.Params) == 0 {
+		return t, nil
+	}
+	c := *t
+	c.Params = make([]*Type, len(t.Params))
+	for i, p := range t.Params {
+		r, err := sc.resolve(lx, at, p, keyspace)
+		if err != nil {
+			return nil, err
+		}
+		c.Params[i] = r
+	}
+	return &c, nil
+}
+
+// parseTableBody reads "name ( columns, PRIMARY KEY (...) ) [WITH ...]".
+func parseTableBody(lx *lexer, keyspace string, sc *Schema) (*TableSchema, error) {
+	ks, name, err := qualifiedName(lx, keyspace)
+	if err != nil {
+		return nil, err
+	}
+	ts := &TableSchema{Keyspace: ks, Table: name}
+	if !lx.accept("(") {
+		return nil, lx.errorf(lx.peek(), "expected '(' after CREATE TABLE %s", name)
+	}
+	for {
+		if lx.accept(")") {
+			break
+		}
+		if lx.acceptWord("primary") {
+			if !lx.acceptWord("key") {
+				return nil, lx.errorf(lx.peek(), "expected KEY after PRIMARY")
+			}
+			if err := parsePrimaryKey(lx, ts); err != nil {
+				return nil, err
+			}
+		} else {
+			colTok := lx.next()
+			if colTok.kind != tokIdent && colTok.kind != tokQuotedIdent {
+				return nil, lx.errorf(colTok, "expected a column name, found %q", colTok.text)
+			}
+			typ, err := parseCQLType(lx, 0)
+			if err != nil {
+				return nil, err
+			}
+			if typ, err = sc.resolve(lx, colTok, typ, ks); err != nil {
+				return nil, err
+			}
+			col := Column{Name: identName(colTok), Type: typ}
+			// Column modifiers up to the next ',' or ')': STATIC,
+			// PRIMARY KEY, and anything else (e.g. MASKED WITH ...) skipped.
+			depth := 0
+			for {
+				t := lx.peek()
+				if t.kind == tokEOF {
+					return nil, lx.errorf(t, "expected ')' to close the column list")
+				}
+				if depth == 0 && t.kind == tokPunct && (t.text == "," || t.text == ")") {
+					break
+				}
+				lx.next()
+				switch {
+				case t.kind == tokIdent && strings.EqualFold(t.text, "static") && depth == 0:
+					col.Static = true
+				case t.kind == tokIdent && strings.EqualFold(t.text, "primary") && depth == 0:
+					if !lx.acceptWord("key") {
+						return nil, lx.errorf(lx.peek(), "expected KEY after PRIMARY")
+					}
+					ts.PartitionKey = []string{col.Name}
+				case t.kind == tokPunct && (t.text == "(" || t.text == "["):
+					depth++
+				case t.kind == tokPunct && (t.text == ")" || t.text == "]"):
+					depth--
+				}
+			}
+			ts.Columns = append(ts.Columns, col)
+		}
+		if !lx.accept(",") {
+			if !lx.accept(")") {
+				return nil, lx.errorf(lx.peek(), "expected ',' or ')' in the column list, found %q", lx.peek().text)
+			}
+			break
+		}
+	}
+	if len(ts.PartitionKey) == 0 {
+		return nil, lx.errorf(lx.peek(), "expected a PRIMARY KEY in table %s", name)
+	}
+	if lx.acceptWord("with") {
+		if err := parseTableOptions(lx, ts); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range ts.PartitionKey {
+		if ts.Column(k) == nil {
+			return nil, lx.errorf(lx.peek(), "partition key column %q is not declared", k)
+		}
+	}
+	for _, c := range ts.Clustering {
+		col := ts.Column(c.Name)
+		if col == nil {
+			return nil, lx.errorf(lx.peek(), "clustering column %q is not declared", c.Name)
+		}
+		if c.Descending {
+			r := *col.Type
+			r.Reversed = true
+			col.Type = &r
+		}
+	}
+	for i := range ts.Columns {
+		ts.Columns[i].Type.setClass(false)
+	}
+	return ts, nil
+}
+
+// parsePrimaryKey reads "((a, b), c, d)" or "(a, c)".
+func parsePrimaryKey(lx *lexer, ts *TableSchema) error {
+	if !lx.accept("(") {
+		return lx.errorf(lx.peek(), "expected '(' after PRIMARY KEY")
+	}
+	name := func() (string, error) {
+		t := lx.next()
+		if t.kind != tokIdent && t.kind != tokQuotedIdent {
+			return "", lx.errorf(t, "expected a column name in PRIMARY KEY, found %q", t.text)
+		}
+		return identName(t), nil
+	}
+	if lx.accept("(") {
+		for {
+			n, err := name()
+			if err != nil {
+				return err
+			}
+			ts.PartitionKey = append(ts.PartitionKey, n)
+			if lx.accept(")") {
+				break
+			}
+			if !lx.accept(",") {
+				return lx.errorf(lx.peek(), "expected ',' or ')' in the partition key")
+			}
+		}
+	} else {
+		n, err := name()
+		if err != nil {
+			return err
+		}
+		ts.PartitionKey = []string{n}
+	}
+	for !lx.accept(")") {
+		if !lx.accept(",") {
+			return lx.errorf(lx.peek(), "expected ',' or ')' in PRIMARY KEY, found %q", lx.peek().text)
+		}
+		n, err := name()
+		if err != nil {
+			return err
+		}
+		ts.Clustering = append(ts.Clustering, ClusteringColumn{Name: n})
+	}
+	return nil
+}
+
+// parseTableOptions reads WITH options, keeping CLUSTERING ORDER BY and
+// COMPACT STORAGE, up to the end of the statement (not consuming ';').
+func parseTableOptions(lx *lexer, ts *TableSchema) error {
+	for {
+		switch {
+		case lx.acceptWord("clustering"):
+			if !lx.acceptWord("order") || !lx.acceptWord("by") || !lx.accept("(") {
+				return lx.errorf(lx.peek(), "expected CLUSTERING ORDER BY (")
+			}
+			for !lx.accept(")") {
+				lx.accept(",")
+				t := lx.next()
+				if t.kind != tokIdent && t.kind != tokQuotedIdent {
+					return lx.errorf(t, "expected a clustering column, found %q", t.text)
+				}
+				desc := false
+				if lx.acceptWord("desc") {
+					desc = true
+				} else {
+					lx.acceptWord("asc")
+				}
+				found := false
+				for i := range ts.Clustering {
+					if ts.Clustering[i].Name == identName(t) {
+						ts.Clustering[i].Descending = desc
+						found = true
+					}
+				}
+				if !found {
+					return lx.errorf(t, "%q in CLUSTERING ORDER is not a clustering column", identName(t))
+				}
+			}
+		case lx.acceptWord("compact"):
+			if !lx.acceptWord("storage") {
+				return lx.errorf(lx.peek(), "expected STORAGE after COMPACT")
+			}
+			ts.CompactStorage = true
+		default:
+			// name = value: skip the value, brackets included.
+			depth := 0
+			for {
+				t := lx.peek()
+				if t.kind == tokEOF || depth == 0 && t.kind == tokPunct && t.text == ";" {
+					return nil
+				}
+				if depth == 0 && t.kind == tokIdent && strings.EqualFold(t.text, "and") {
+					break
+				}
+				lx.next()
+				if t.kind == tokPunct {
+					switch t.text {
+					case "{", "(", "[":
+						depth++
+					case "}", ")", "]":
+						depth--
+					}
+				}
+			}
+		}
+		if !lx.acceptWord("and") {
+			t := lx.peek()
+			if t.kind == tokEOF || t.kind == tokPunct && t.text == ";" {
+				return nil
+			}
+			return lx.errorf(t, "expected AND or the end of the statement, found %q", t.text)
+		}
+	}
+}
