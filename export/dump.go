@@ -69,11 +69,7 @@ func (d *Dumper) End() error {
 // Partition decodes the partition whose header dec has just read and writes it.
 func (d *Dumper) Partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 	j := d.j
-	if d.o.JSONLines {
-		if d.count > 0 {
-			d.bw.WriteByte('\n')
-		}
-	} else {
+	if !d.o.JSONLines {
 		j.Elem()
 	}
 	d.count++
@@ -108,6 +104,9 @@ func (d *Dumper) Partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 	}
 	j.EndArray()
 	j.EndObject()
+	if d.o.JSONLines {
+		d.bw.WriteByte('\n')
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -126,6 +127,10 @@ func FindSSTables(paths []string, recursive bool) ([]string, error) {
 		return nil
 	}
 	for _, p := range paths {
+		var ufe *UnsupportedFormatError
+		if _, _, err := ParseDescriptor(p); errors.As(err, &ufe) {
+			return nil, err
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, err

@@ -70,8 +70,28 @@ func sstablePaths(c *cli.Context) ([]string, error) {
 	return paths, nil
 }
 
+// singleSSTable resolves a path that must name exactly one sstable: a
+// component file, or a directory holding one sstable.
+func singleSSTable(path string) (string, error) {
+	paths, err := format.FindSSTables([]string{path}, false)
+	if err != nil {
+		return "", badData(err)
+	}
+	switch len(paths) {
+	case 0:
+		return "", usageError("%s: no sstable found", path)
+	case 1:
+		return paths[0], nil
+	}
+	return "", usageError("%s holds %d sstables; name one of them, e.g. %s", path, len(paths), paths[0])
+}
+
 // openSSTableNoSchema opens one sstable without applying --schema.
 func openSSTableNoSchema(c *cli.Context, path string) (*sstable.SSTable, error) {
+	path, err := singleSSTable(path)
+	if err != nil {
+		return nil, err
+	}
 	o, err := openOptions(c)
 	if err != nil {
 		return nil, err
@@ -82,6 +102,10 @@ func openSSTableNoSchema(c *cli.Context, path string) (*sstable.SSTable, error) 
 
 // openSSTable opens one sstable and applies --schema if given.
 func openSSTable(c *cli.Context, path string) (*sstable.SSTable, error) {
+	path, err := singleSSTable(path)
+	if err != nil {
+		return nil, err
+	}
 	o, err := openOptions(c)
 	if err != nil {
 		return nil, err
@@ -102,6 +126,7 @@ func openSSTable(c *cli.Context, path string) (*sstable.SSTable, error) {
 func writeJSON(v any) error {
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 

@@ -48,7 +48,8 @@ type Decoder struct {
 	inPartition bool
 	partStart   int64
 	prevStart   int64 // where the previous unfiltered (or the header) started
-	keyBuf []byte
+	keyBuf      []byte
+	prefixBuf   []byte
 }
 
 // NewDecoder returns a decoder reading src with schema.
@@ -240,6 +241,13 @@ func (d *Decoder) readPrefix(decode func([]byte) (int, error)) error {
 		}
 		n, derr := decode(b)
 		if derr == nil {
+			// The peeked bytes may live in the source's scratch buffer,
+			// which reading the row body can overwrite: decode again from
+			// a copy the decoder owns, so the values stay valid.
+			d.prefixBuf = append(d.prefixBuf[:0], b[:n]...)
+			if _, err := decode(d.prefixBuf); err != nil {
+				return err
+			}
 			return d.src.Skip(int64(n))
 		}
 		if len(b) < want && (errors.Is(derr, clustering.ErrShort) || errors.Is(derr, vint.ErrShort)) {

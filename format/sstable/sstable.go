@@ -195,8 +195,14 @@ func (s *SSTable) Decoder(off int64) *rows.Decoder {
 // WrapDataError names the Data.db file in a decoding error.
 func (s *SSTable) WrapDataError(err error) error {
 	var de *rows.DecodeError
-	if errors.As(err, &de) {
-		return reader.Corrupt(s.Path(format.ComponentData), "Data.db", de.Offset, de.Expected, de.Err)
+	if !errors.As(err, &de) {
+		return err
 	}
-	return err
+	// A failure below the decoder (a chunk's checksum, a short read) names
+	// the file offset itself; keep it and say what was being decoded.
+	var ce *reader.CorruptError
+	if errors.As(de.Err, &ce) {
+		return fmt.Errorf("%w (while decoding %s at uncompressed byte %d)", ce, de.Expected, de.Offset)
+	}
+	return reader.Corrupt(s.Path(format.ComponentData), "Data.db", de.Offset, de.Expected, de.Err)
 }
