@@ -172,6 +172,15 @@ func (c *lz4Compressor) decompressLimit(dst, src []byte, limit int) ([]byte, err
 	if limit >= 0 && n > int64(limit) {
 		return dst, errTooLong("LZ4", int(n), limit)
 	}
+	if n == 0 {
+		// The only block that decodes to nothing is a lone zero token.
+		// (pierrec/lz4's assembly decoder must not see an empty dst: it
+		// dereferences it.)
+		if len(block) != 1 || block[0] != 0 {
+			return dst, fmt.Errorf("LZ4: %d-byte block for an empty chunk, want the single zero token", len(block))
+		}
+		return dst, nil
+	}
 	dst = grow(dst, int(n))
 	out := dst[len(dst) : len(dst)+int(n)]
 	got, err := lz4.UncompressBlock(block, out)

@@ -213,3 +213,7 @@ func copyFixture(t *testing.T, f fixtureTable) (data, ci string) {
 	}
 	return data, ci
 }
+
+func crcOf(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
+
+func fixturesRoot() string { return fixtures.Root() }
