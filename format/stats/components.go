@@ -136,10 +136,10 @@ func (c *cursor) columns(what string) []Column {
 	if c.err != nil || n == 0 {
 		return nil
 	}
-	out := make([]Column, n)
-	for i := range out {
-		out[i].Name = c.vintBytes(what + " name")
-		out[i].Type = c.typeName(fmt.Sprintf("%s %q type", what, out[i].Name))
+	out := make([]Column, 0, initialCap(n))
+	for i := 0; i < n && c.err == nil; i++ {
+		name := c.vintBytes(what + " name")
+		out = append(out, Column{Name: name, Type: c.typeName(fmt.Sprintf("%s %q type", what, name))})
 	}
 	return out
 }

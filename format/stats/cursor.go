@@ -22,14 +22,28 @@ type cursor struct {
 	pos  int
 	base int64  // file offset of b[0]
 	part string // which component is being read, for messages
-	err  error
+	// within names the structure being read (a histogram, say), so that
+	// field names passed in loops stay constants and messages are only
+	// composed on failure.
+	within string
+	err    error
 }
 
 func (c *cursor) fail(at int, expected string, cause error) {
 	if c.err == nil {
+		if c.within != "" {
+			expected = c.within + " " + expected
+		}
 		c.err = &reader.CorruptError{Component: ComponentName, Offset: c.base + int64(at),
 			Expected: c.part + " " + expected, Err: cause}
 	}
+}
+
+// enter sets the structure name for messages and returns the restorer.
+func (c *cursor) enter(within string) (restore func()) {
+	old := c.within
+	c.within = within
+	return func() { c.within = old }
 }
 
 func (c *cursor) remaining() int { return len(c.b) - c.pos }
@@ -40,7 +54,7 @@ func (c *cursor) need(n int, what string) bool {
 		return false
 	}
 	if n < 0 || n > c.remaining() {
-		c.fail(c.pos, fmt.Sprintf("%s (%d bytes), but only %d bytes are left in the component", what, n, c.remaining()),
+		c.fail(c.pos, fmt.Sprintf("%s (%s), but only %s left in the component", what, plural(n, "byte"), plural(c.remaining(), "byte")),
 			io.ErrUnexpectedEOF)
 		return false
 	}
@@ -170,3 +184,14 @@ func appendBool(dst []byte, v bool) []byte {
 func appendF64(dst []byte, v float64) []byte {
 	return binary.BigEndian.AppendUint64(dst, math.Float64bits(v))
 }
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// initialCap bounds the capacity reserved for a count read from the file:
+// lists grow with the elements actually decoded, not with the claim.
+func initialCap(n int) int { return min(n, 16) }

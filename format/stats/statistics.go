@@ -221,75 +221,71 @@ func (s *Statistics) Encode(v format.Version) ([]byte, error) {
 	if s.Version.Name != "" && s.Version.Name != v.Name {
 		return nil, fmt.Errorf("stats: values are for version %s; Convert them to %s before encoding", s.Version.Name, v.Name)
 	}
-	type part struct {
-		t    MetadataType
-		body []byte
+	type component struct {
+		t        MetadataType
+		present  bool
+		appendTo func([]byte) ([]byte, error)
+		pad      func() int
+		trailing []byte
 	}
-	var parts []part
-	add := func(t MetadataType, body []byte, err error, pad int, trailing []byte) error {
-		if err != nil {
-			return fmt.Errorf("%s: %w", t, err)
-		}
-		if trailing != nil {
-			body = append(body, trailing...)
-		} else {
-			body = append(body, make([]byte, pad)...)
-		}
-		parts = append(parts, part{t, body})
-		return nil
-	}
+	var comps [numTypes]component
 	if m := s.Validation; m != nil {
-		b, err := m.appendTo(nil)
-		if err := add(TypeValidation, b, err, 0, m.TrailingBytes); err != nil {
-			return nil, err
-		}
+		comps[TypeValidation] = component{TypeValidation, true, m.appendTo, nil, m.TrailingBytes}
 	}
 	if m := s.Compaction; m != nil {
-		b, err := m.appendTo(nil)
-		if err := add(TypeCompaction, b, err, 0, m.TrailingBytes); err != nil {
-			return nil, err
-		}
+		comps[TypeCompaction] = component{TypeCompaction, true, m.appendTo, nil, m.TrailingBytes}
 	}
 	if m := s.Stats; m != nil {
-		b, err := m.appendTo(nil, v)
-		if err := add(TypeStats, b, err, m.padding(v), m.TrailingBytes); err != nil {
-			return nil, err
-		}
+		comps[TypeStats] = component{TypeStats, true,
+			func(dst []byte) ([]byte, error) { return m.appendTo(dst, v) },
+			func() int { return m.padding(v) }, m.TrailingBytes}
 	}
 	if m := s.Header; m != nil {
-		b, err := m.appendTo(nil)
-		if err := add(TypeHeader, b, err, 0, m.TrailingBytes); err != nil {
-			return nil, err
-		}
+		comps[TypeHeader] = component{TypeHeader, true, m.appendTo, nil, m.TrailingBytes}
 	}
-	if len(parts) == 0 {
+	n := 0
+	for _, c := range comps {
+		n += boolInt(c.present)
+	}
+	if n == 0 {
 		return nil, errors.New("stats: no components to encode")
 	}
-	total := headerSize(len(parts), v)
-	for _, p := range parts {
-		total += len(p.body) + checksumSize*boolInt(v.HasMetadataChecksum)
-	}
-	out := make([]byte, 0, total)
-	out = binary.BigEndian.AppendUint32(out, uint32(len(parts)))
-	if v.HasMetadataChecksum {
-		out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[:4]))
-	}
-	tocStart := len(out)
-	pos := headerSize(len(parts), v)
-	for _, p := range parts {
-		out = binary.BigEndian.AppendUint32(out, uint32(p.t))
-		out = binary.BigEndian.AppendUint32(out, uint32(pos))
-		pos += len(p.body) + checksumSize*boolInt(v.HasMetadataChecksum)
-	}
-	if v.HasMetadataChecksum {
-		crc := crc32.Update(crc32.ChecksumIEEE(out[:4]), crc32.IEEETable, out[tocStart:])
-		out = binary.BigEndian.AppendUint32(out, crc)
-	}
-	for _, p := range parts {
-		out = append(out, p.body...)
-		if v.HasMetadataChecksum {
-			out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(p.body))
+	// The components go after room for the count and table of contents,
+	// which are filled in once the offsets are known.
+	hdr := headerSize(n, v)
+	out := make([]byte, hdr, hdr+8192)
+	toc := make([]byte, 0, 8*n)
+	for _, c := range comps {
+		if !c.present {
+			continue
 		}
+		start := len(out)
+		toc = binary.BigEndian.AppendUint32(toc, uint32(c.t))
+		toc = binary.BigEndian.AppendUint32(toc, uint32(start))
+		var err error
+		if out, err = c.appendTo(out); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.t, err)
+		}
+		switch {
+		case c.trailing != nil:
+			out = append(out, c.trailing...)
+		case c.pad != nil:
+			out = append(out, make([]byte, c.pad())...)
+		}
+		if v.HasMetadataChecksum {
+			out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[start:]))
+		}
+	}
+	binary.BigEndian.PutUint32(out, uint32(n))
+	pos := 4
+	if v.HasMetadataChecksum {
+		binary.BigEndian.PutUint32(out[pos:], crc32.ChecksumIEEE(out[:4]))
+		pos += 4
+	}
+	pos += copy(out[pos:], toc)
+	if v.HasMetadataChecksum {
+		// The second checksum continues over the count and the table.
+		binary.BigEndian.PutUint32(out[pos:], crc32.Update(crc32.ChecksumIEEE(out[:4]), crc32.IEEETable, toc))
 	}
 	return out, nil
 }

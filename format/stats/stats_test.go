@@ -768,3 +768,39 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 }
+
+// TestNAEndingBeforeIsTransient builds the stats component some early 4.0
+// builds wrote for na (ending before the isTransient byte, checksums
+// intact): the error must name that field and its offset.
+func TestNAEndingBeforeIsTransient(t *testing.T) {
+	na := format.MustVersion("na")
+	s, err := Decode(fixture(t, "nb", "legacy_nb_simple").b, format.MustVersion("nb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, _, err := s.Convert(na)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := conv.Encode(na)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(good, na); err != nil {
+		t.Fatalf("na encoding does not decode: %v", err)
+	}
+	offs := tocOffsets(good)
+	body := good[offs[2] : offs[3]-4]
+	// na has no originating host id: isTransient is the last byte.
+	short := withStatsBody(t, good, na, body[:len(body)-1])
+	_, err = Decode(short, na)
+	ce, ok := errors.AsType[*reader.CorruptError](err)
+	wantAt := int64(offs[2]) + int64(len(body)) - 1
+	if !ok || ce.Offset != wantAt || !strings.Contains(ce.Expected, "isTransient") {
+		t.Fatalf("got %v; want an error about isTransient at byte %d", err, wantAt)
+	}
+	t.Log(err)
+	if _, err := conv.Encode(format.MustVersion("nb")); err == nil {
+		t.Fatalf("encoding na values as nb without Convert should fail")
+	}
+}

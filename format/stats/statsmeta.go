@@ -131,10 +131,10 @@ func decodeStats(c *cursor, v format.Version) *Stats {
 		at := c.pos
 		n := c.count(at, int64(c.i32("commit log interval count")), 24, "commit log interval")
 		if n > 0 {
-			s.CommitLogIntervals = make([]CommitLogInterval, n)
-			for i := range s.CommitLogIntervals {
-				s.CommitLogIntervals[i].Start = c.commitLogPosition("commit log interval start")
-				s.CommitLogIntervals[i].End = c.commitLogPosition("commit log interval end")
+			s.CommitLogIntervals = make([]CommitLogInterval, 0, initialCap(n))
+			for i := 0; i < n && c.err == nil; i++ {
+				start := c.commitLogPosition("commit log interval start")
+				s.CommitLogIntervals = append(s.CommitLogIntervals, CommitLogInterval{Start: start, End: c.commitLogPosition("commit log interval end")})
 			}
 		}
 	}
@@ -170,7 +170,8 @@ func decodeStats(c *cursor, v format.Version) *Stats {
 }
 
 func (c *cursor) commitLogPosition(what string) CommitLogPosition {
-	return CommitLogPosition{SegmentID: c.i64(what + " segment id"), Position: c.i32(what + " position")}
+	defer c.enter(what)()
+	return CommitLogPosition{SegmentID: c.i64("segment id"), Position: c.i32("position")}
 }
 
 // localDeletionTime reads a signed (legacy) or unsigned (oa) int.
@@ -215,10 +216,11 @@ func (c *cursor) legacyValues(what string) [][]byte {
 	if c.err != nil || n == 0 {
 		return nil
 	}
-	out := make([][]byte, n)
-	for i := range out {
-		l := c.i16(what + " length")
-		out[i] = c.bytes(int(l), what)
+	defer c.enter(what)()
+	out := make([][]byte, 0, initialCap(n))
+	for i := 0; i < n && c.err == nil; i++ {
+		l := c.i16("length")
+		out = append(out, c.bytes(int(l), "value"))
 	}
 	return out
 }

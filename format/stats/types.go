@@ -81,9 +81,9 @@ func (c *cursor) typeList(what string) []TypeName {
 	if c.err != nil || n == 0 {
 		return nil
 	}
-	out := make([]TypeName, n)
-	for i := range out {
-		out[i] = c.typeName(fmt.Sprintf("%s %d", what, i))
+	out := make([]TypeName, 0, initialCap(n))
+	for i := 0; i < n && c.err == nil; i++ {
+		out = append(out, c.typeName(fmt.Sprintf("%s %d", what, i)))
 	}
 	return out
 }
