@@ -72,8 +72,11 @@ func (d *Decoder) fail(off int64, expected string, err error) error {
 // partition boundary.
 func (d *Decoder) ReadPartitionHeader(h *PartitionHeader) error {
 	off := d.src.Pos()
-	if p, _ := d.src.Peek(1); len(p) == 0 {
-		return io.EOF
+	if p, err := d.src.Peek(1); len(p) == 0 {
+		if err == nil || err == io.EOF {
+			return io.EOF
+		}
+		return d.fail(off, "a partition key length (2 bytes)", err)
 	}
 	b, err := d.src.Next(2)
 	if err != nil {
