@@ -206,6 +206,9 @@ func (p *typeParser) build(name string, hasParams bool, depth int) (*Type, error
 		case "MapType":
 			return &Type{Kind: Map, Params: []*Type{freeze(params[0]), freeze(params[1])}, impl: name}, nil
 		case "TupleType":
+			if len(params) == 0 {
+				return nil, p.errorf("TupleType takes at least one type parameter")
+			}
 			for i := range params {
 				params[i] = freeze(params[i])
 			}

@@ -2,6 +2,7 @@ package cqltype
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -282,5 +283,82 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = typ.CQL()
 		_ = typ.FixedLength()
+		// Types without user types or custom classes survive a trip
+		// through CQL syntax: same CQL, same class string as Cassandra
+		// would write it.
+		if !hasKind(typ, Custom, Composite, DynamicComposite, UDT) {
+			back, err := ParseCQL(typ.CQL())
+			if err != nil {
+				t.Fatalf("ParseCQL(%q) from %q: %v", typ.CQL(), s, err)
+			}
+			if back.CQL() != typ.CQL() || back.IsMultiCell() != typ.IsMultiCell() {
+				t.Fatalf("ParseCQL(%q).CQL() = %q", typ.CQL(), back.CQL())
+			}
+			if !typ.Reversed && back.String() != canonical(typ) {
+				t.Fatalf("ParseCQL(%q).String() = %q, canonical %q", typ.CQL(), back.String(), canonical(typ))
+			}
+		}
+	})
+}
+
+func hasKind(t *Type, kinds ...Kind) bool {
+	for _, k := range kinds {
+		if t.Kind == k {
+			return true
+		}
+	}
+	for _, p := range t.Params {
+		if hasKind(p, kinds...) {
+			return true
+		}
+	}
+	return false
+}
+
+func FuzzParseCQL(f *testing.F) {
+	for _, s := range []string{"frozen<map<text, list<int>>>", "tuple<int, 'Int32Type'>", "vector<float, 3>", "ks.\"Addr\"", "list<frozen<address>>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		typ, err := ParseCQL(s)
+		if err != nil {
+			var ce *CQLError
+			var pe *ParseError
+			if !errors.As(err, &ce) && !errors.As(err, &pe) {
+				t.Fatalf("error %T %v", err, err)
+			}
+			return
+		}
+		if typ.Kind == UDT || hasKind(typ, UDT) {
+			return
+		}
+		back, err := Parse(typ.String())
+		if err != nil {
+			t.Fatalf("Parse(%q) of ParseCQL(%q): %v", typ.String(), s, err)
+		}
+		if back.CQL() != typ.CQL() {
+			t.Fatalf("Parse(%q).CQL() = %q, want %q", typ.String(), back.CQL(), typ.CQL())
+		}
+	})
+}
+
+func FuzzParseSchema(f *testing.F) {
+	f.Add("CREATE TYPE a (x int, y frozen<list<text>>); CREATE TABLE k.t (p int, c text, s a static, v frozen<a>, PRIMARY KEY ((p), c)) WITH CLUSTERING ORDER BY (c DESC) AND comment = 'x';")
+	f.Add("CREATE TABLE t (k int PRIMARY KEY, v map<text, int>) WITH COMPACT STORAGE;")
+	f.Fuzz(func(t *testing.T, s string) {
+		sc, err := ParseSchema(s)
+		if err != nil {
+			return
+		}
+		for _, ts := range sc.Tables {
+			if len(ts.PartitionKey) == 0 {
+				t.Fatalf("table %s without a partition key", ts.Table)
+			}
+			for _, c := range ts.Columns {
+				if c.Type == nil || c.Type.String() == "" {
+					t.Fatalf("column %s without a type", c.Name)
+				}
+			}
+		}
 	})
 }

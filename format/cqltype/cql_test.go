@@ -1,0 +1,242 @@
+package cqltype
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sstabletool/sstabletool/internal/fixtures"
+)
+
+// canonical rebuilds the AbstractType string Cassandra would write for t.
+func canonical(t *Type) string {
+	var b strings.Builder
+	t.appendClass(&b, false, false)
+	return b.String()
+}
+
+func TestParseCQL(t *testing.T) {
+	cases := []struct{ in, cql, class string }{
+		{"int", "int", m + "Int32Type"},
+		{"VARCHAR", "text", m + "UTF8Type"},
+		{"list<int>", "list<int>", m + "ListType(" + m + "Int32Type)"},
+		{"frozen<list<int>>", "frozen<list<int>>", m + "FrozenType(" + m + "ListType(" + m + "Int32Type))"},
+		{"list<frozen<list<int>>>", "list<frozen<list<int>>>", m + "ListType(" + m + "FrozenType(" + m + "ListType(" + m + "Int32Type)))"},
+		{"frozen<list<list<int>>>", "frozen<list<frozen<list<int>>>>", m + "FrozenType(" + m + "ListType(" + m + "ListType(" + m + "Int32Type)))"},
+		{"map< text , frozen<set<uuid>> >", "map<text, frozen<set<uuid>>>", m + "MapType(" + m + "UTF8Type," + m + "FrozenType(" + m + "SetType(" + m + "UUIDType)))"},
+		{"tuple<int, list<text>>", "frozen<tuple<int, frozen<list<text>>>>", m + "TupleType(" + m + "Int32Type," + m + "ListType(" + m + "UTF8Type))"},
+		{"frozen<tuple<int>>", "frozen<tuple<int>>", m + "TupleType(" + m + "Int32Type)"},
+		{"vector<float, 3>", "vector<float, 3>", m + "VectorType(" + m + "FloatType , 3)"},
+		{"'" + m + "LexicalUUIDType'", "'" + m + "LexicalUUIDType'", m + "LexicalUUIDType"},
+		{"address", "address", ""},
+		{"frozen<ks.\"Addr\">", `frozen<"Addr">`, ""},
+	}
+	for _, c := range cases {
+		typ, err := ParseCQL(c.in)
+		if err != nil {
+			t.Errorf("ParseCQL(%q): %v", c.in, err)
+			continue
+		}
+		if typ.CQL() != c.cql {
+			t.Errorf("ParseCQL(%q).CQL() = %q, want %q", c.in, typ.CQL(), c.cql)
+		}
+		if c.class == "" {
+			continue
+		}
+		if typ.String() != c.class {
+			t.Errorf("ParseCQL(%q).String() = %q, want %q", c.in, typ.String(), c.class)
+		}
+		back, err := Parse(typ.String())
+		if err != nil {
+			t.Errorf("Parse(%q): %v", typ.String(), err)
+			continue
+		}
+		if back.CQL() != typ.CQL() || back.IsMultiCell() != typ.IsMultiCell() || back.FixedLength() != typ.FixedLength() {
+			t.Errorf("Parse(%q) = %q multi %v, want %q multi %v", typ.String(), back.CQL(), back.IsMultiCell(), typ.CQL(), typ.IsMultiCell())
+		}
+	}
+	for _, bad := range []string{"", "list<", "list<int", "map<int>", "vector<float>", "vector<float, 0>",
+		"vector<float, 1000000000>", "frozen<int, int>", "tuple<>", "int int", "list<int>>", "'nope(", "'" + m + "ListType'"} {
+		if typ, err := ParseCQL(bad); err == nil {
+			t.Errorf("ParseCQL(%q) = %s, want an error", bad, typ.CQL())
+		}
+	}
+}
+
+// TestCanonicalClassOfFixtures checks that the class strings in the
+// fixtures are what this package would write for the parsed types.
+func TestCanonicalClassOfFixtures(t *testing.T) {
+	for _, s := range fixtureTypeStrings(t) {
+		typ, err := Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := canonical(typ); got != s {
+			t.Errorf("canonical(Parse(%q)) = %q", s, got)
+		}
+	}
+	// And for hand-written strings in Cassandra's own spelling.
+	for _, s := range []string{
+		m + "ReversedType(" + m + "FrozenType(" + m + "ListType(" + m + "Int32Type)))",
+		m + "FrozenType(" + m + "UserType(ks,61,62:" + m + "ListType(" + m + "Int32Type)))",
+		m + "SetType(" + m + "FrozenType(" + m + "UserType(ks,61,62:" + m + "Int32Type)))",
+		m + "VectorType(" + m + "FloatType , 3)",
+		m + "TupleType(" + m + "Int32Type," + m + "ListType(" + m + "UTF8Type))",
+	} {
+		typ, err := Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := canonical(typ); got != s {
+			t.Errorf("canonical(Parse(%q)) = %q", s, got)
+		}
+	}
+}
+
+func TestParseCreateTableDescribe(t *testing.T) {
+	src := `CREATE TABLE ks."Events" (
+    id uuid,
+    day date,
+    "At" timestamp,
+    seq int,
+    tags set<text>,
+    owner text static,
+    payload frozen<map<text, blob>> MASKED WITH default(),
+    v vector<float, 2>,
+    PRIMARY KEY ((id, day), "At", seq)
+) WITH CLUSTERING ORDER BY ("At" DESC, seq ASC)
+    AND additional_write_policy = '99p'
+    AND bloom_filter_fp_chance = 0.01
+    AND caching = {'keys': 'ALL', 'rows_per_partition': 'NONE'}
+    AND comment = 'it''s a comment; with a semicolon'
+    AND compaction = {'class': 'org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy', 'max_threshold': '32'}
+    AND default_time_to_live = 0
+    AND speculative_retry = '99p';`
+	ts, err := ParseCreateTable(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts.Keyspace != "ks" || ts.Table != "Events" {
+		t.Errorf("name %q.%q", ts.Keyspace, ts.Table)
+	}
+	if strings.Join(ts.PartitionKey, ",") != "id,day" {
+		t.Errorf("partition key %q", ts.PartitionKey)
+	}
+	if len(ts.Clustering) != 2 || ts.Clustering[0] != (ClusteringColumn{"At", true}) || ts.Clustering[1] != (ClusteringColumn{"seq", false}) {
+		t.Errorf("clustering %+v", ts.Clustering)
+	}
+	at := ts.Column("At")
+	if at == nil || !at.Type.Reversed || at.Type.String() != m+"ReversedType("+m+"TimestampType)" {
+		t.Errorf("At column %+v", at)
+	}
+	if c := ts.Column("owner"); c == nil || !c.Static {
+		t.Errorf("owner should be static: %+v", c)
+	}
+	if c := ts.Column("tags"); c == nil || !c.Type.IsMultiCell() || c.Type.String() != m+"SetType("+m+"UTF8Type)" {
+		t.Errorf("tags %+v", c)
+	}
+	if c := ts.Column("payload"); c == nil || c.Type.CQL() != "frozen<map<text, blob>>" {
+		t.Errorf("payload %+v", c)
+	}
+	if len(ts.Columns) != 8 {
+		t.Errorf("%d columns", len(ts.Columns))
+	}
+
+	ts, err = ParseCreateTable(`CREATE TABLE IF NOT EXISTS t (k int PRIMARY KEY, v text) WITH COMPACT STORAGE`)
+	if err != nil || ts.Keyspace != "" || ts.Table != "t" || ts.PartitionKey[0] != "k" || !ts.CompactStorage {
+		t.Errorf("inline key: %+v %v", ts, err)
+	}
+	for _, bad := range []string{
+		`CREATE TABLE t (k int)`,
+		`CREATE TABLE t (k int, PRIMARY KEY (x))`,
+		`CREATE TABLE t (k int, c int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (z DESC)`,
+		`CREATE TABLE t (k int PRIMARY KEY`,
+		`CREATE TABLE t (k 'unterminated PRIMARY KEY)`,
+		`SELECT * FROM t`,
+	} {
+		if _, err := ParseCreateTable(bad); err == nil {
+			t.Errorf("ParseCreateTable(%q) should fail", bad)
+		}
+	}
+}
+
+// TestParseSchemaFixture reads the real CQL script the me-collections
+// fixtures were made from, and checks its tables against the type strings
+// Cassandra wrote into those tables' Statistics.db.
+func TestParseSchemaFixture(t *testing.T) {
+	dir := filepath.Join(fixtures.Dir(t), "cassandra", "me-collections")
+	src, err := os.ReadFile(filepath.Join(dir, "populate_test_schema.cql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ParseSchema(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"table_with_map":           {"k", m + "Int32Type", "m", m + "MapType(" + m + "Int32Type," + m + "Int32Type)"},
+		"table_with_set":           {"k", m + "Int32Type", "s", m + "SetType(" + m + "Int32Type)"},
+		"table_with_boolean_set":   {"k", m + "Int32Type", "s", m + "SetType(" + m + "BooleanType)"},
+		"table_with_list":          {"k", m + "Int32Type", "l", m + "ListType(" + m + "Int32Type)"},
+		"ascii_with_special_chars": {"k", m + "Int32Type", "val", m + "AsciiType"},
+		"utf8_with_special_chars":  {"k", m + "Int32Type", "val", m + "UTF8Type"},
+	}
+	entries, _ := os.ReadDir(dir)
+	for name, cols := range want {
+		ts := sc.Table(name)
+		if ts == nil {
+			t.Errorf("table %s not parsed", name)
+			continue
+		}
+		if ts.Keyspace != "sina_test" {
+			t.Errorf("%s keyspace %q (USE sina_test)", name, ts.Keyspace)
+		}
+		var stats []byte
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), name+"-") {
+				stats, _ = os.ReadFile(filepath.Join(dir, e.Name(), "me-1-big-Statistics.db"))
+			}
+		}
+		for i := 0; i < len(cols); i += 2 {
+			c := ts.Column(cols[i])
+			if c == nil || c.Type.String() != cols[i+1] {
+				t.Errorf("%s.%s = %+v, want %s", name, cols[i], c, cols[i+1])
+				continue
+			}
+			if stats != nil && !strings.Contains(string(stats), c.Type.String()) {
+				t.Errorf("%s.%s: %q is not in the table's Statistics.db", name, cols[i], c.Type.String())
+			}
+		}
+	}
+	users := sc.Table("users")
+	if users == nil {
+		t.Fatal("users not parsed")
+	}
+	addr := users.Column("addresses").Type
+	wantAddr := m + "SetType(" + m + "FrozenType(" + m + "UserType(sina_test,61646472657373,63697479:" + m + "UTF8Type,61646472657373:" + m + "UTF8Type,7a6970:" + m + "UTF8Type)))"
+	if addr.String() != wantAddr || addr.CQL() != "set<frozen<address>>" {
+		t.Errorf("users.addresses = %s (%s)\nwant %s", addr.String(), addr.CQL(), wantAddr)
+	}
+	songs := sc.Table("songs")
+	info := songs.Column("info").Type
+	if info.CQL() != "frozen<band_info_type>" || info.Params[1].CQL() != "frozen<set<text>>" ||
+		!strings.Contains(info.String(), "6d656d62657273:"+m+"SetType("+m+"UTF8Type)") {
+		t.Errorf("songs.info = %s %s", info.CQL(), info.String())
+	}
+	if dyn := sc.Table("dynamic_columns"); dyn == nil || !dyn.CompactStorage || dyn.Clustering[0].Name != "column1" {
+		t.Errorf("dynamic_columns = %+v", dyn)
+	}
+	if s := sc.Table("sina_table"); s == nil || len(s.Columns) != 69 || s.Clustering[0].Name != "name" {
+		t.Errorf("sina_table = %+v", s)
+	}
+	if len(sc.Tables) != 16 {
+		t.Errorf("%d tables parsed", len(sc.Tables))
+	}
+}
+
+func TestParseSchemaUnknownType(t *testing.T) {
+	if _, err := ParseSchema(`CREATE TABLE t (k int PRIMARY KEY, a frozen<nothere>);`); err == nil {
+		t.Errorf("an undefined user type should fail")
+	}
+}
