@@ -1,0 +1,480 @@
+// Package convert rewrites big-format sstables from one version to another
+// (nb/nc and older to oa, and back), and estimates exactly what such a
+// rewrite saves without writing anything.
+//
+// Only the DeletionTime layout differs between the legacy versions and oa
+// where Data.db and Index.db are concerned (CASSANDRA-18648): partition
+// headers, Index.db entries and promoted index blocks' end-open markers are
+// re-encoded, every position behind them moves, and every row's "previous
+// unfiltered size" is recomputed; row bodies are copied byte for byte.
+// Statistics.db is converted field by field (stats.Convert) with the
+// partition size histogram and the compression ratio recomputed from what
+// was written; Summary.db keeps the source's sampling with new Index.db
+// positions; Filter.db keeps its bits.
+package convert
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/sstabletool/sstabletool/deletiontime"
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/filter"
+	"github.com/sstabletool/sstabletool/format/index"
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/format/stats"
+	"github.com/sstabletool/sstabletool/format/summary"
+	"github.com/sstabletool/sstabletool/reader"
+	"github.com/sstabletool/sstabletool/writer"
+)
+
+// Place is where a DeletionTime is stored outside row bodies.
+type Place int
+
+const (
+	PlacePartitionHeader Place = iota // Data.db partition headers
+	PlaceIndexEntry                   // Index.db entries with a promoted index
+	PlaceIndexBlock                   // IndexInfo end-open markers
+	placeCount
+)
+
+func (p Place) String() string {
+	return [...]string{"partition headers", "index entries", "index blocks"}[p]
+}
+
+// Counts counts the DeletionTimes a conversion re-encoded, by place.
+type Counts struct {
+	Live    [placeCount]int64
+	NonLive [placeCount]int64
+	// BlocksWithoutMarker counts promoted index blocks with no end-open
+	// marker (no DeletionTime stored).
+	BlocksWithoutMarker int64
+	// Capped counts values changed to fit a legacy layout
+	// (Options.CapDeletionTimes).
+	Capped int64
+}
+
+func (c *Counts) add(p Place, dt deletiontime.DeletionTime) {
+	if dt.IsLive() {
+		c.Live[p]++
+	} else {
+		c.NonLive[p]++
+	}
+}
+
+// Add sums other into c.
+func (c *Counts) Add(o *Counts) {
+	for i := range c.Live {
+		c.Live[i] += o.Live[i]
+		c.NonLive[i] += o.NonLive[i]
+	}
+	c.BlocksWithoutMarker += o.BlocksWithoutMarker
+	c.Capped += o.Capped
+}
+
+// Options controls a conversion.
+type Options struct {
+	To format.Version
+	// Compression overrides the source's compression; nil keeps it.
+	// Uncompressed forces an uncompressed Data.db (with CRC.db).
+	Compression  *writer.Compression
+	Uncompressed bool
+	// CapDeletionTimes caps values a legacy layout cannot hold instead of
+	// failing (the count is in Result.Counts.Capped).
+	CapDeletionTimes bool
+	// Verify re-reads the written sstable before it is moved into place:
+	// verify.SSTable must pass and its content must equal the source's
+	// partition by partition, row by row, cell by cell.
+	Verify bool
+	// Access is how the source (and the output, when verifying) is read.
+	Access reader.Access
+	// Progress, when set, is called with source Data.db bytes done.
+	Progress func(done, total int64)
+
+	// crash injection for tests (see writer.Staging.CrashAfter).
+	crashBytes   int64
+	crashRenames int
+	crash        bool
+}
+
+// Component is one component's size before and after.
+type Component struct {
+	Name   string `json:"name"`
+	Before int64  `json:"before"`
+	After  int64  `json:"after"`
+}
+
+// Result describes one conversion (or estimate).
+type Result struct {
+	Source     string            `json:"source"`
+	Output     string            `json:"output,omitempty"` // Data.db path, "" for estimates
+	From       string            `json:"from"`
+	To         string            `json:"to"`
+	Partitions int64             `json:"partitions"`
+	Components []Component       `json:"components"`
+	Counts     Counts            `json:"deletion_times"`
+	Losses     []stats.Loss      `json:"statistics_losses,omitempty"`
+	Verified   bool              `json:"verified"`
+	Problems   []string          `json:"problems,omitempty"`
+	stats      *stats.Statistics // the written Statistics, for tests
+}
+
+// Component returns the sizes of one component (zero if absent).
+func (r *Result) Component(name string) Component {
+	for _, c := range r.Components {
+		if c.Name == name {
+			return c
+		}
+	}
+	return Component{Name: name}
+}
+
+// sink receives the output components: staged files, or counters.
+type sink interface {
+	create(name string) (io.Writer, func() (int64, error), error)
+}
+
+type countingSink struct{}
+
+type counter struct{ n int64 }
+
+func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+func (countingSink) create(string) (io.Writer, func() (int64, error), error) {
+	c := &counter{}
+	return c, func() (int64, error) { return c.n, nil }, nil
+}
+
+type stagingSink struct {
+	st     *writer.Staging
+	prefix string
+}
+
+func (s stagingSink) create(name string) (io.Writer, func() (int64, error), error) {
+	f, err := s.st.Create(s.prefix + name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() (int64, error) { n := f.Pos(); return n, f.Close() }, nil
+}
+
+// Convert rewrites the sstable at srcPath (any component) in version
+// o.To into outDir, crash-safely (see package writer). It returns the
+// result even on a verification failure, with the error.
+func Convert(srcPath, outDir string, o Options) (*Result, error) {
+	src, err := sstable.Open(srcPath, sstable.Options{Access: o.Access})
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	outDesc := src.Desc.WithVersion(o.To)
+	st, err := writer.NewStaging(outDir, outDesc.Prefix())
+	if err != nil {
+		return nil, err
+	}
+	if o.crash {
+		st.CrashAfter(o.crashBytes, o.crashRenames)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			st.Abort()
+		}
+	}()
+	res, err := rewrite(src, o, stagingSink{st: st, prefix: outDesc.Prefix()})
+	if err != nil {
+		return res, err
+	}
+	if o.Verify {
+		staged := outDesc.WithDir(st.Dir()).Path(format.ComponentData)
+		if err := verifyOutput(src, staged, o, res); err != nil {
+			return res, err
+		}
+		res.Verified = true
+	}
+	if err := st.Commit(); err != nil {
+		return res, err
+	}
+	committed = true
+	res.Output = outDesc.WithDir(outDir).Path(format.ComponentData)
+	return res, nil
+}
+
+// Estimate computes what Convert would write, without writing anything:
+// every component is produced in memory and only counted, Data.db really
+// recompressed chunk by chunk.
+func Estimate(srcPath string, o Options) (*Result, error) {
+	src, err := sstable.Open(srcPath, sstable.Options{Access: o.Access})
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return rewrite(src, o, countingSink{})
+}
+
+func fileSize(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// rewrite produces every component of the converted sstable into out.
+func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
+	from, to := src.Version(), o.To
+	if to.Name == "" {
+		return nil, errors.New("convert: no target version")
+	}
+	dataPath := src.Path(format.ComponentData)
+	res := &Result{Source: dataPath, From: from.Name, To: to.Name}
+	if src.Index == nil {
+		return res, fmt.Errorf("%s: Index.db is missing; convert needs every component", dataPath)
+	}
+	sum, err := src.Summary()
+	if err != nil {
+		return res, err
+	}
+	if src.Stats.Stats == nil || src.Stats.Validation == nil || src.Stats.Header == nil {
+		return res, fmt.Errorf("%s: Statistics.db lacks a component convert needs", src.Path(format.ComponentStatistics))
+	}
+	if !to.HasUIntDeletionTime && src.Stats.Stats.MaxLocalDeletionTime != stats.NoDeletionTime &&
+		src.Stats.Stats.MaxLocalDeletionTime > stats.LegacyMaxDeletionTime {
+		// Rows, markers and cells store deletion times as deltas that a
+		// legacy reader widens into a signed int; rewriting those bodies is
+		// out of scope, so refuse rather than write values read back wrong.
+		return res, fmt.Errorf("%s: holds deletion times up to %d, past the 2038 limit of %s inside row bodies; not convertible", dataPath, src.Stats.Stats.MaxLocalDeletionTime, to.Name)
+	}
+
+	comp := writer.CompressionFrom(src.Data.Info())
+	if o.Compression != nil {
+		comp = o.Compression
+	}
+	if o.Uncompressed {
+		comp = nil
+	}
+	if comp != nil && comp.MaxCompressedLength == 0 {
+		comp.MaxCompressedLength = 1<<31 - 1
+	}
+
+	dataW, dataDone, err := out.create(format.ComponentData)
+	if err != nil {
+		return res, err
+	}
+	dw, err := writer.NewDataWriter(dataW, comp, to.HasMaxCompressedLength)
+	if err != nil {
+		return res, err
+	}
+	idxW, idxDone, err := out.create(format.ComponentIndex)
+	if err != nil {
+		return res, err
+	}
+	sb, err := summary.NewBuilder(0, sum.MinIndexInterval, sum.SamplingLevel)
+	if err != nil {
+		return res, err
+	}
+
+	st, losses, err := src.Stats.Convert(to)
+	if err != nil {
+		return res, err
+	}
+	res.Losses = losses
+	sizes := st.Stats.PartitionSizes
+
+	rl := &relinker{src: src.Data.Cursor(0), dst: dw, fixed: src.Schema.ClusteringFixed,
+		from: from.DeletionTimeLayout(), to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes,
+		file: dataPath, counts: &res.Counts}
+	outCodec := &index.Codec{Version: to, ClusteringFixed: src.Schema.ClusteringFixed}
+	scan := index.NewScanner(src.Index, src.IndexCodec, 0, true)
+	var (
+		events   []event
+		idxBuf   []byte
+		idxPos   int64
+		first    []byte
+		last     []byte
+		total    = src.Data.Length()
+		histMiss bool
+	)
+	for scan.Next() {
+		e := scan.Entry()
+		if e.Position != rl.src.Pos() {
+			return res, reader.Corrupt(src.Path(format.ComponentIndex), "Index.db", scan.EntryPos(),
+				fmt.Sprintf("the next partition's Data.db position %d", rl.src.Pos()), fmt.Errorf("entry says %d", e.Position))
+		}
+		pr, evs, err := rl.partition(e.Key, events)
+		events = evs
+		if err != nil {
+			return res, err
+		}
+		if err := rl.relinkEntry(e, &pr, events, scan.EntryPos()); err != nil {
+			return res, err
+		}
+		sb.Add(e.Key, idxPos)
+		if idxBuf, err = outCodec.Append(idxBuf[:0], e); err != nil {
+			return res, fmt.Errorf("%s: index entry of key %x: %w", dataPath, e.Key, err)
+		}
+		if _, err := idxW.Write(idxBuf); err != nil {
+			return res, err
+		}
+		idxPos += int64(len(idxBuf))
+		if !sizes.Remove(pr.oldSize) {
+			histMiss = true
+		}
+		sizes.Add(pr.newSize)
+		if first == nil {
+			first = append([]byte(nil), e.Key...)
+		}
+		last = append(last[:0], e.Key...)
+		res.Partitions++
+		if o.Progress != nil && res.Partitions%1024 == 0 {
+			o.Progress(rl.src.Pos(), total)
+		}
+	}
+	if err := scan.Err(); err != nil {
+		return res, fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
+	}
+	if rl.src.Pos() != total {
+		return res, reader.Corrupt(dataPath, "Data.db", rl.src.Pos(), "no partition beyond those Index.db lists", fmt.Errorf("%d bytes left", total-rl.src.Pos()))
+	}
+	if histMiss {
+		res.Losses = append(res.Losses, stats.Loss{Field: "Stats.PartitionSizes",
+			Reason: "the source histogram does not count every partition's size; sizes were added for the rewritten partitions anyway"})
+	}
+	if o.Progress != nil {
+		o.Progress(total, total)
+	}
+	dr, err := dw.Finish()
+	if err != nil {
+		return res, err
+	}
+	dataSize, err := dataDone()
+	if err != nil {
+		return res, err
+	}
+	idxSize, err := idxDone()
+	if err != nil {
+		return res, err
+	}
+
+	// Statistics: what was written decides the ratio and the key range.
+	st.Stats.CompressionRatio = dr.CompressionRatio()
+	if to.HasKeyRange && first != nil {
+		st.Stats.FirstKey, st.Stats.LastKey = first, last
+	}
+	if to.HasKeyRange && !from.HasKeyRange {
+		res.Losses = slices.DeleteFunc(res.Losses, func(l stats.Loss) bool { return l.Field == "Stats.FirstKey/LastKey" })
+	}
+	statsBytes, err := st.Encode(to)
+	if err != nil {
+		return res, fmt.Errorf("%s: encoding Statistics.db: %w", dataPath, err)
+	}
+	res.stats = st
+
+	smry, err := sb.Build()
+	if err != nil {
+		return res, err
+	}
+	filterBytes, err := convertFilter(src, to)
+	if err != nil {
+		return res, err
+	}
+
+	sizesAfter := map[string]int64{format.ComponentData: dataSize, format.ComponentIndex: idxSize}
+	small := []struct {
+		name string
+		b    []byte
+	}{
+		{format.ComponentStatistics, statsBytes},
+		{format.ComponentSummary, smry.Encode()},
+		{format.ComponentFilter, filterBytes},
+		{format.ComponentDigest, writer.DigestText(dr.Digest)},
+	}
+	if dr.Info != nil {
+		ci := dr.Info.Encode(to.HasMaxCompressedLength)
+		if ci == nil {
+			return res, fmt.Errorf("%s: CompressionInfo.db: %v", dataPath, dr.Info.Validate())
+		}
+		small = append(small, struct {
+			name string
+			b    []byte
+		}{format.ComponentCompressionInfo, ci})
+	} else {
+		small = append(small, struct {
+			name string
+			b    []byte
+		}{format.ComponentCRC, dr.Checksums.Encode()})
+	}
+	var written []string
+	for _, c := range small {
+		w, done, err := out.create(c.name)
+		if err != nil {
+			return res, err
+		}
+		if _, err := w.Write(c.b); err != nil {
+			return res, err
+		}
+		n, err := done()
+		if err != nil {
+			return res, err
+		}
+		sizesAfter[c.name] = n
+		written = append(written, c.name)
+	}
+	toc := tocFor(src.TOC, append(written, format.ComponentData, format.ComponentIndex))
+	w, done, err := out.create(format.ComponentTOC)
+	if err != nil {
+		return res, err
+	}
+	if _, err := w.Write(writer.TOCText(toc)); err != nil {
+		return res, err
+	}
+	if sizesAfter[format.ComponentTOC], err = done(); err != nil {
+		return res, err
+	}
+	for _, name := range toc {
+		res.Components = append(res.Components, Component{Name: name, Before: fileSize(src.Path(name)), After: sizesAfter[name]})
+	}
+	return res, nil
+}
+
+// tocFor lists the written components in the source TOC's order (Cassandra
+// writes a hash set's order), then any the source did not have.
+func tocFor(srcTOC, written []string) []string {
+	have := map[string]bool{format.ComponentTOC: true}
+	for _, c := range written {
+		have[c] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range srcTOC {
+		if have[c] && !seen[c] {
+			out = append(out, c)
+			seen[c] = true
+		}
+	}
+	for _, c := range append([]string{format.ComponentTOC}, written...) {
+		if !seen[c] {
+			out = append(out, c)
+			seen[c] = true
+		}
+	}
+	return out
+}
+
+// convertFilter re-encodes Filter.db for the target's serialization (the
+// bits stay: same keys, same hash). A missing Filter.db is written as the
+// always-present filter Cassandra uses then.
+func convertFilter(src *sstable.SSTable, to format.Version) ([]byte, error) {
+	p := src.Path(format.ComponentFilter)
+	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+		return filter.AlwaysPresent().Encode(to.HasOldBloomFilterFormat), nil
+	}
+	f, err := filter.ReadFile(p, src.Version().HasOldBloomFilterFormat)
+	if err != nil {
+		return nil, err
+	}
+	return f.Encode(to.HasOldBloomFilterFormat), nil
+}

@@ -1,0 +1,202 @@
+package convert
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/format/stats"
+	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/verify"
+)
+
+var legacyTables = []struct{ group, name, oa string }{
+	{"nc", "legacy_nc_clust", "legacy_oa_clust"},
+	{"nc", "legacy_nc_clust_counter", "legacy_oa_clust_counter"},
+	{"nc", "legacy_nc_simple", "legacy_oa_simple"},
+	{"nc", "legacy_nc_simple_counter", "legacy_oa_simple_counter"},
+	{"nb", "legacy_nb_clust", "legacy_oa_clust"},
+	{"nb", "legacy_nb_clust_counter", "legacy_oa_clust_counter"},
+	{"nb", "legacy_nb_simple", "legacy_oa_simple"},
+	{"nb", "legacy_nb_simple_counter", "legacy_oa_simple_counter"},
+}
+
+func dataPath(t *testing.T, dir string) string {
+	t.Helper()
+	paths, err := format.FindSSTables([]string{dir}, false)
+	if err != nil || len(paths) != 1 {
+		t.Fatalf("sstables in %s: %v %v", dir, paths, err)
+	}
+	return paths[0]
+}
+
+func uncompressedData(t *testing.T, path string) []byte {
+	t.Helper()
+	s, err := sstable.Open(path, sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := make([]byte, s.Data.Length())
+	if _, err := s.Data.ReadAt(b, 0); err != nil && s.Data.Length() > 0 {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestConvertLegacyToOA(t *testing.T) {
+	for _, tc := range legacyTables {
+		t.Run(tc.name, func(t *testing.T) {
+			src := dataPath(t, fixtures.Table(t, tc.group, tc.name))
+			real := dataPath(t, fixtures.Table(t, "oa", tc.oa))
+			out := filepath.Join(t.TempDir(), "out")
+			res, err := Convert(src, out, Options{To: format.MustVersion("oa"), Verify: true})
+			if err != nil {
+				t.Fatalf("convert: %v (problems %v)", err, res)
+			}
+			if !res.Verified {
+				t.Fatal("not verified")
+			}
+			rep := verify.SSTable(res.Output, sstable.Options{}, nil)
+			if !rep.OK() {
+				t.Fatalf("verify: %v", rep.Problems)
+			}
+			// Every component the real oa sstable has is there.
+			realDesc, _, _ := format.ParseDescriptor(real)
+			outDesc, _, _ := format.ParseDescriptor(res.Output)
+			realTOC, _ := realDesc.ReadTOC()
+			outTOC, _ := outDesc.ReadTOC()
+			if !cmp.Equal(realTOC, outTOC, cmpopts.SortSlices(func(a, b string) bool { return a < b })) {
+				t.Errorf("TOC %v, real oa has %v", outTOC, realTOC)
+			}
+			for _, c := range realTOC {
+				if _, err := os.Stat(outDesc.Path(c)); err != nil {
+					t.Errorf("component %s missing: %v", c, err)
+				}
+			}
+			srcData, outData := uncompressedData(t, src), uncompressedData(t, res.Output)
+			if got, want := len(srcData)-len(outData), 11*int(res.Partitions); got != want {
+				t.Errorf("uncompressed Data.db shrank by %d bytes, want %d (11 per partition)", got, want)
+			}
+			for _, c := range res.Components {
+				if fi, err := os.Stat(outDesc.Path(c.Name)); err != nil || fi.Size() != c.After {
+					t.Errorf("%s: result says %d bytes after, file has %v (%v)", c.Name, c.After, fi.Size(), err)
+				}
+			}
+			// Where the logical data is the same as the real oa fixture's,
+			// the bytes are too.
+			if bytes.Equal(outData, uncompressedData(t, real)) {
+				for _, c := range []string{format.ComponentIndex, format.ComponentSummary, format.ComponentFilter} {
+					want, _ := os.ReadFile(realDesc.Path(c))
+					got, _ := os.ReadFile(outDesc.Path(c))
+					if !bytes.Equal(got, want) {
+						t.Errorf("%s differs from the real oa one (%d vs %d bytes)", c, len(got), len(want))
+					}
+				}
+				t.Logf("uncompressed Data.db identical to the real oa fixture")
+			} else {
+				t.Logf("logical data differs from %s (written separately); sizes %d vs %d", tc.oa, len(outData), len(uncompressedData(t, real)))
+			}
+			if tc.name == "legacy_nc_clust" {
+				if c := res.Component(format.ComponentIndex); c.After != 157498 {
+					t.Errorf("Index.db is %d bytes, want 157,498", c.After)
+				}
+			}
+			// Content equal: independent decode of both.
+			a, _ := sstable.Open(src, sstable.Options{})
+			b, _ := sstable.Open(res.Output, sstable.Options{})
+			defer a.Close()
+			defer b.Close()
+			if err := SameContent(a, b); err != nil {
+				t.Error(err)
+			}
+			t.Logf("losses: %v", res.Losses)
+		})
+	}
+}
+
+// The partition size histogram moved each partition by the bytes it lost:
+// it equals the one Cassandra wrote for the real oa table of the same data.
+func TestConvertStatsMatchRealOA(t *testing.T) {
+	src := dataPath(t, fixtures.Table(t, "nc", "legacy_nc_clust"))
+	real := dataPath(t, fixtures.Table(t, "oa", "legacy_oa_clust"))
+	res, err := Convert(src, filepath.Join(t.TempDir(), "o"), Options{To: format.MustVersion("oa")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := stats.ReadFile(strings.Replace(real, "Data.db", "Statistics.db", 1), format.MustVersion("oa"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := res.stats.Stats, rs.Stats
+	if d := cmp.Diff(want.PartitionSizes, got.PartitionSizes); d != "" {
+		t.Errorf("partition sizes (-real +converted):\n%s", d)
+	}
+	t.Logf("ratio %v vs real %v", got.CompressionRatio, want.CompressionRatio)
+	ignore := cmpopts.IgnoreFields(stats.Stats{}, "MinTimestamp", "MaxTimestamp", "MinLocalDeletionTime", "MaxLocalDeletionTime", "CompressionRatio", "OriginatingHostID", "CommitLogUpperBound", "CommitLogLowerBound", "CommitLogIntervals", "TombstoneDropTimes")
+	if d := cmp.Diff(want, got, ignore, cmpopts.EquateNaNs(), cmpopts.IgnoreFields(stats.TypeName{}, "Type")); d != "" {
+		t.Logf("stats differ beyond write-time fields (-real +converted):\n%s", d)
+	}
+}
+
+// oa -> nc -> oa reproduces every real oa fixture's uncompressed Data.db,
+// Index.db, Summary.db and Statistics.db byte for byte, except the
+// compression ratio, which depends on the LZ4 implementation's output.
+func TestRoundTripOA(t *testing.T) {
+	for _, name := range []string{"legacy_oa_clust", "legacy_oa_clust_counter", "legacy_oa_simple", "legacy_oa_simple_counter"} {
+		t.Run(name, func(t *testing.T) {
+			src := dataPath(t, fixtures.Table(t, "oa", name))
+			tmp := t.TempDir()
+			mid, err := Convert(src, filepath.Join(tmp, "nc"), Options{To: format.MustVersion("nc"), Verify: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(mid.Losses) > 0 {
+				t.Logf("oa->nc losses: %v", mid.Losses)
+			}
+			back, err := Convert(mid.Output, filepath.Join(tmp, "oa"), Options{To: format.MustVersion("oa"), Verify: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(uncompressedData(t, src), uncompressedData(t, back.Output)) {
+				t.Error("uncompressed Data.db differs after the round trip")
+			}
+			sd, _, _ := format.ParseDescriptor(src)
+			bd, _, _ := format.ParseDescriptor(back.Output)
+			for _, c := range []string{format.ComponentIndex, format.ComponentSummary, format.ComponentFilter} {
+				want, _ := os.ReadFile(sd.Path(c))
+				got, _ := os.ReadFile(bd.Path(c))
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s differs after the round trip (%d vs %d bytes)", c, len(got), len(want))
+				}
+			}
+			v := format.MustVersion("oa")
+			want, err := stats.ReadFile(sd.Path(format.ComponentStatistics), v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := stats.ReadFile(bd.Path(format.ComponentStatistics), v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Set the one field that cannot survive, then demand identical bytes.
+			got.Stats.CompressionRatio = want.Stats.CompressionRatio
+			gb, err := got.Encode(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wb, _ := os.ReadFile(sd.Path(format.ComponentStatistics))
+			if !bytes.Equal(gb, wb) {
+				t.Errorf("Statistics.db differs after the round trip (beyond the compression ratio):\n%s",
+					cmp.Diff(want, got, cmpopts.EquateNaNs(), cmpopts.IgnoreFields(stats.TypeName{}, "Type")))
+			}
+		})
+	}
+}
