@@ -37,14 +37,14 @@ type relinker struct {
 
 // partitionResult is what the index entry of a rewritten partition needs.
 type partitionResult struct {
-	key            []byte
-	deletion       deletiontime.DeletionTime
-	oldStart       int64
-	newStart       int64
-	oldHeaderSize  int
-	newHeaderSize  int
-	oldSize        int64 // whole partition, end-of-partition byte included
-	newSize        int64
+	key           []byte
+	deletion      deletiontime.DeletionTime
+	oldStart      int64
+	newStart      int64
+	oldHeaderSize int
+	newHeaderSize int
+	oldSize       int64 // whole partition, end-of-partition byte included
+	newSize       int64
 }
 
 // event pairs a partition-relative position in the source with the same
