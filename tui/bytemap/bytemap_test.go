@@ -1,0 +1,210 @@
+package bytemap_test
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/reader"
+	"github.com/sstabletool/sstabletool/tui/bytemap"
+)
+
+func open(t testing.TB, path string) *sstable.SSTable {
+	t.Helper()
+	s, err := sstable.Open(path, sstable.Options{Access: reader.Mmap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func labeler(s *sstable.SSTable) *bytemap.Labeler {
+	return &bytemap.Labeler{Schema: s.Schema, KeyType: s.KeyType, ClusteringTypes: s.ClusteringTypes,
+		StaticTypes: s.StaticTypes, RegularTypes: s.RegularTypes, File: s.Path("Data.db")}
+}
+
+func dataBytes(t testing.TB, s *sstable.SSTable) []byte {
+	t.Helper()
+	b := make([]byte, s.Data.Length())
+	if _, err := s.Data.ReadAt(b, 0); err != nil && err != io.EOF {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Every byte of every fixture's Data.db belongs to exactly one span, in
+// order, and the partition boundaries fall where ScanPartitions puts them.
+func TestRegionTilesEveryFixture(t *testing.T) {
+	for _, p := range fixtures.DataFiles(t) {
+		s := open(t, p)
+		b := dataBytes(t, s)
+		spans, err := labeler(s).Region(b, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		var pos int64
+		for i, sp := range spans {
+			if sp.Off != pos || sp.Len <= 0 {
+				t.Fatalf("%s: span %d %+v, expected it at %d", p, i, sp, pos)
+			}
+			if sp.Class == bytemap.Unlabelled {
+				t.Fatalf("%s: unlabelled span %+v in a whole Data.db", p, sp)
+			}
+			pos = sp.End()
+		}
+		if pos != int64(len(b)) {
+			t.Fatalf("%s: spans end at %d, Data.db is %d bytes", p, pos, len(b))
+		}
+		ends := 0
+		for _, sp := range spans {
+			if sp.Class == bytemap.EndOfPartition {
+				ends++
+				if b[sp.Off] != 0x01 {
+					t.Fatalf("%s: end of partition at %d is 0x%02x", p, sp.Off, b[sp.Off])
+				}
+			}
+		}
+		var parts int
+		s.ScanPartitions(sstable.ScanOptions{SkipCells: true}, func(*sstable.PartitionSummary) error { parts++; return nil })
+		if ends != parts {
+			t.Fatalf("%s: %d end-of-partition spans, %d partitions", p, ends, parts)
+		}
+	}
+}
+
+// The partition DeletionTime is 12 bytes in nc and 1 byte (0x80) in oa.
+func TestPartitionDeletionTimeWidth(t *testing.T) {
+	for _, c := range []struct {
+		group, table string
+		width        int
+		bytes        []byte
+		label        string
+	}{
+		{"nc", "legacy_nc_clust", 12, []byte{0x7f, 0xff, 0xff, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0}, "12 bytes, legacy"},
+		{"oa", "legacy_oa_clust", 1, []byte{0x80}, "1 byte, compact"},
+	} {
+		s := open(t, fixtures.Table(t, c.group, c.table)+"/"+c.group+"-1-big-Data.db")
+		b := dataBytes(t, s)
+		dec := s.Decoder(0)
+		var h rows.PartitionHeader
+		if err := dec.ReadPartitionHeader(&h); err != nil {
+			t.Fatal(err)
+		}
+		spans, err := labeler(s).Header(b, 0, &h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(spans) != 3 {
+			t.Fatalf("%s: %d header spans: %+v", c.table, len(spans), spans)
+		}
+		dt := spans[2]
+		if dt.Class != bytemap.PartitionDeletion || dt.Len != c.width || dt.Off != 3 {
+			t.Fatalf("%s: DeletionTime span %+v", c.table, dt)
+		}
+		if !bytes.Equal(b[dt.Off:dt.End()], c.bytes) {
+			t.Fatalf("%s: DeletionTime bytes % x", c.table, b[dt.Off:dt.End()])
+		}
+		if !strings.Contains(dt.Label, c.label) || !strings.Contains(dt.Label, "LIVE") {
+			t.Fatalf("%s: label %q", c.table, dt.Label)
+		}
+		if spans[1].Label != `partition key "0"` {
+			t.Fatalf("key label %q", spans[1].Label)
+		}
+	}
+}
+
+// A row labelled on its own gives the same spans as within its partition.
+func TestUnfilteredMatchesRegion(t *testing.T) {
+	s := open(t, fixtures.Table(t, "me-collections", "table_with_list-90354c80a1c711eeae8c6d2c86545d91")+"/me-1-big-Data.db")
+	b := dataBytes(t, s)
+	l := labeler(s)
+	all, err := l.Region(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := s.Decoder(0)
+	var h rows.PartitionHeader
+	if err := dec.ReadPartitionHeader(&h); err != nil {
+		t.Fatal(err)
+	}
+	u, err := dec.Next(false)
+	if err != nil || u == nil {
+		t.Fatal(u, err)
+	}
+	row := make([]byte, u.Size)
+	if _, err := s.Data.ReadAt(row, u.Offset); err != nil {
+		t.Fatal(err)
+	}
+	spans, err := l.Unfiltered(row, u.Offset, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := bytemap.Find(all, u.Offset)
+	if first < 0 {
+		t.Fatal("row not in region spans")
+	}
+	for i, sp := range spans {
+		if all[first+i] != sp {
+			t.Fatalf("span %d: %+v vs region %+v", i, sp, all[first+i])
+		}
+	}
+	var paths, values int
+	for _, sp := range spans {
+		switch sp.Class {
+		case bytemap.CellPath:
+			paths++
+		case bytemap.CellValue:
+			values++
+		}
+	}
+	// list<int> with three elements: three timeuuid paths and three values.
+	if paths != 3 || values != 3 {
+		t.Fatalf("paths %d values %d: %+v", paths, values, spans)
+	}
+}
+
+// Cutting a region inside a partition marks the rest instead of failing.
+func TestRegionCutShort(t *testing.T) {
+	s := open(t, fixtures.Table(t, "nc", "legacy_nc_clust")+"/nc-1-big-Data.db")
+	b := dataBytes(t, s)[:5000]
+	spans, err := labeler(s).Region(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := spans[len(spans)-1]
+	if last.Class != bytemap.Unlabelled || last.End() != 5000 {
+		t.Fatalf("last span %+v", last)
+	}
+}
+
+func FuzzRegion(f *testing.F) {
+	root := fixtures.Root()
+	if root == "" {
+		f.Skip("fixtures absent")
+	}
+	s, err := sstable.Open(root+"/cassandra/nc/legacy_nc_clust/nc-1-big-Data.db", sstable.Options{Access: reader.Mmap})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	b := make([]byte, 3000)
+	s.Data.ReadAt(b, 0)
+	f.Add(b)
+	f.Add(b[:20])
+	l := labeler(s)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		spans, _ := l.Region(in, 100)
+		pos := int64(100)
+		for _, sp := range spans {
+			if sp.Off < pos || sp.Len <= 0 || sp.End() > 100+int64(len(in)) {
+				t.Fatalf("span %+v outside the input or overlapping (at %d)", sp, pos)
+			}
+			pos = sp.End()
+		}
+	})
+}
