@@ -1,0 +1,119 @@
+package memsim
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"testing"
+
+	"github.com/sstabletool/sstabletool/export"
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/workload"
+)
+
+// dumpCounts runs the dump command's exporter over one sstable and counts
+// what it shows: partitions, rows (static included) and cells. Complex
+// column deletions, which sstabledump lists among the cells without a path,
+// are not cells.
+func dumpCounts(t *testing.T, path string) (partitions, rowCount, cells int) {
+	t.Helper()
+	s, err := sstable.Open(path, sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var buf bytes.Buffer
+	d := export.NewDumper(&buf, s, export.Options{})
+	d.Begin()
+	dec := s.Decoder(0)
+	var h rows.PartitionHeader
+	for {
+		err := dec.ReadPartitionHeader(&h)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Partition(&h, dec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.End(); err != nil {
+		t.Fatal(err)
+	}
+	var doc []struct {
+		Rows []struct {
+			Type  string                   `json:"type"`
+			Cells []map[string]interface{} `json:"cells"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("%s: dump output is not JSON: %v", path, err)
+	}
+	for _, p := range doc {
+		partitions++
+		for _, r := range p.Rows {
+			if r.Type != "row" && r.Type != "static_block" {
+				continue
+			}
+			rowCount++
+			for _, c := range r.Cells {
+				_, hasPath := c["path"]
+				di, _ := c["deletion_info"].(map[string]interface{})
+				if _, complexDel := di["marked_deleted"]; complexDel && !hasPath {
+					continue
+				}
+				cells++
+			}
+		}
+	}
+	return
+}
+
+func TestFromSSTableReplaysWhatDumpShows(t *testing.T) {
+	files := fixtures.DataFiles(t)
+	if len(files) == 0 {
+		t.Skip("no fixtures")
+	}
+	for _, f := range files {
+		partitions, rowCount, cells := dumpCounts(t, f)
+		open, part, err := SSTableSource([]string{f})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, k := range Kinds {
+			src, _, _ := open()
+			m, err := NewMemtable(Config{Kind: k, Partitioner: part, Shards: 2}, src.Schema())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var op workload.Op
+			writes := 0
+			for {
+				ok, err := src.Next(&op)
+				if err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				if !ok {
+					break
+				}
+				if op.Deletion == workload.DelNone || op.Deletion == workload.DelRow {
+					writes++
+				}
+				if err := m.Apply(&op); err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+			}
+			if int(m.Partitions()) != partitions || writes != rowCount || int(m.Account().Cells) != cells {
+				t.Errorf("%s %s: replayed %d partitions, %d rows, %d cells; dump shows %d, %d, %d",
+					f, k, m.Partitions(), writes, m.Account().Cells, partitions, rowCount, cells)
+			}
+			if cells > 0 && m.Account().On[HeapBuffers] <= 0 {
+				t.Errorf("%s: nothing accounted", f)
+			}
+		}
+	}
+}
