@@ -453,7 +453,9 @@ func (w *walker) cell(u *rows.Unfiltered, c *rows.Cell, col *rows.Column, t *cql
 		return err
 	}
 	if f&rows.CellFlagUseRowTS == 0 {
-		if _, err := w.vint(CellHeader, func(uint64) string { return "cell " + name + " timestamp " + cellfmt.Micros(c.Timestamp) + " (delta vint)" }); err != nil {
+		if _, err := w.vint(CellHeader, func(uint64) string {
+			return "cell " + name + " timestamp " + cellfmt.Micros(c.Timestamp) + " (delta vint)"
+		}); err != nil {
 			return err
 		}
 	}
