@@ -147,9 +147,9 @@ func VerifyChunks(d *Data) []error {
 		return []error{fmt.Errorf("%s: Data.db is not compressed; its checksums are in CRC.db", d.path)}
 	}
 	var errs []error
-	var buf []byte
+	var ra readAhead
 	for i := range d.info.ChunkOffsets {
-		b, err := d.readStored(int64(i), &buf)
+		b, err := d.readStored(int64(i), &ra)
 		if err != nil {
 			return append(errs, err)
 		}

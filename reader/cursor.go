@@ -24,9 +24,9 @@ type Cursor struct {
 	curIdx int64  // chunk held in cur, -1 for none
 
 	slots   [2]chunkSlot
-	lastUse int    // slot most recently returned
-	raw     []byte // stored bytes of a chunk being decompressed (Buffered)
-	scratch []byte // bytes assembled across chunks
+	lastUse int       // slot most recently returned
+	ra      readAhead // stored chunks read ahead from the file (Buffered)
+	scratch []byte    // bytes assembled across chunks
 }
 
 type chunkSlot struct {
@@ -120,6 +120,10 @@ func (c *Cursor) Seek(offset int64, whence int) (int64, error) {
 }
 
 func (c *Cursor) eof(pos int64, expected string) error {
+	if c.d.info != nil {
+		// Say which kind of offset this is: chunk errors carry file offsets.
+		expected += " at this uncompressed position"
+	}
 	return Corrupt(c.d.path, dataComponent, pos, expected,
 		fmt.Errorf("%w: %d uncompressed bytes remain", io.ErrUnexpectedEOF, max(c.d.length-pos, 0)))
 }
@@ -172,7 +176,7 @@ func (c *Cursor) chunk(idx int64) ([]byte, error) {
 	}
 	s := &c.slots[victim]
 	s.idx, s.data = -1, nil
-	data, buf, err := c.d.readChunk(idx, s.buf, &c.raw)
+	data, buf, err := c.d.readChunk(idx, s.buf, &c.ra)
 	s.buf = buf
 	if err != nil {
 		return nil, err

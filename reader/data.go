@@ -15,7 +15,7 @@ const dataComponent = "Data.db"
 // uncompressedWindow is how much of an uncompressed Data.db a Buffered
 // cursor reads at a time. Mapped files need no window: the whole mapping is
 // one "chunk".
-const uncompressedWindow = 64 << 10
+const uncompressedWindow = 256 << 10
 
 // DataOptions says how to read a Data.db.
 type DataOptions struct {
@@ -208,22 +208,41 @@ func (d *Data) storedChunk(idx int64) (off int64, stored int) {
 	return off, int(end - off - 4)
 }
 
+// readAheadSize is how much of a compressed Data.db a Buffered reader
+// fetches per system call: several chunks at a time, so a sequential scan
+// costs one pread per ~256 KiB instead of one per chunk.
+const readAheadSize = 256 << 10
+
+// readAhead is a window of the on-disk file for Buffered access.
+type readAhead struct {
+	buf []byte
+	off int64 // file offset of buf[0]
+}
+
 // readStored returns chunk idx's stored bytes followed by its 4-byte CRC,
-// from the mapping or read into *buf.
-func (d *Data) readStored(idx int64, buf *[]byte) ([]byte, error) {
+// from the mapping, or from ra (refilled from the file when the chunk is
+// not inside it). The slice is valid until ra is next refilled.
+func (d *Data) readStored(idx int64, ra *readAhead) ([]byte, error) {
 	off, stored := d.storedChunk(idx)
+	n := int64(stored) + 4
 	if d.mapped != nil {
-		return d.mapped[off : off+int64(stored)+4], nil
+		return d.mapped[off : off+n], nil
 	}
-	*buf = grow((*buf)[:0], stored+4)
-	b := (*buf)[:stored+4]
-	if _, err := d.f.ReadAt(b, off); err != nil {
+	if off >= ra.off && off+n <= ra.off+int64(len(ra.buf)) {
+		return ra.buf[off-ra.off : off-ra.off+n], nil
+	}
+	// Chunk bounds were checked against the file size at open.
+	size := min(max(n, readAheadSize), d.f.Size()-off)
+	ra.buf = grow(ra.buf[:0], int(size))[:size]
+	ra.off = off
+	if _, err := d.f.ReadAt(ra.buf, off); err != nil {
+		ra.buf = ra.buf[:0]
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, Corrupt(d.path, dataComponent, off, fmt.Sprintf("chunk %d: %d stored bytes and a CRC", idx, stored), err)
 	}
-	return b, nil
+	return ra.buf[:n], nil
 }
 
 // checkCRC compares the CRC32 after a stored chunk with the bytes.
@@ -240,10 +259,10 @@ func (d *Data) checkCRC(idx int64, b []byte) error {
 }
 
 // readChunk returns the uncompressed bytes of chunk idx. buf is the slot's
-// own buffer (returned, possibly grown, for reuse); raw is a scratch buffer
-// for stored bytes that are decompressed elsewhere. The result may alias
-// the mapping, buf, or nothing else.
-func (d *Data) readChunk(idx int64, buf []byte, raw *[]byte) (data, newBuf []byte, err error) {
+// own buffer (returned, possibly grown, for reuse); ra is the reader's
+// read-ahead window for Buffered access. The result aliases the mapping or
+// buf, never ra.
+func (d *Data) readChunk(idx int64, buf []byte, ra *readAhead) (data, newBuf []byte, err error) {
 	start, n := d.chunkBounds(idx)
 	if d.info == nil {
 		if d.mapped != nil {
@@ -261,13 +280,7 @@ func (d *Data) readChunk(idx int64, buf []byte, raw *[]byte) (data, newBuf []byt
 	}
 	off, stored := d.storedChunk(idx)
 	isRaw := int64(stored) >= d.threshold
-	var b []byte
-	if isRaw && d.mapped == nil {
-		// Read straight into the slot: the raw bytes are the data.
-		b, err = d.readStored(idx, &buf)
-	} else {
-		b, err = d.readStored(idx, raw)
-	}
+	b, err := d.readStored(idx, ra)
 	if err != nil {
 		return nil, buf, err
 	}
@@ -282,7 +295,12 @@ func (d *Data) readChunk(idx int64, buf []byte, raw *[]byte) (data, newBuf []byt
 			return nil, buf, Corrupt(d.path, dataComponent, off,
 				fmt.Sprintf("raw chunk %d (stored length %d ≥ max compressed length %d) to hold its %d uncompressed bytes", idx, stored, d.threshold, n), nil)
 		}
-		return b[:n], buf, nil
+		if d.mapped != nil {
+			return b[:n], buf, nil
+		}
+		// The read-ahead window moves on; the slot keeps its own copy.
+		buf = append(grow(buf[:0], n), b[:n]...)
+		return buf, buf, nil
 	}
 	var out []byte
 	if ld, ok := d.comp.(limitedDecompressor); ok {

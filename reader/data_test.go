@@ -405,7 +405,9 @@ func TestScanMemoryBounded(t *testing.T) {
 			}
 		}
 		runtime.ReadMemStats(&after)
-		if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<10 {
+		// Two 16 KiB chunk slots, scratch, and a 256 KiB read-ahead window
+		// (Buffered): a constant well below the 8 MiB scanned.
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 512<<10 {
 			t.Errorf("%v: scanning 8 MiB allocated %d bytes", a, grew)
 		}
 		d.Close()
