@@ -77,7 +77,7 @@ func DecodeValues(dst [][]byte, b []byte, size int, fixed []int) ([][]byte, int,
 	for off := 0; off < size; {
 		header, n, err := vint.Unsigned(b[pos:])
 		if err != nil {
-			return dst, pos, fmt.Errorf("clustering header at +%d: %w", pos, err)
+			return dst, pos, ErrShort // the only error vint.Unsigned returns
 		}
 		pos += n
 		limit := min(size, off+32)
@@ -94,6 +94,9 @@ func DecodeValues(dst [][]byte, b []byte, size int, fixed []int) ([][]byte, int,
 			l := fixed[i]
 			if l < 0 {
 				ul, n, err := vint.Unsigned32(b[pos:])
+				if err == vint.ErrShort {
+					return dst, pos, ErrShort
+				}
 				if err != nil {
 					return dst, pos, fmt.Errorf("clustering value %d length at +%d: %w", i, pos, err)
 				}
@@ -101,7 +104,9 @@ func DecodeValues(dst [][]byte, b []byte, size int, fixed []int) ([][]byte, int,
 				l = int(ul)
 			}
 			if l > len(b)-pos {
-				return dst, pos, fmt.Errorf("clustering value %d at +%d: %d bytes, %d left: %w", i, pos, l, len(b)-pos, ErrShort)
+				// A sentinel, not a formatted error: streaming decoders hit
+				// this routinely at chunk boundaries and retry with more bytes.
+				return dst, pos, ErrShort
 			}
 			dst = append(dst, b[pos:pos+l:pos+l])
 			pos += l

@@ -22,6 +22,11 @@ type Source interface {
 	Skip(n int64) error
 }
 
+// bufferedSource is a Source that can expose the bytes it already holds.
+type bufferedSource interface {
+	Buffered() []byte
+}
+
 // DecodeError is a Data.db decoding failure at a known position.
 type DecodeError struct {
 	Offset   int64
@@ -236,6 +241,18 @@ func (d *Decoder) SkipRest() error {
 // readPrefix decodes a variable-width prefix with a peek that grows until
 // the prefix fits, so prefixes that straddle a chunk boundary still decode.
 func (d *Decoder) readPrefix(decode func([]byte) (int, error)) error {
+	if bs, ok := d.src.(bufferedSource); ok {
+		// Most prefixes lie inside the chunk in memory: decode in place.
+		if b := bs.Buffered(); len(b) > 0 {
+			n, err := decode(b)
+			if err == nil {
+				return d.src.Skip(int64(n))
+			}
+			if !errors.Is(err, clustering.ErrShort) && !errors.Is(err, vint.ErrShort) {
+				return err
+			}
+		}
+	}
 	want := 64
 	for {
 		b, err := d.src.Peek(want)
