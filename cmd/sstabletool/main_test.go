@@ -87,3 +87,49 @@ func cmdTruncate(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(os.Truncate(ts.MkAbs(args[0]), n))
 }
+
+// Exit codes are part of the interface: 0 clean, 1 problems found, 2 bad
+// input or usage.
+func TestExitCodes(t *testing.T) {
+	root := fixtures.Dir(t)
+	good := filepath.Join(root, "cassandra", "oa", "legacy_oa_simple", "oa-1-big-Data.db")
+	dir := t.TempDir()
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Statistics.db", "CompressionInfo.db", "Index.db", "Summary.db", "Filter.db", "TOC.txt", "Digest.crc32"} {
+		c, err := os.ReadFile(filepath.Join(filepath.Dir(good), "oa-1-big-"+name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "oa-1-big-"+name), c, 0o644)
+	}
+	b[len(b)/2] ^= 0xFF
+	bad := filepath.Join(dir, "oa-1-big-Data.db")
+	os.WriteFile(bad, b, 0o644)
+
+	saved := stdout
+	defer func() { stdout = saved }()
+	stdout = &discard{}
+	cases := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"verify", good}, exitOK},
+		{[]string{"verify", bad}, exitProblem},
+		{[]string{"dump", bad}, exitBadData},
+		{[]string{"dump", filepath.Join(dir, "missing-1-big-Data.db")}, exitBadData},
+		{[]string{"partitions", "--sort", "nope", good}, exitBadData},
+		{[]string{"metadata", good}, exitOK},
+	}
+	for _, c := range cases {
+		if got := run(append([]string{"sstabletool"}, c.args...)); got != c.want {
+			t.Errorf("sstabletool %v: exit %d, want %d", c.args, got, c.want)
+		}
+	}
+}
+
+type discard struct{}
+
+func (*discard) Write(p []byte) (int, error) { return len(p), nil }
