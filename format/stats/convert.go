@@ -222,8 +222,12 @@ func legacyCovered(v format.Version, minVals, maxVals [][]byte) Slice {
 func untilNull(vals [][]byte) [][]byte {
 	for i, v := range vals {
 		if v == nil {
-			return vals[:i]
+			vals = vals[:i]
+			break
 		}
+	}
+	if len(vals) == 0 {
+		return nil // as Decode gives for a count of 0
 	}
 	return vals
 }

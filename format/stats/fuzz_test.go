@@ -62,8 +62,12 @@ func FuzzDecode(f *testing.F) {
 			c.Stats.FirstKey, c.Stats.LastKey = []byte{}, []byte{}
 		}
 		if cb, err := c.Encode(to); err == nil {
-			if _, err := Decode(cb, to); err != nil {
+			d, err := Decode(cb, to)
+			if err != nil {
 				t.Fatalf("Convert(%s) encodes bytes that do not decode: %v", to, err)
+			}
+			if !cmp.Equal(c, d, cmpStats...) {
+				t.Fatalf("Convert(%s) gives values its own encoding does not decode to:\n%s", to, cmp.Diff(c, d, cmpStats...))
 			}
 		}
 	})

@@ -804,3 +804,39 @@ func TestNAEndingBeforeIsTransient(t *testing.T) {
 		t.Fatalf("encoding na values as nb without Convert should fail")
 	}
 }
+
+// TestNCLegacyPaddingForNullBound: nc sizes the legacy values from the
+// covered slice, nulls included (2 bytes each), but writes only up to the
+// first null, so such a component ends in zeros that Decode must accept.
+func TestNCLegacyPaddingForNullBound(t *testing.T) {
+	nc := format.MustVersion("nc")
+	s, err := Decode(fixture(t, "oa", "legacy_oa_clust").b, format.MustVersion("oa"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Stats.CoveredClustering.End = clustering.Prefix{Kind: clustering.InclEndBound, Values: [][]byte{nil}}
+	conv, _, err := s.Convert(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(conv.Stats.LegacyMaxClusteringValues) != 0 {
+		t.Fatalf("legacy max %q, want the values before the null", conv.Stats.LegacyMaxClusteringValues)
+	}
+	out, err := conv.Encode(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := tocOffsets(out)
+	body := out[offs[2] : offs[3]-4]
+	fields, _ := conv.Stats.appendTo(nil, nc)
+	if len(body) != len(fields)+2 || !bytes.Equal(body[len(fields):], []byte{0, 0}) {
+		t.Fatalf("stats body %d bytes for %d bytes of fields, want 2 zero bytes of padding", len(body), len(fields))
+	}
+	back, err := Decode(out, nc)
+	if err != nil || back.Stats.TrailingBytes != nil {
+		t.Fatalf("decode: %v, trailing %v", err, back.Stats.TrailingBytes)
+	}
+	if d := cmp.Diff(conv, back, cmpStats...); d != "" {
+		t.Fatalf("values differ after the round trip:\n%s", d)
+	}
+}
