@@ -14,6 +14,7 @@
 package convert
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -477,4 +478,29 @@ func convertFilter(src *sstable.SSTable, to format.Version) ([]byte, error) {
 		return nil, err
 	}
 	return f.Encode(to.HasOldBloomFilterFormat), nil
+}
+
+// PlaceCount is the count of LIVE and non-LIVE DeletionTimes in one place.
+type PlaceCount struct {
+	Place   string `json:"place"`
+	Live    int64  `json:"live"`
+	NonLive int64  `json:"non_live"`
+}
+
+// ByPlace lists the counts with place names.
+func (c *Counts) ByPlace() []PlaceCount {
+	out := make([]PlaceCount, placeCount)
+	for p := Place(0); p < placeCount; p++ {
+		out[p] = PlaceCount{Place: p.String(), Live: c.Live[p], NonLive: c.NonLive[p]}
+	}
+	return out
+}
+
+// MarshalJSON writes the counts by place name.
+func (c Counts) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Places              []PlaceCount `json:"places"`
+		BlocksWithoutMarker int64        `json:"index_blocks_without_marker"`
+		Capped              int64        `json:"capped"`
+	}{c.ByPlace(), c.BlocksWithoutMarker, c.Capped})
 }

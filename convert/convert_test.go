@@ -200,3 +200,33 @@ func TestRoundTripOA(t *testing.T) {
 		})
 	}
 }
+
+// Estimate (what savings runs) predicts exactly the sizes Convert writes,
+// compressed Data.db included, and counts the DeletionTimes the same way.
+func TestEstimateMatchesConvert(t *testing.T) {
+	for _, tc := range legacyTables {
+		src := dataPath(t, fixtures.Table(t, tc.group, tc.name))
+		o := Options{To: format.MustVersion("oa")}
+		est, err := Estimate(src, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Convert(src, filepath.Join(t.TempDir(), "o"), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(res.Components, est.Components); d != "" {
+			t.Errorf("%s: estimate differs from what convert wrote (-written +estimated):\n%s", tc.name, d)
+		}
+		if res.Counts != est.Counts || est.Counts.Live[PlacePartitionHeader] != est.Partitions {
+			t.Errorf("%s: counts %+v vs %+v", tc.name, est.Counts, res.Counts)
+		}
+		outDesc, _, _ := format.ParseDescriptor(res.Output)
+		for _, c := range est.Components {
+			fi, err := os.Stat(outDesc.Path(c.Name))
+			if err != nil || fi.Size() != c.After {
+				t.Errorf("%s %s: estimated %d, file %v", tc.name, c.Name, c.After, err)
+			}
+		}
+	}
+}

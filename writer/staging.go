@@ -84,6 +84,13 @@ func NewStaging(dest, prefix string) (*Staging, error) {
 	if err != nil {
 		return nil, fmt.Errorf("staging directory: %w", err)
 	}
+	if st.destNew {
+		// MkdirTemp makes it private; it becomes the data directory.
+		if err := os.Chmod(st.tmp, 0o755); err != nil {
+			os.Remove(st.tmp)
+			return nil, fmt.Errorf("staging directory: %w", err)
+		}
+	}
 	return st, nil
 }
 

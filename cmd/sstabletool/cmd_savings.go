@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sstabletool/sstabletool/convert"
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/reader"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "savings",
+		Usage:     "what converting legacy sstables to oa would save, exactly, without writing anything",
+		ArgsUsage: "PATH...",
+		Description: "For each legacy sstable (nb, nc, ...) and in total: bytes per component now and after conversion\n" +
+			"to oa, the difference and percent, and the LIVE / non-LIVE DeletionTimes by place (partition\n" +
+			"headers, index entries, index blocks). Uncompressed sizes are exactly what convert writes; the\n" +
+			"compressed Data.db size comes from really recompressing every chunk in memory.",
+		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag},
+		Action: savingsAction,
+	})
+}
+
+type savingsTotal struct {
+	SSTables   int                 `json:"sstables"`
+	Partitions int64               `json:"partitions"`
+	Components []convert.Component `json:"components"`
+	Before     int64               `json:"before"`
+	After      int64               `json:"after"`
+	Counts     convert.Counts      `json:"deletion_times"`
+}
+
+type savingsReport struct {
+	SSTables []*convert.Result `json:"sstables"`
+	Total    savingsTotal      `json:"total"`
+}
+
+func savingsAction(c *cli.Context) error {
+	paths, err := sstablePaths(c)
+	if err != nil {
+		return err
+	}
+	a, err := reader.ParseAccess(c.String("access"))
+	if err != nil {
+		return usageError("--access: %v", err)
+	}
+	oa := format.MustVersion("oa")
+	rep := savingsReport{SSTables: []*convert.Result{}}
+	byName := map[string]int{}
+	for _, p := range paths {
+		d, _, err := format.ParseDescriptor(p)
+		if err != nil {
+			return badData(err)
+		}
+		if d.Version.HasUIntDeletionTime {
+			if !c.Bool("json") {
+				fmt.Fprintf(stdout, "%s: already %s, nothing to save\n\n", p, d.Version.Name)
+			}
+			continue
+		}
+		prog := newProgress("savings "+p, 0)
+		res, err := convert.Estimate(p, convert.Options{To: oa, Access: a,
+			Progress: func(done, total int64) { prog.total = total; prog.update(done) }})
+		prog.done()
+		if err != nil {
+			return badData(err)
+		}
+		rep.SSTables = append(rep.SSTables, res)
+		t := &rep.Total
+		t.SSTables++
+		t.Partitions += res.Partitions
+		t.Counts.Add(&res.Counts)
+		for _, comp := range res.Components {
+			i, ok := byName[comp.Name]
+			if !ok {
+				i = len(t.Components)
+				byName[comp.Name] = i
+				t.Components = append(t.Components, convert.Component{Name: comp.Name})
+			}
+			t.Components[i].Before += comp.Before
+			t.Components[i].After += comp.After
+			t.Before += comp.Before
+			t.After += comp.After
+		}
+		if !c.Bool("json") {
+			fmt.Fprintf(stdout, "%s (%s -> oa, %d partitions)\n", p, res.From, res.Partitions)
+			printSavings(stdout, res.Components, &res.Counts)
+			fmt.Fprintln(stdout)
+		}
+	}
+	if c.Bool("json") {
+		return writeJSON(rep)
+	}
+	if rep.Total.SSTables > 1 {
+		fmt.Fprintf(stdout, "TOTAL (%d sstables, %d partitions)\n", rep.Total.SSTables, rep.Total.Partitions)
+		printSavings(stdout, rep.Total.Components, &rep.Total.Counts)
+	}
+	return nil
+}
+
+func printSavings(w io.Writer, comps []convert.Component, counts *convert.Counts) {
+	fmt.Fprintf(w, "  %-20s %14s %14s %12s %8s\n", "component", "now", "as oa", "saved", "saved%")
+	var before, after int64
+	for _, c := range comps {
+		fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s\n", c.Name, c.Before, c.After, c.Before-c.After, pct(c.Before-c.After, c.Before))
+		before += c.Before
+		after += c.After
+	}
+	fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s\n", "all", before, after, before-after, pct(before-after, before))
+	fmt.Fprintf(w, "  DeletionTimes:       %10s %10s\n", "LIVE", "non-LIVE")
+	for _, pc := range counts.ByPlace() {
+		fmt.Fprintf(w, "    %-18s %10d %10d\n", pc.Place, pc.Live, pc.NonLive)
+	}
+	fmt.Fprintf(w, "    (index blocks without an end-open marker: %d)\n", counts.BlocksWithoutMarker)
+}
+
+func pct(part, whole int64) string {
+	if whole == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f%%", 100*float64(part)/float64(whole))
+}
