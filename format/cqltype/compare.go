@@ -195,6 +195,9 @@ func msbIndex(v []byte) int {
 // It never builds 10^scale for a huge scale: the adjusted exponents decide
 // first, and only the digit-count difference is ever multiplied in.
 func compareDecimal(a, b []byte) int {
+	if len(a) > 4 && len(b) > 4 && bytes.Equal(a[:4], b[:4]) {
+		return compareVarint(a[4:], b[4:]) // same scale: the unscaled values decide
+	}
 	ua, ub := twosComplement(a[4:]), twosComplement(b[4:])
 	sa, sb := int64(int32(binary.BigEndian.Uint32(a))), int64(int32(binary.BigEndian.Uint32(b)))
 	if c := ua.Sign() - ub.Sign(); c != 0 || ua.Sign() == 0 {
@@ -275,9 +278,9 @@ func (t *Type) compareCollections(a, b []byte, per int) int {
 	oa, ob := 4, 4
 	for i := 0; i < na && i < nb; i++ {
 		for j := 0; j < per; j++ {
-			ea, nexta, nulla, erra := t.readElem(a, oa)
-			eb, nextb, nullb, errb := t.readElem(b, ob)
-			if erra != nil || errb != nil {
+			ea, nexta, nulla, oka := elemAt(a, oa)
+			eb, nextb, nullb, okb := elemAt(b, ob)
+			if !oka || !okb {
 				return bytes.Compare(a[oa:], b[ob:])
 			}
 			if nulla || nullb {
@@ -299,9 +302,9 @@ func (t *Type) compareCollections(a, b []byte, per int) int {
 func (t *Type) compareTuples(a, b []byte) int {
 	oa, ob := 0, 0
 	for i := 0; oa < len(a) && ob < len(b) && i < len(t.Params); i++ {
-		ea, nexta, nulla, erra := t.readElem(a, oa)
-		eb, nextb, nullb, errb := t.readElem(b, ob)
-		if erra != nil || errb != nil {
+		ea, nexta, nulla, oka := elemAt(a, oa)
+		eb, nextb, nullb, okb := elemAt(b, ob)
+		if !oka || !okb {
 			return bytes.Compare(a[oa:], b[ob:])
 		}
 		oa, ob = nexta, nextb
@@ -349,26 +352,20 @@ func (t *Type) allNull(v []byte, off int) bool {
 }
 
 func (t *Type) compareVectors(a, b []byte) int {
-	var ea, eb [][]byte
-	// Dimension is bounded by the bytes actually present in each value.
-	collect := func(v []byte) ([][]byte, bool) {
-		var out [][]byte
-		err := t.vectorElems(v, func(i int, e []byte, at int) error {
-			out = append(out, e)
-			return nil
-		})
-		return out, err == nil
-	}
-	var oka, okb bool
-	ea, oka = collect(a)
-	eb, okb = collect(b)
-	if !oka || !okb {
+	if t.vectorStart(a) != nil || t.vectorStart(b) != nil {
 		return bytes.Compare(a, b)
 	}
-	for i := range ea {
-		if c := t.Params[0].Compare(ea[i], eb[i]); c != 0 {
+	oa, ob := 0, 0
+	for i := 0; i < t.Dimension; i++ {
+		ea, _, nexta, erra := t.vectorElem(a, oa)
+		eb, _, nextb, errb := t.vectorElem(b, ob)
+		if erra != nil || errb != nil {
+			return bytes.Compare(a[oa:], b[ob:])
+		}
+		if c := t.Params[0].Compare(ea, eb); c != 0 {
 			return c
 		}
+		oa, ob = nexta, nextb
 	}
 	return 0
 }

@@ -134,17 +134,26 @@ func (t *Type) appendTupleString(dst, v []byte) ([]byte, error) {
 // appendVectorString is VectorSerializer.toString: "[e1, e2]" with each
 // element's serializer text.
 func (t *Type) appendVectorString(dst, v []byte) ([]byte, error) {
+	if err := t.vectorStart(v); err != nil {
+		return dst, err
+	}
 	start := len(dst)
 	dst = append(dst, '[')
-	err := t.vectorElems(v, func(i int, e []byte, at int) error {
+	off := 0
+	for i := 0; i < t.Dimension; i++ {
 		if i > 0 {
 			dst = append(dst, ", "...)
 		}
-		var err error
-		dst, err = t.Params[0].appendSerializerString(dst, e)
-		return shift(err, at)
-	})
-	if err != nil {
+		e, at, next, err := t.vectorElem(v, off)
+		if err != nil {
+			return dst[:start], err
+		}
+		if dst, err = t.Params[0].appendSerializerString(dst, e); err != nil {
+			return dst[:start], shift(err, at)
+		}
+		off = next
+	}
+	if err := t.vectorEnd(v, off); err != nil {
 		return dst[:start], err
 	}
 	return append(dst, ']'), nil

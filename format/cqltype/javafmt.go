@@ -31,16 +31,20 @@ func appendJavaFloat(dst []byte, f float64, bitSize int) []byte {
 		dst = append(dst, '-')
 		f = -f
 	}
-	var buf [32]byte
+	var buf, dbuf [32]byte
 	s := strconv.AppendFloat(buf[:0], f, 'e', -1, bitSize)
-	digits, exp := splitExp(s)
+	digits, exp := splitExp(dbuf[:0], s)
 	if len(digits) == 1 {
 		// Java picks the closest two-digit decimal when the shortest has
 		// one digit (e.g. 4.9E-324 rather than 5E-324).
-		var buf2 [32]byte
-		s2 := strconv.AppendFloat(buf2[:0], f, 'e', 1, bitSize)
-		if back, err := strconv.ParseFloat(string(s2), bitSize); err == nil && back == f {
-			digits, exp = splitExp(s2)
+		s2 := strconv.AppendFloat(buf[:0], f, 'e', 1, bitSize)
+		d2, e2 := splitExp(dbuf[1:1], s2)
+		// Only a second digit other than 0 changes anything; check that
+		// such a decimal still reads back as f (rare: subnormals).
+		if d2[1] != '0' || e2 != exp {
+			if back, err := strconv.ParseFloat(string(s2), bitSize); err == nil && back == f {
+				digits, exp = d2, e2
+			}
 		}
 	}
 	for len(digits) > 1 && digits[len(digits)-1] == '0' {
@@ -76,24 +80,35 @@ func appendJavaFloat(dst []byte, f float64, bitSize int) []byte {
 	return strconv.AppendInt(dst, int64(exp), 10)
 }
 
-// splitExp splits Go's "d.ddde±xx" into the digits without the point and
-// the decimal exponent of the first digit. The digits alias a scratch copy.
-func splitExp(s []byte) ([]byte, int) {
-	e := 0
+// splitExp splits Go's "d.ddde±xx" into the digits without the point
+// (appended to dst) and the decimal exponent of the first digit.
+func splitExp(dst, s []byte) ([]byte, int) {
+	e := len(s)
 	for i := len(s) - 1; i >= 0; i-- {
 		if s[i] == 'e' {
 			e = i
 			break
 		}
 	}
-	exp, _ := strconv.Atoi(string(s[e+1:]))
-	var digits []byte
-	for _, c := range s[:e] {
-		if c != '.' {
-			digits = append(digits, c)
+	exp := 0
+	neg := false
+	for _, c := range s[min(e+1, len(s)):] {
+		switch {
+		case c == '-':
+			neg = true
+		case c >= '0' && c <= '9':
+			exp = exp*10 + int(c-'0')
 		}
 	}
-	return digits, exp
+	if neg {
+		exp = -exp
+	}
+	for _, c := range s[:e] {
+		if c != '.' {
+			dst = append(dst, c)
+		}
+	}
+	return dst, exp
 }
 
 // twosComplement reads b as a big-endian two's-complement integer
@@ -130,8 +145,8 @@ func appendVarint(dst, b []byte) []byte {
 // plain notation when scale >= 0 and the adjusted exponent is >= -6,
 // otherwise scientific ("1E-14", "1.5E+3").
 func appendBigDecimal(dst []byte, unscaled []byte, scale int32) []byte {
-	var coeff []byte
-	coeff = appendVarint(coeff, unscaled)
+	var buf [24]byte // fits any int64; longer coefficients grow it
+	coeff := appendVarint(buf[:0], unscaled)
 	neg := coeff[0] == '-'
 	if neg {
 		coeff = coeff[1:]

@@ -285,21 +285,33 @@ func (t *Type) appendDuration(dst, v []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// readElem reads one [int32 length][bytes] element at off; a negative
-// length is a null element (nil, ok).
+// elemAt reads one [int32 length][bytes] element at off; a negative
+// length is a null element. ok is false when the bytes run out.
+func elemAt(v []byte, off int) (elem []byte, next int, null, ok bool) {
+	if len(v)-off < 4 {
+		return nil, off, false, false
+	}
+	n := int32(binary.BigEndian.Uint32(v[off:]))
+	if n < 0 {
+		return nil, off + 4, true, true
+	}
+	if int64(n) > int64(len(v)-off-4) {
+		return nil, off, false, false
+	}
+	return v[off+4 : off+4+int(n)], off + 4 + int(n), false, true
+}
+
+// readElem is elemAt with an error that says what was missing.
 func (t *Type) readElem(v []byte, off int) (elem []byte, next int, null bool, err error) {
+	elem, next, null, ok := elemAt(v, off)
+	if ok {
+		return elem, next, null, nil
+	}
 	if len(v)-off < 4 {
 		return nil, off, false, valueErr(t, off, "expected a 4-byte element length, found %d bytes", len(v)-off)
 	}
 	n := int32(binary.BigEndian.Uint32(v[off:]))
-	off += 4
-	if n < 0 {
-		return nil, off, true, nil
-	}
-	if int64(n) > int64(len(v)-off) {
-		return nil, off - 4, false, valueErr(t, off-4, "expected an element of %d bytes, found %d bytes left", n, len(v)-off)
-	}
-	return v[off : off+int(n)], off + int(n), false, nil
+	return nil, off, false, valueErr(t, off, "expected an element of %d bytes, found %d bytes left", n, len(v)-off-4)
 }
 
 // readCount reads a collection's int32 element count and checks it against
@@ -397,27 +409,18 @@ func (t *Type) appendMapJSON(dst, v []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// fields walks the [int32 length][bytes] fields of a tuple or UDT value.
-// Values may hold fewer fields than the type (fields added later); a
-// negative length is null. More bytes than fields is an error.
-func (t *Type) fields(v []byte, each func(i int, f []byte, null bool, at int) error) error {
-	off := 0
-	for i := range t.Params {
-		if off == len(v) {
-			if err := each(i, nil, true, off); err != nil {
-				return err
-			}
-			continue
-		}
-		f, next, null, err := t.readElem(v, off)
-		if err != nil {
-			return err
-		}
-		if err := each(i, f, null, off+4); err != nil {
-			return err
-		}
-		off = next
+// field reads field i of a tuple or UDT value at off. Values may hold
+// fewer fields than the type (fields added later): past the end every
+// field is null. A negative length is null too.
+func (t *Type) field(v []byte, off int) (f []byte, next int, null bool, err error) {
+	if off == len(v) {
+		return nil, off, true, nil
 	}
+	return t.readElem(v, off)
+}
+
+// fieldsEnd checks that a tuple or UDT value holds no more than its fields.
+func (t *Type) fieldsEnd(v []byte, off int) error {
 	if off != len(v) {
 		return valueErr(t, off, "expected the value to end after %d fields, found %d more bytes", len(t.Params), len(v)-off)
 	}
@@ -427,19 +430,23 @@ func (t *Type) fields(v []byte, each func(i int, f []byte, null bool, at int) er
 func (t *Type) appendTupleJSON(dst, v []byte) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, '[')
-	err := t.fields(v, func(i int, f []byte, null bool, at int) error {
+	off := 0
+	for i, p := range t.Params {
 		if i > 0 {
 			dst = append(dst, ", "...)
 		}
+		f, next, null, err := t.field(v, off)
+		if err != nil {
+			return dst[:start], err
+		}
 		if null {
 			dst = append(dst, "null"...)
-			return nil
+		} else if dst, err = p.AppendJSON(dst, f); err != nil {
+			return dst[:start], shift(err, off+4)
 		}
-		var err error
-		dst, err = t.Params[i].AppendJSON(dst, f)
-		return shift(err, at)
-	})
-	if err != nil {
+		off = next
+	}
+	if err := t.fieldsEnd(v, off); err != nil {
 		return dst[:start], err
 	}
 	return append(dst, ']'), nil
@@ -448,21 +455,25 @@ func (t *Type) appendTupleJSON(dst, v []byte) ([]byte, error) {
 func (t *Type) appendUDTJSON(dst, v []byte) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, '{')
-	err := t.fields(v, func(i int, f []byte, null bool, at int) error {
+	off := 0
+	for i, p := range t.Params {
 		if i > 0 {
 			dst = append(dst, ", "...)
 		}
 		dst = appendUDTFieldName(dst, t.FieldNames[i])
 		dst = append(dst, ": "...)
+		f, next, null, err := t.field(v, off)
+		if err != nil {
+			return dst[:start], err
+		}
 		if null {
 			dst = append(dst, "null"...)
-			return nil
+		} else if dst, err = p.AppendJSON(dst, f); err != nil {
+			return dst[:start], shift(err, off+4)
 		}
-		var err error
-		dst, err = t.Params[i].AppendJSON(dst, f)
-		return shift(err, at)
-	})
-	if err != nil {
+		off = next
+	}
+	if err := t.fieldsEnd(v, off); err != nil {
 		return dst[:start], err
 	}
 	return append(dst, '}'), nil
@@ -483,39 +494,40 @@ func appendUDTFieldName(dst []byte, name string) []byte {
 	return append(dst, '"')
 }
 
-// vectorElems walks the elements of a vector value: fixed-width elements
-// back to back, or unsigned-vint length-prefixed ones.
-func (t *Type) vectorElems(v []byte, each func(i int, e []byte, at int) error) error {
+// vectorStart checks a vector value's size when its elements have a fixed
+// width; elements of a variable width are checked one by one by vectorElem.
+func (t *Type) vectorStart(v []byte) error {
 	elem := t.Params[0]
-	if w := elem.FixedLength(); w == 0 {
+	switch w := elem.FixedLength(); {
+	case w == 0:
 		// Zero-width elements would make the output unbounded by the input.
 		return valueErr(t, 0, "a vector of elements with a width, found zero-width %s elements", elem.CQL())
-	} else if w > 0 {
-		if len(v) != w*t.Dimension {
-			return valueErr(t, 0, "expected %d bytes (%d elements of %d), found %d", w*t.Dimension, t.Dimension, w, len(v))
-		}
-		for i := 0; i < t.Dimension; i++ {
-			if err := each(i, v[i*w:(i+1)*w], i*w); err != nil {
-				return err
-			}
-		}
-		return nil
+	case w > 0 && len(v) != w*t.Dimension:
+		return valueErr(t, 0, "expected %d bytes (%d elements of %d), found %d", w*t.Dimension, t.Dimension, w, len(v))
 	}
-	off := 0
-	for i := 0; i < t.Dimension; i++ {
-		n, w, err := vint.Unsigned(v[off:])
-		if err != nil {
-			return valueErr(t, off, "expected a vint element length (%s)", err)
-		}
-		if n > uint64(len(v)-off-w) {
-			return valueErr(t, off, "expected an element of %d bytes, found %d bytes left", n, len(v)-off-w)
-		}
-		off += w
-		if err := each(i, v[off:off+int(n)], off); err != nil {
-			return err
-		}
-		off += int(n)
+	return nil
+}
+
+// vectorElem returns the element at off and where the next one starts:
+// fixed-width elements lie back to back, others carry an unsigned-vint
+// length. at is where the element's bytes begin.
+func (t *Type) vectorElem(v []byte, off int) (e []byte, at, next int, err error) {
+	if w := t.Params[0].FixedLength(); w > 0 {
+		return v[off : off+w], off, off + w, nil
 	}
+	n, w, err := vint.Unsigned(v[off:])
+	if err != nil {
+		return nil, off, off, valueErr(t, off, "expected a vint element length (%s)", err)
+	}
+	if n > uint64(len(v)-off-w) {
+		return nil, off, off, valueErr(t, off, "expected an element of %d bytes, found %d bytes left", n, len(v)-off-w)
+	}
+	at = off + w
+	return v[at : at+int(n)], at, at + int(n), nil
+}
+
+// vectorEnd checks that a variable-width vector value ends after its elements.
+func (t *Type) vectorEnd(v []byte, off int) error {
 	if off != len(v) {
 		return valueErr(t, off, "expected the value to end after %d elements, found %d more bytes", t.Dimension, len(v)-off)
 	}
@@ -523,17 +535,26 @@ func (t *Type) vectorElems(v []byte, each func(i int, e []byte, at int) error) e
 }
 
 func (t *Type) appendVectorJSON(dst, v []byte) ([]byte, error) {
+	if err := t.vectorStart(v); err != nil {
+		return dst, err
+	}
 	start := len(dst)
 	dst = append(dst, '[')
-	err := t.vectorElems(v, func(i int, e []byte, at int) error {
+	off := 0
+	for i := 0; i < t.Dimension; i++ {
 		if i > 0 {
 			dst = append(dst, ", "...)
 		}
-		var err error
-		dst, err = t.Params[0].AppendJSON(dst, e)
-		return shift(err, at)
-	})
-	if err != nil {
+		e, at, next, err := t.vectorElem(v, off)
+		if err != nil {
+			return dst[:start], err
+		}
+		if dst, err = t.Params[0].AppendJSON(dst, e); err != nil {
+			return dst[:start], shift(err, at)
+		}
+		off = next
+	}
+	if err := t.vectorEnd(v, off); err != nil {
 		return dst[:start], err
 	}
 	return append(dst, ']'), nil
@@ -547,9 +568,15 @@ func (t *Type) appendVectorJSON(dst, v []byte) ([]byte, error) {
 // everything else (including non-ASCII) as-is.
 func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	run := 0
 	for i := 0; i < len(s); i++ {
-		dst = appendJSONByte(dst, s[i])
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			dst = append(dst, s[run:i]...)
+			dst = appendJSONByte(dst, c)
+			run = i + 1
+		}
 	}
+	dst = append(dst, s[run:]...)
 	return append(dst, '"')
 }
 
@@ -560,10 +587,17 @@ func appendJSONQuoted(dst, s []byte) []byte {
 }
 
 func appendJSONEscaped(dst, s []byte) []byte {
-	for _, c := range s {
+	// Copy runs of bytes that need no escaping in one append.
+	run := 0
+	for i, c := range s {
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[run:i]...)
 		dst = appendJSONByte(dst, c)
+		run = i + 1
 	}
-	return dst
+	return append(dst, s[run:]...)
 }
 
 func appendJSONByte(dst []byte, c byte) []byte {
