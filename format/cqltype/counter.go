@@ -9,7 +9,7 @@ import (
 
 // Counter contexts (db/context/CounterContext.java): a signed 2-byte count
 // of header entries (negative when local shards are to be cleared), that
-// many 2-byte shard indexes, then 34-byte shards of counter id (16 bytes),
+// many 2-byte shard indexes, then 32-byte shards of counter id (16 bytes),
 // clock (8) and count (8).
 const (
 	counterIDLen    = 16
@@ -91,7 +91,7 @@ func counterBody(ctx []byte) (int, error) {
 		return 0, reader.Corrupt("", "", 0, "a counter context header of "+strconv.Itoa(body)+" bytes, found "+strconv.Itoa(len(ctx)), nil)
 	}
 	if (len(ctx)-body)%counterShardLen != 0 {
-		return 0, reader.Corrupt("", "", int64(body), "counter shards of 34 bytes each, found "+strconv.Itoa(len(ctx)-body)+" bytes", nil)
+		return 0, reader.Corrupt("", "", int64(body), "counter shards of "+strconv.Itoa(counterShardLen)+" bytes each, found "+strconv.Itoa(len(ctx)-body)+" bytes", nil)
 	}
 	return body, nil
 }
