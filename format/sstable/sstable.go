@@ -65,6 +65,14 @@ func Open(path string, opts Options) (*SSTable, error) {
 			return nil, fmt.Errorf("%s: required component %s is missing: %w", desc.Path(format.ComponentData), c, err)
 		}
 	}
+	// A component TOC.txt lists but the directory lacks would change how
+	// the rest reads (without CompressionInfo.db, Data.db would be taken
+	// as uncompressed): refuse rather than guess.
+	for _, c := range s.TOC {
+		if _, err := os.Stat(desc.Path(c)); err != nil {
+			return nil, fmt.Errorf("%s: component %s listed in TOC.txt is missing", desc.Path(c), c)
+		}
+	}
 	if s.Stats, err = stats.ReadFile(desc.Path(format.ComponentStatistics), desc.Version); err != nil {
 		return nil, err
 	}
