@@ -201,6 +201,20 @@ func (t *Type) FieldType(i int) *Type {
 	return t.Params[i]
 }
 
+// FieldPath decodes the cell path of one field cell of a non-frozen UDT
+// (the field's position as a big-endian short, UserType.cellPathForField)
+// into the field's name and type; sstabledump prints the name as the path.
+func (t *Type) FieldPath(path []byte) (name string, typ *Type, err error) {
+	if t.Kind != UDT || len(path) != 2 {
+		return "", nil, valueErr(t, 0, "a 2-byte UDT field position, found %d bytes", len(path))
+	}
+	i := int(int16(uint16(path[0])<<8 | uint16(path[1])))
+	if i < 0 || i >= len(t.FieldNames) {
+		return "", nil, valueErr(t, 0, "a field position below %d, found %d", len(t.FieldNames), i)
+	}
+	return t.FieldNames[i], t.Params[i], nil
+}
+
 var (
 	timeUUIDForPaths = &Type{Kind: TimeUUID, Class: marshalPrefix + "TimeUUIDType", impl: "TimeUUIDType"}
 	smallIntForPaths = &Type{Kind: SmallInt, Class: marshalPrefix + "ShortType", impl: "ShortType"}

@@ -314,6 +314,14 @@ func TestUDTValues(t *testing.T) {
 	if p, err := u.ElementPathType().Format(be16(1)); err != nil || p != "1" || u.FieldNames[1] != "age" {
 		t.Errorf("UDT path: %q %v", p, err)
 	}
+	if name, ft, err := u.FieldPath(be16(0)); err != nil || name != "Name" || ft.Kind != Text {
+		t.Errorf("FieldPath(0) = %q %v %v", name, ft, err)
+	}
+	for _, bad := range [][]byte{be16(2), be16(-1), {0}} {
+		if _, _, err := u.FieldPath(bad); err == nil {
+			t.Errorf("FieldPath(%x) should fail", bad)
+		}
+	}
 }
 
 func TestCompositeValues(t *testing.T) {
