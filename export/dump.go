@@ -367,19 +367,12 @@ func (d *Dumper) cell(c *rows.Cell, col *rows.Column, t *cqltype.Type, live rows
 		j.BeginArray(true)
 		j.Elem()
 		if t.Kind == cqltype.UDT {
-			if len(c.Path) != 2 {
-				return fmt.Errorf("UDT cell path of %d bytes, expected a 2-byte field position", len(c.Path))
-			}
-			pos := int(int16(uint16(c.Path[0])<<8 | uint16(c.Path[1])))
-			if pos < 0 || pos >= len(t.Params) {
-				return fmt.Errorf("UDT field position %d of %d fields", pos, len(t.Params))
-			}
-			name := strconv.Itoa(pos)
-			if pos < len(t.FieldNames) {
-				name = t.FieldNames[pos]
+			name, ft, err := t.FieldPath(c.Path)
+			if err != nil {
+				return fmt.Errorf("cell path: %w", err)
 			}
 			j.String(name)
-			valueType = t.FieldType(pos)
+			valueType = ft
 		} else {
 			s, err := t.ElementPathType().Format(c.Path)
 			if err != nil {

@@ -3,7 +3,8 @@ package export
 import (
 	"bufio"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/sstabletool/sstabletool/format/cqltype"
 )
 
 // jsonw writes JSON in the layout Jackson's DefaultPrettyPrinter gives
@@ -102,46 +103,6 @@ func (j *jsonw) Bool(v bool)     { j.w.WriteString(strconv.FormatBool(v)) }
 func (j *jsonw) Raw(b []byte)    { j.w.Write(b) }
 
 func (j *jsonw) writeString(s string) {
-	j.scratch = appendJSONString(j.scratch[:0], s)
+	j.scratch = cqltype.AppendJSONString(j.scratch[:0], s)
 	j.w.Write(j.scratch)
-}
-
-// appendJSONString quotes s as Jackson does: control characters as \uXXXX
-// except the short escapes, invalid UTF-8 replaced.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789ABCDEF"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c == '\b':
-				dst = append(dst, '\\', 'b')
-			case c == '\f':
-				dst = append(dst, '\\', 'f')
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, "\\uFFFD"...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
 }
