@@ -1,0 +1,130 @@
+package generate
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/verify"
+	"github.com/sstabletool/sstabletool/workload"
+)
+
+func scan(t *testing.T, path string) (parts, rowsN, markers, tombstones, expiring int64) {
+	t.Helper()
+	s, err := sstable.Open(path, sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d := s.Decoder(0)
+	var h rows.PartitionHeader
+	for {
+		err := d.ReadPartitionHeader(&h)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts++
+		if !h.Deletion.IsLive() {
+			tombstones++
+		}
+		for {
+			u, err := d.Next(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u == nil {
+				break
+			}
+			switch u.Kind {
+			case rows.KindMarker:
+				markers++
+			case rows.KindRow:
+				rowsN++
+			}
+			tombstones += int64(u.Tombstones())
+			if u.Liveness.Expiring() {
+				expiring++
+			}
+		}
+	}
+}
+
+func TestDemoVerifiesAndIsDeterministic(t *testing.T) {
+	a, err := Demo(filepath.Join(t.TempDir(), "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := verify.SSTable(a, sstable.Options{}, nil)
+	if !rep.OK() {
+		t.Fatalf("demo does not verify: %v", rep.Problems)
+	}
+	parts, rowsN, markers, tombs, exp := scan(t, a)
+	fi, _ := os.Stat(a)
+	t.Logf("demo: %d partitions, %d rows, %d markers, %d tombstones, %d expiring rows, Data.db %d bytes", parts, rowsN, markers, tombs, exp, fi.Size())
+	if parts != 3000 || markers == 0 || tombs == 0 || exp == 0 {
+		t.Errorf("demo lacks variety: %d partitions, %d markers, %d tombstones, %d expiring", parts, markers, tombs, exp)
+	}
+	if fi.Size() < 1<<20 || fi.Size() > 16<<20 {
+		t.Errorf("demo Data.db is %d bytes; want a few MB", fi.Size())
+	}
+	// Some partitions are indexed (big), most are not.
+	s, _ := sstable.Open(a, sstable.Options{})
+	defer s.Close()
+	big := 0
+	s.ScanPartitions(sstable.ScanOptions{SkipCells: true}, func(p *sstable.PartitionSummary) error {
+		if p.Size > 64<<10 {
+			big++
+		}
+		return nil
+	})
+	if big < 2 {
+		t.Errorf("%d partitions above 64 KiB; want a couple", big)
+	}
+	b, err := Demo(filepath.Join(t.TempDir(), "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	da, _, _ := format.ParseDescriptor(a)
+	db, _, _ := format.ParseDescriptor(b)
+	for _, c := range []string{format.ComponentData, format.ComponentIndex, format.ComponentStatistics, format.ComponentSummary, format.ComponentFilter} {
+		x, _ := os.ReadFile(da.Path(c))
+		y, _ := os.ReadFile(db.Path(c))
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two runs with the same seed", c)
+		}
+	}
+}
+
+// Every legacy and oa format, compressed or not, from the built-in
+// profiles, verifies.
+func TestGenerateFormats(t *testing.T) {
+	for _, name := range []string{"deletes", "wide-partitions", "time-series-ttl", "small-partitions"} {
+		for _, v := range []string{"nb", "nc", "oa"} {
+			p, _ := workload.Builtin(name)
+			p.Partitions = 200
+			if name == "wide-partitions" {
+				p.Partitions = 10
+			}
+			res, err := Generate(p, filepath.Join(t.TempDir(), v), Options{Version: format.MustVersion(v), Uncompressed: v == "nb", Seed: 7})
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, v, err)
+			}
+			if rep := verify.SSTable(res.DataPath, sstable.Options{}, nil); !rep.OK() {
+				t.Fatalf("%s %s: %v", name, v, rep.Problems)
+			}
+			parts, rowsN, _, _, _ := scan(t, res.DataPath)
+			if parts != res.Partitions || rowsN != res.Rows {
+				t.Errorf("%s %s: wrote %d/%d, read %d/%d", name, v, res.Partitions, res.Rows, parts, rowsN)
+			}
+		}
+	}
+}
