@@ -15,7 +15,7 @@ name: demo
 description: sstabletool's demo table - clustered, with deletions, TTLs and a few big partitions
 seed: 42
 ops: 1
-partitions: 3000
+partitions: 1500
 schema:
   partition_key: [{name: sensor, type: text, size: "4", gen: hash}]
   clustering: [{name: at, type: timestamp}]

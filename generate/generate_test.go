@@ -70,7 +70,7 @@ func TestDemoVerifiesAndIsDeterministic(t *testing.T) {
 	parts, rowsN, markers, tombs, exp := scan(t, a)
 	fi, _ := os.Stat(a)
 	t.Logf("demo: %d partitions, %d rows, %d markers, %d tombstones, %d expiring rows, Data.db %d bytes", parts, rowsN, markers, tombs, exp, fi.Size())
-	if parts != 3000 || markers == 0 || tombs == 0 || exp == 0 {
+	if parts != 1500 || markers == 0 || tombs == 0 || exp == 0 {
 		t.Errorf("demo lacks variety: %d partitions, %d markers, %d tombstones, %d expiring", parts, markers, tombs, exp)
 	}
 	if fi.Size() < 1<<20 || fi.Size() > 16<<20 {
