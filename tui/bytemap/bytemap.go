@@ -76,7 +76,9 @@ type Span struct {
 	Off   int64
 	Len   int
 	Class Class
-	Label string
+	// Label names the field and its decoded value in full; Short is a few
+	// words for a hex dump line that has several fields.
+	Label, Short string
 }
 
 // End is the offset just past the span.
@@ -110,12 +112,12 @@ func (w *walker) corrupt(expected string, err error) error {
 }
 
 // take labels the next n bytes.
-func (w *walker) take(n int, c Class, label string) error {
+func (w *walker) take(n int, c Class, label, short string) error {
 	if n < 0 || n > len(w.b)-w.pos {
 		return w.corrupt(fmt.Sprintf("%s: %d bytes", label, n), io.ErrUnexpectedEOF)
 	}
 	if n > 0 {
-		w.spans = append(w.spans, Span{Off: w.base + int64(w.pos), Len: n, Class: c, Label: label})
+		w.spans = append(w.spans, Span{Off: w.base + int64(w.pos), Len: n, Class: c, Label: label, Short: short})
 	}
 	w.pos += n
 	return nil
@@ -123,12 +125,13 @@ func (w *walker) take(n int, c Class, label string) error {
 
 // vint labels the unsigned vint at the current position and returns it;
 // label gets the decoded value.
-func (w *walker) vint(c Class, label func(v uint64) string) (uint64, error) {
+func (w *walker) vint(c Class, label func(v uint64) (string, string)) (uint64, error) {
 	v, n, err := vint.Unsigned(w.b[w.pos:])
 	if err != nil {
 		return 0, w.corrupt("an unsigned vint", err)
 	}
-	return v, w.take(n, c, label(v))
+	l, short := label(v)
+	return v, w.take(n, c, l, short)
 }
 
 func (w *walker) byte1() (byte, error) {
@@ -153,15 +156,20 @@ func (w *walker) header(h *rows.PartitionHeader) error {
 		return w.corrupt("a 2-byte partition key length", io.ErrUnexpectedEOF)
 	}
 	klen := int(binary.BigEndian.Uint16(w.b[w.pos:]))
-	if err := w.take(2, KeyLength, fmt.Sprintf("partition key length %d (2 B)", klen)); err != nil {
+	if err := w.take(2, KeyLength, fmt.Sprintf("partition key length %d (2 B)", klen), fmt.Sprintf("key len %d", klen)); err != nil {
 		return err
 	}
-	if err := w.take(klen, Key, "partition key "+cellfmt.Truncate(keyText(w.l.KeyType, h.Key), valueRunes)); err != nil {
+	key := keyText(w.l.KeyType, h.Key)
+	if err := w.take(klen, Key, "partition key "+cellfmt.Truncate(key, valueRunes), "key "+cellfmt.Truncate(key, shortRunes)); err != nil {
 		return err
 	}
 	layout := w.l.Schema.Version.DeletionTimeLayout()
 	n := h.Size - 2 - klen
-	return w.take(n, PartitionDeletion, deletionLabel(layout, h.Deletion, n))
+	short := fmt.Sprintf("DeletionTime %d B", n)
+	if h.Deletion.IsLive() {
+		short = fmt.Sprintf("DeletionTime LIVE %d B", n)
+	}
+	return w.take(n, PartitionDeletion, deletionLabel(layout, h.Deletion, n), short)
 }
 
 func keyText(t *cqltype.Type, key []byte) string {
@@ -188,6 +196,9 @@ func deletionLabel(l deletiontime.Layout, d deletiontime.DeletionTime, n int) st
 	return fmt.Sprintf("partition DeletionTime (%d %s, %s): %s", n, unit, l, cellfmt.Deletion(d))
 }
 
+// shortRunes bounds a value in a short label.
+const shortRunes = 12
+
 // Unfiltered labels one row or range tombstone marker. b holds its bytes
 // (and maybe more) starting at Data.db offset base; u is what the decoder
 // returned for it.
@@ -210,20 +221,20 @@ func (w *walker) unfiltered(u *rows.Unfiltered) error {
 	case rows.KindMarker:
 		what = "marker"
 	}
-	if err := w.take(1, Flags, fmt.Sprintf("%s flags 0x%02x %s", what, u.Flags, cellfmt.RowFlags(u.Flags))); err != nil {
+	if err := w.take(1, Flags, fmt.Sprintf("%s flags 0x%02x %s", what, u.Flags, cellfmt.RowFlags(u.Flags)), fmt.Sprintf("%s flags", what)); err != nil {
 		return err
 	}
 	if u.Flags&rows.FlagExtension != 0 {
-		if err := w.take(1, Flags, fmt.Sprintf("extended flags 0x%02x %s", u.ExtFlags, cellfmt.ExtFlags(u.ExtFlags))); err != nil {
+		if err := w.take(1, Flags, fmt.Sprintf("extended flags 0x%02x %s", u.ExtFlags, cellfmt.ExtFlags(u.ExtFlags)), "ext flags"); err != nil {
 			return err
 		}
 	}
 	switch u.Kind {
 	case rows.KindMarker:
-		if err := w.take(1, Clustering, "bound kind "+u.Bound.Kind.String()); err != nil {
+		if err := w.take(1, Clustering, "bound kind "+u.Bound.Kind.String(), "bound kind"); err != nil {
 			return err
 		}
-		if err := w.take(2, Clustering, fmt.Sprintf("bound size %d value(s) (2 B)", len(u.Bound.Values))); err != nil {
+		if err := w.take(2, Clustering, fmt.Sprintf("bound size %d value(s) (2 B)", len(u.Bound.Values)), "bound size"); err != nil {
 			return err
 		}
 		if err := w.clustering(u.Bound.Values); err != nil {
@@ -234,22 +245,24 @@ func (w *walker) unfiltered(u *rows.Unfiltered) error {
 			return err
 		}
 	}
-	if _, err := w.vint(Size, func(v uint64) string {
-		return fmt.Sprintf("%s size %d (vint: body + previous-size field)", what, v)
+	if _, err := w.vint(Size, func(v uint64) (string, string) {
+		return fmt.Sprintf("%s size %d (vint: body + previous-size field)", what, v), fmt.Sprintf("size %d", v)
 	}); err != nil {
 		return err
 	}
-	if _, err := w.vint(Size, func(v uint64) string { return fmt.Sprintf("previous unfiltered size %d (vint)", v) }); err != nil {
+	if _, err := w.vint(Size, func(v uint64) (string, string) {
+		return fmt.Sprintf("previous unfiltered size %d (vint)", v), fmt.Sprintf("prev size %d", v)
+	}); err != nil {
 		return err
 	}
 	var err error
 	if u.Kind == rows.KindMarker {
 		if u.IsBoundary() {
-			if err = w.deletion("boundary end deletion"); err == nil {
-				err = w.deletion("boundary start deletion")
+			if err = w.deletion("boundary end deletion", "end del"); err == nil {
+				err = w.deletion("boundary start deletion", "start del")
 			}
 		} else {
-			err = w.deletion("bound deletion")
+			err = w.deletion("bound deletion", "bound del")
 		}
 	} else {
 		err = w.rowBody(u)
@@ -269,7 +282,9 @@ func (w *walker) clustering(values [][]byte) error {
 	fixed := w.l.Schema.ClusteringFixed
 	for off := 0; off < len(values); off += 32 {
 		limit := min(len(values), off+32)
-		header, err := w.vint(Clustering, func(v uint64) string { return fmt.Sprintf("clustering header 0x%x (vint: null/empty bits)", v) })
+		header, err := w.vint(Clustering, func(v uint64) (string, string) {
+			return fmt.Sprintf("clustering header 0x%x (vint: null/empty bits)", v), "ck header"
+		})
 		if err != nil {
 			return err
 		}
@@ -279,8 +294,11 @@ func (w *walker) clustering(values [][]byte) error {
 				continue // null or empty: no bytes
 			}
 			name := "clustering " + strconv.Itoa(i)
+			short := "ck" + strconv.Itoa(i)
 			if i >= len(fixed) || fixed[i] < 0 {
-				if _, err := w.vint(Clustering, func(v uint64) string { return fmt.Sprintf("%s length %d (vint)", name, v) }); err != nil {
+				if _, err := w.vint(Clustering, func(v uint64) (string, string) {
+					return fmt.Sprintf("%s length %d (vint)", name, v), fmt.Sprintf("%s len %d", short, v)
+				}); err != nil {
 					return err
 				}
 			}
@@ -288,7 +306,8 @@ func (w *walker) clustering(values [][]byte) error {
 			if i < len(w.l.ClusteringTypes) {
 				t = w.l.ClusteringTypes[i]
 			}
-			if err := w.take(len(values[i]), Clustering, name+" = "+cellfmt.Value(t, values[i], valueRunes)); err != nil {
+			if err := w.take(len(values[i]), Clustering, name+" = "+cellfmt.Value(t, values[i], valueRunes),
+				short+" "+cellfmt.Value(t, values[i], shortRunes)); err != nil {
 				return err
 			}
 		}
@@ -297,14 +316,14 @@ func (w *walker) clustering(values [][]byte) error {
 }
 
 // deletion labels a DeletionTime written as header deltas: two vints.
-func (w *walker) deletion(what string) error {
-	if _, err := w.vint(Deletion, func(v uint64) string {
-		return fmt.Sprintf("%s markedForDeleteAt %s (delta vint)", what, cellfmt.Micros(int64(v)+w.l.Schema.MinTimestamp))
+func (w *walker) deletion(what, short string) error {
+	if _, err := w.vint(Deletion, func(v uint64) (string, string) {
+		return fmt.Sprintf("%s markedForDeleteAt %s (delta vint)", what, cellfmt.Micros(int64(v)+w.l.Schema.MinTimestamp)), short + " ts"
 	}); err != nil {
 		return err
 	}
-	_, err := w.vint(Deletion, func(v uint64) string {
-		return fmt.Sprintf("%s localDeletionTime %s (delta vint)", what, cellfmt.Seconds(int64(v)+w.l.Schema.MinLocalDeletionTime))
+	_, err := w.vint(Deletion, func(v uint64) (string, string) {
+		return fmt.Sprintf("%s localDeletionTime %s (delta vint)", what, cellfmt.Seconds(int64(v)+w.l.Schema.MinLocalDeletionTime)), short + " ldt"
 	})
 	return err
 }
@@ -312,22 +331,26 @@ func (w *walker) deletion(what string) error {
 func (w *walker) rowBody(u *rows.Unfiltered) error {
 	sch := w.l.Schema
 	if u.Flags&rows.FlagHasTimestamp != 0 {
-		if _, err := w.vint(Liveness, func(uint64) string { return "row timestamp " + cellfmt.Micros(u.Liveness.Timestamp) + " (delta vint)" }); err != nil {
+		if _, err := w.vint(Liveness, func(uint64) (string, string) {
+			return "row timestamp " + cellfmt.Micros(u.Liveness.Timestamp) + " (delta vint)", "row ts"
+		}); err != nil {
 			return err
 		}
 		if u.Flags&rows.FlagHasTTL != 0 {
-			if _, err := w.vint(Liveness, func(uint64) string { return fmt.Sprintf("row TTL %ds (delta vint)", u.Liveness.TTL) }); err != nil {
+			if _, err := w.vint(Liveness, func(uint64) (string, string) {
+				return fmt.Sprintf("row TTL %ds (delta vint)", u.Liveness.TTL), "row ttl"
+			}); err != nil {
 				return err
 			}
-			if _, err := w.vint(Liveness, func(uint64) string {
-				return "row expires " + cellfmt.Seconds(u.Liveness.LocalExpirationTime) + " (delta vint)"
+			if _, err := w.vint(Liveness, func(uint64) (string, string) {
+				return "row expires " + cellfmt.Seconds(u.Liveness.LocalExpirationTime) + " (delta vint)", "row expiry"
 			}); err != nil {
 				return err
 			}
 		}
 	}
 	if u.Flags&rows.FlagHasDeletion != 0 {
-		if err := w.deletion("row deletion"); err != nil {
+		if err := w.deletion("row deletion", "row del"); err != nil {
 			return err
 		}
 	}
@@ -341,7 +364,7 @@ func (w *walker) rowBody(u *rows.Unfiltered) error {
 			return err
 		}
 	}
-	ci, cd := 0, 0
+	ci := 0
 	for _, col := range present {
 		if col >= len(columns) {
 			return w.corrupt(fmt.Sprintf("a column index below %d", len(columns)), fmt.Errorf("column %d", col))
@@ -355,25 +378,24 @@ func (w *walker) rowBody(u *rows.Unfiltered) error {
 			if ci >= len(u.Cells) || u.Cells[ci].Column != col {
 				return w.corrupt("a cell for simple column "+c.Name, nil)
 			}
-			if err := w.cell(u, &u.Cells[ci], c, t); err != nil {
+			if err := w.cell(&u.Cells[ci], c, t); err != nil {
 				return err
 			}
 			ci++
 			continue
 		}
 		if u.Flags&rows.FlagHasComplexDelete != 0 {
-			if cd < len(u.ComplexDeletions) && u.ComplexDeletions[cd].Column == col {
-				cd++
-			}
-			if err := w.deletion(c.Name + " complex deletion"); err != nil {
+			if err := w.deletion(c.Name+" complex deletion", c.Name+" del"); err != nil {
 				return err
 			}
 		}
-		if _, err := w.vint(CellHeader, func(v uint64) string { return fmt.Sprintf("%s element count %d (vint)", c.Name, v) }); err != nil {
+		if _, err := w.vint(CellHeader, func(v uint64) (string, string) {
+			return fmt.Sprintf("%s element count %d (vint)", c.Name, v), fmt.Sprintf("%s count %d", c.Name, v)
+		}); err != nil {
 			return err
 		}
 		for ci < len(u.Cells) && u.Cells[ci].Column == col {
-			if err := w.cell(u, &u.Cells[ci], c, t); err != nil {
+			if err := w.cell(&u.Cells[ci], c, t); err != nil {
 				return err
 			}
 			ci++
@@ -417,10 +439,14 @@ func presentColumns(u *rows.Unfiltered, ncols int) []int {
 // present or missing index lists (Columns.Serializer.serializeLargeSubset).
 func (w *walker) subset(super int, present []int) error {
 	if super < 64 {
-		_, err := w.vint(Columns, func(v uint64) string { return fmt.Sprintf("columns subset: missing bitmap 0x%x (vint)", v) })
+		_, err := w.vint(Columns, func(v uint64) (string, string) {
+			return fmt.Sprintf("columns subset: missing bitmap 0x%x (vint)", v), "columns"
+		})
 		return err
 	}
-	missing, err := w.vint(Columns, func(v uint64) string { return fmt.Sprintf("columns subset: %d missing of %d (vint)", v, super) })
+	missing, err := w.vint(Columns, func(v uint64) (string, string) {
+		return fmt.Sprintf("columns subset: %d missing of %d (vint)", v, super), fmt.Sprintf("%d missing", v)
+	})
 	if err != nil {
 		return err
 	}
@@ -433,15 +459,18 @@ func (w *walker) subset(super int, present []int) error {
 		n, what = count, "present column index"
 	}
 	for i := 0; i < n; i++ {
-		if _, err := w.vint(Columns, func(v uint64) string { return fmt.Sprintf("%s %d (vint)", what, v) }); err != nil {
+		if _, err := w.vint(Columns, func(v uint64) (string, string) {
+			return fmt.Sprintf("%s %d (vint)", what, v), fmt.Sprintf("col %d", v)
+		}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (w *walker) cell(u *rows.Unfiltered, c *rows.Cell, col *rows.Column, t *cqltype.Type) error {
+func (w *walker) cell(c *rows.Cell, col *rows.Column, t *cqltype.Type) error {
 	name, vt := cellfmt.CellName(col, t, c.Path)
+	sn := cellfmt.Truncate(name, shortRunes)
 	f, err := w.byte1()
 	if err != nil {
 		return err
@@ -449,35 +478,39 @@ func (w *walker) cell(u *rows.Unfiltered, c *rows.Cell, col *rows.Column, t *cql
 	if f != c.Flags {
 		return w.corrupt(fmt.Sprintf("cell flags 0x%02x as decoded", c.Flags), fmt.Errorf("0x%02x", f))
 	}
-	if err := w.take(1, CellHeader, fmt.Sprintf("cell %s flags 0x%02x %s", name, f, cellfmt.CellFlags(f))); err != nil {
+	if err := w.take(1, CellHeader, fmt.Sprintf("cell %s flags 0x%02x %s", name, f, cellfmt.CellFlags(f)), sn+" flags"); err != nil {
 		return err
 	}
 	if f&rows.CellFlagUseRowTS == 0 {
-		if _, err := w.vint(CellHeader, func(uint64) string {
-			return "cell " + name + " timestamp " + cellfmt.Micros(c.Timestamp) + " (delta vint)"
+		if _, err := w.vint(CellHeader, func(uint64) (string, string) {
+			return "cell " + name + " timestamp " + cellfmt.Micros(c.Timestamp) + " (delta vint)", sn + " ts"
 		}); err != nil {
 			return err
 		}
 	}
 	if f&rows.CellFlagUseRowTTL == 0 {
 		if f&(rows.CellFlagDeleted|rows.CellFlagExpiring) != 0 {
-			if _, err := w.vint(CellHeader, func(uint64) string {
-				return "cell " + name + " local deletion time " + cellfmt.Seconds(c.LocalDeletionTime) + " (delta vint)"
+			if _, err := w.vint(CellHeader, func(uint64) (string, string) {
+				return "cell " + name + " local deletion time " + cellfmt.Seconds(c.LocalDeletionTime) + " (delta vint)", sn + " ldt"
 			}); err != nil {
 				return err
 			}
 		}
 		if f&rows.CellFlagExpiring != 0 {
-			if _, err := w.vint(CellHeader, func(uint64) string { return fmt.Sprintf("cell %s TTL %ds (delta vint)", name, c.TTL) }); err != nil {
+			if _, err := w.vint(CellHeader, func(uint64) (string, string) {
+				return fmt.Sprintf("cell %s TTL %ds (delta vint)", name, c.TTL), sn + " ttl"
+			}); err != nil {
 				return err
 			}
 		}
 	}
 	if col.Complex {
-		if _, err := w.vint(CellHeader, func(v uint64) string { return fmt.Sprintf("cell %s path length %d (vint)", name, v) }); err != nil {
+		if _, err := w.vint(CellHeader, func(v uint64) (string, string) {
+			return fmt.Sprintf("cell %s path length %d (vint)", name, v), fmt.Sprintf("path len %d", v)
+		}); err != nil {
 			return err
 		}
-		if err := w.take(len(c.Path), CellPath, "cell path "+name); err != nil {
+		if err := w.take(len(c.Path), CellPath, "cell path "+name, "path "+sn); err != nil {
 			return err
 		}
 	}
@@ -485,18 +518,22 @@ func (w *walker) cell(u *rows.Unfiltered, c *rows.Cell, col *rows.Column, t *cql
 		return nil
 	}
 	if col.Fixed < 0 {
-		if _, err := w.vint(CellHeader, func(v uint64) string { return fmt.Sprintf("cell %s value length %d (vint)", name, v) }); err != nil {
+		if _, err := w.vint(CellHeader, func(v uint64) (string, string) {
+			return fmt.Sprintf("cell %s value length %d (vint)", name, v), fmt.Sprintf("%s len %d", sn, v)
+		}); err != nil {
 			return err
 		}
 	}
 	val := cellfmt.Value(vt, c.Value, valueRunes)
+	short := sn + " " + cellfmt.Value(vt, c.Value, shortRunes)
 	if c.IsTombstone() {
 		val = "(tombstone) " + val
 	}
 	if col.Counter {
 		val = "counter total " + val
+		short = sn + " counter " + cellfmt.Value(vt, c.Value, shortRunes)
 	}
-	return w.take(len(c.Value), CellValue, "cell "+name+" value "+val)
+	return w.take(len(c.Value), CellValue, "cell "+name+" value "+val, short)
 }
 
 // Region labels every partition, row and marker that starts in b (Data.db
@@ -526,7 +563,7 @@ func (l *Labeler) Region(b []byte, base int64) ([]Span, error) {
 				return w.rest(err)
 			}
 			if u == nil {
-				if err := w.take(1, EndOfPartition, "end of partition 0x01"); err != nil {
+				if err := w.take(1, EndOfPartition, "end of partition 0x01", "end of partition"); err != nil {
 					return w.spans, err
 				}
 				break
@@ -545,7 +582,7 @@ func (w *walker) rest(err error) ([]Span, error) {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		if w.pos < len(w.b) {
 			w.spans = append(w.spans, Span{Off: w.base + int64(w.pos), Len: len(w.b) - w.pos, Class: Unlabelled,
-				Label: "rest of the partition (beyond the bytes shown)"})
+				Label: "rest of the partition (beyond the bytes shown)", Short: "not shown"})
 		}
 		return w.spans, nil
 	}

@@ -1,0 +1,309 @@
+// Package tui is `sstabletool browse`: a bubbletea program that shows
+// sstables, their partitions (largest first), a partition's rows and cells,
+// and the raw bytes of any partition or row with every field labelled.
+//
+// The app is a router: it keeps a stack of views (package views), sends
+// keys to the top one, handles the keys that mean the same everywhere
+// (back, quit, help, metadata), and draws a title line with the breadcrumb,
+// a status line for errors and a short key help around the top view. The
+// data comes from package catalog, which reads through format/sstable and
+// the other format packages the CLI uses.
+package tui
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/sstabletool/sstabletool/reader"
+	"github.com/sstabletool/sstabletool/tui/catalog"
+	"github.com/sstabletool/sstabletool/tui/keys"
+	"github.com/sstabletool/sstabletool/tui/theme"
+	"github.com/sstabletool/sstabletool/tui/views"
+)
+
+// App is the browser's root model.
+type App struct {
+	env    *views.Env
+	tables []*catalog.Table
+	stack  []views.View
+	// parts keeps each table's partitions view, so going back and opening
+	// it again neither re-lists nor re-scans.
+	parts map[*catalog.Table]*views.Partitions
+
+	status    string
+	statusErr bool
+	w, h      int
+	help      help.Model
+	quitting  bool
+}
+
+// New returns the app over opened tables; openErrs (sstables that failed to
+// open) go to the status line. With one table it starts at its partitions.
+func New(tables []*catalog.Table, openErrs []error, th *theme.Theme) *App {
+	a := &App{env: &views.Env{Theme: th, Keys: keys.Default()}, tables: tables, parts: map[*catalog.Table]*views.Partitions{}}
+	a.help = help.New()
+	a.help.Styles.ShortKey = th.Key
+	a.help.Styles.ShortDesc = th.Dim
+	a.help.Styles.ShortSeparator = th.Dim
+	if len(openErrs) > 0 {
+		a.status, a.statusErr = errors.Join(openErrs...).Error(), true
+		a.status = strings.ReplaceAll(a.status, "\n", " · ")
+	}
+	switch len(tables) {
+	case 0:
+	case 1:
+		a.stack = []views.View{a.partitions(tables[0])}
+	default:
+		a.stack = []views.View{views.NewSstables(a.env, tables)}
+	}
+	return a
+}
+
+func (a *App) partitions(t *catalog.Table) *views.Partitions {
+	p, ok := a.parts[t]
+	if !ok {
+		p = views.NewPartitions(a.env, t)
+		a.parts[t] = p
+	}
+	return p
+}
+
+// Open opens each path (a component of an sstable) for browsing; the ones
+// that fail are returned as errors to show, not to stop on.
+func Open(paths []string, access reader.Access) ([]*catalog.Table, []error) {
+	var tables []*catalog.Table
+	var errs []error
+	for _, p := range paths {
+		t, err := catalog.Open(p, access)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		tables = append(tables, t)
+	}
+	return tables, errs
+}
+
+// Top is the view on top of the stack (nil when there is none).
+func (a *App) Top() views.View {
+	if len(a.stack) == 0 {
+		return nil
+	}
+	return a.stack[len(a.stack)-1]
+}
+
+// Stack is the views from the root to the top.
+func (a *App) Stack() []views.View { return a.stack }
+
+// Status is the status line's text and whether it is an error.
+func (a *App) Status() (string, bool) { return a.status, a.statusErr }
+
+func (a *App) Init() tea.Cmd {
+	if top := a.Top(); top != nil {
+		return top.Init()
+	}
+	return nil
+}
+
+func (a *App) bodyHeight() int { return max(a.h-3, 1) }
+
+func (a *App) pushView(v views.View) tea.Cmd {
+	v.SetSize(a.w, a.bodyHeight())
+	a.stack = append(a.stack, v)
+	return v.Init()
+}
+
+func (a *App) quit() tea.Cmd {
+	a.quitting = true
+	for _, p := range a.parts {
+		p.Close()
+	}
+	for _, v := range a.stack {
+		v.Close()
+	}
+	return tea.Quit
+}
+
+// back pops the top view, or quits at the root.
+func (a *App) back() tea.Cmd {
+	if len(a.stack) <= 1 {
+		return a.quit()
+	}
+	top := a.Top()
+	if _, cached := top.(*views.Partitions); !cached {
+		top.Close()
+	}
+	a.stack = a.stack[:len(a.stack)-1]
+	a.Top().SetSize(a.w, a.bodyHeight())
+	return nil
+}
+
+func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		a.w, a.h = msg.Width, msg.Height
+		a.help.Width = a.w
+		for _, v := range a.stack {
+			v.SetSize(a.w, a.bodyHeight())
+		}
+		return a, nil
+	case views.StatusMsg:
+		a.status, a.statusErr = msg.Text, msg.Err
+		return a, nil
+	case views.PushMsg:
+		return a, a.pushView(msg.View)
+	case views.OpenTableMsg:
+		_, seen := a.parts[msg.Table]
+		p := a.partitions(msg.Table)
+		p.SetSize(a.w, a.bodyHeight())
+		a.stack = append(a.stack, p)
+		if seen {
+			return a, nil
+		}
+		return a, p.Init()
+	case views.Owned:
+		return a, msg.Owner().Update(msg)
+	case tea.KeyMsg:
+		return a, a.key(msg)
+	case tea.MouseMsg:
+		if top := a.Top(); top != nil {
+			return a, top.Update(msg)
+		}
+		return a, nil
+	}
+	if top := a.Top(); top != nil {
+		return a, top.Update(msg)
+	}
+	return a, nil
+}
+
+func (a *App) key(msg tea.KeyMsg) tea.Cmd {
+	k := a.env.Keys
+	if key.Matches(msg, keys.Quitting) {
+		return a.quit()
+	}
+	top := a.Top()
+	if top == nil {
+		if key.Matches(msg, k.Quit, k.Back) {
+			return a.quit()
+		}
+		return nil
+	}
+	if top.Capturing() {
+		return top.Update(msg)
+	}
+	if !a.statusErr {
+		a.status = ""
+	}
+	switch {
+	case key.Matches(msg, k.Quit, k.Back):
+		if a.statusErr {
+			// The first back after an error clears it; errors are not missed.
+			a.status, a.statusErr = "", false
+		}
+		return a.back()
+	case key.Matches(msg, k.Help):
+		if _, ok := top.(*views.Help); !ok {
+			return a.pushView(views.NewHelp(a.env))
+		}
+		return nil
+	case key.Matches(msg, k.Metadata):
+		if _, ok := top.(*views.Metadata); !ok && top.Table() != nil {
+			return a.pushView(views.NewMetadata(a.env, top.Table()))
+		}
+		return nil
+	}
+	return top.Update(msg)
+}
+
+func (a *App) View() string {
+	if a.quitting || a.w <= 0 || a.h <= 0 {
+		return ""
+	}
+	th := a.env.Theme
+	var crumbs []string
+	for _, v := range a.stack {
+		crumbs = append(crumbs, v.Title())
+	}
+	title := " sstabletool browse"
+	if len(crumbs) > 0 {
+		title += " › " + strings.Join(crumbs, " › ")
+	}
+	// Keep the end of a long breadcrumb: it says where the user is.
+	if w := ansi.StringWidth(title); w > a.w {
+		title = "…" + ansi.TruncateLeft(title, w-a.w+1, "")
+	}
+	lines := []string{th.Title.Render(fitLine(title, a.w))}
+	if top := a.Top(); top != nil {
+		lines = append(lines, top.View())
+	} else {
+		lines = append(lines, fitBlock(" no sstable could be opened", a.w, a.bodyHeight()))
+	}
+	st := a.status
+	switch {
+	case a.statusErr:
+		st = th.Error.Render(fitLine(" ✗ "+st, a.w))
+	case st != "":
+		st = th.OK.Render(fitLine(" "+st, a.w))
+	default:
+		st = fitLine("", a.w)
+	}
+	lines = append(lines, st)
+	bindings := []key.Binding{a.env.Keys.Help}
+	if top := a.Top(); top != nil {
+		bindings = append(bindings, top.Keys()...)
+	}
+	bindings = append(bindings, a.env.Keys.Quit)
+	lines = append(lines, fitLine(" "+a.help.ShortHelpView(bindings), a.w))
+	return strings.Join(lines, "\n")
+}
+
+func fitLine(s string, w int) string {
+	if n := ansi.StringWidth(s); n > w {
+		return ansi.Truncate(s, w, "…")
+	} else {
+		return s + strings.Repeat(" ", w-n)
+	}
+}
+
+func fitBlock(s string, w, h int) string {
+	lines := make([]string, h)
+	lines[0] = fitLine(s, w)
+	for i := 1; i < h; i++ {
+		lines[i] = strings.Repeat(" ", w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Options configures Run.
+type Options struct {
+	Access reader.Access
+	// NoMouse leaves the mouse to the terminal (text selection).
+	NoMouse bool
+}
+
+// Run opens paths and runs the browser on the terminal until the user quits.
+func Run(paths []string, o Options) error {
+	tables, errs := Open(paths, o.Access)
+	defer func() {
+		for _, t := range tables {
+			t.Close()
+		}
+	}()
+	if len(tables) == 0 {
+		return errors.Join(errs...)
+	}
+	th := theme.New(theme.NewRenderer(os.Stdout))
+	opts := []tea.ProgramOption{tea.WithAltScreen()}
+	if !o.NoMouse {
+		opts = append(opts, tea.WithMouseCellMotion())
+	}
+	_, err := tea.NewProgram(New(tables, errs, th), opts...).Run()
+	return err
+}

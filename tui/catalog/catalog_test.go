@@ -1,0 +1,309 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/reader"
+)
+
+func open(t testing.TB, path string) *Table {
+	t.Helper()
+	tb, err := Open(path, reader.Mmap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tb.Close() })
+	return tb
+}
+
+func fixture(t testing.TB, group, name, version string) string {
+	return filepath.Join(fixtures.Table(t, group, name), version+"-1-big-Data.db")
+}
+
+// truth is what a full ScanPartitions says about every partition.
+func truth(t testing.TB, tb *Table) []sstable.PartitionSummary {
+	var out []sstable.PartitionSummary
+	err := tb.S.ScanPartitions(sstable.ScanOptions{}, func(p *sstable.PartitionSummary) error {
+		c := *p
+		c.Key = slices.Clone(p.Key)
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The Index.db listing gives every partition's key, offset and size
+// exactly as a Data.db scan finds them, for every fixture.
+func TestListMatchesDataScan(t *testing.T) {
+	for _, p := range fixtures.DataFiles(t) {
+		tb := open(t, p)
+		l, err := tb.ListPartitions()
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if l.Source != "Index.db" || l.Warning != nil {
+			t.Fatalf("%s: listed from %s (%v)", p, l.Source, l.Warning)
+		}
+		want := truth(t, tb)
+		if l.Len() != len(want) {
+			t.Fatalf("%s: %d listed, %d in Data.db", p, l.Len(), len(want))
+		}
+		for i, w := range want {
+			if !bytes.Equal(l.Keys[i], w.Key) || l.Offsets[i] != w.Offset || l.Sizes[i] != w.Size {
+				t.Fatalf("%s partition %d: listed key %x off %d size %d, Data.db key %x off %d size %d",
+					p, i, l.Keys[i], l.Offsets[i], l.Sizes[i], w.Key, w.Offset, w.Size)
+			}
+		}
+	}
+}
+
+func scanAll(t testing.TB, tb *Table, l *List) []ScanBatch {
+	ch := make(chan ScanBatch, 1)
+	go func() { defer close(ch); tb.Scan(context.Background(), l, ch) }()
+	var bs []ScanBatch
+	for b := range ch {
+		l.Apply(b)
+		bs = append(bs, b)
+	}
+	return bs
+}
+
+// The background scan fills in the same counts ScanPartitions reports.
+func TestScanCounts(t *testing.T) {
+	for _, p := range fixtures.DataFiles(t) {
+		tb := open(t, p)
+		l, err := tb.ListPartitions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs := scanAll(t, tb, l)
+		if last := bs[len(bs)-1]; !last.Finished || last.Done != tb.S.Data.Length() {
+			t.Fatalf("%s: last batch %+v", p, last)
+		}
+		if l.Scanned != l.Len() {
+			t.Fatalf("%s: %d of %d scanned", p, l.Scanned, l.Len())
+		}
+		for i, w := range truth(t, tb) {
+			c := l.Counts[i]
+			if c.Rows != w.Rows || c.Cells != w.Cells || c.Tombstones != w.Tombstones || c.Deleted != 0 || c.Failed {
+				t.Fatalf("%s partition %d: counts %+v, ScanPartitions %+v", p, i, c, w)
+			}
+		}
+	}
+}
+
+// A corrupt partition is reported and skipped; the scan counts the rest.
+func TestScanSurvivesCorruptPartition(t *testing.T) {
+	src := fixtures.Table(t, "me-collections", "utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91")
+	dir := t.TempDir()
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := filepath.Join(dir, "me-1-big-Data.db")
+	good := open(t, data)
+	l, err := good.ListPartitions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Make partition 2's row size vint claim far more bytes than exist:
+	// the byte after the header (2 + 4-byte int key + 12) is the row flags,
+	// the next is the size.
+	b, _ := os.ReadFile(data)
+	b[l.Offsets[2]+18+1] = 0xfe
+	if err := os.WriteFile(data, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tb := open(t, data)
+	l, err = tb.ListPartitions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []error
+	for _, bt := range scanAll(t, tb, l) {
+		if bt.Err != nil {
+			errs = append(errs, bt.Err)
+		}
+	}
+	if len(errs) != 1 {
+		t.Fatalf("errors %v", errs)
+	}
+	var ce *reader.CorruptError
+	if !errors.As(errs[0], &ce) || ce.File != data || ce.Component != "Data.db" || ce.Offset < l.Offsets[2] || ce.Offset >= l.Offsets[3] {
+		t.Fatalf("error %#v does not name the file and an offset in partition 2 (%d..%d)", errs[0], l.Offsets[2], l.Offsets[3])
+	}
+	for i, c := range l.Counts {
+		if (i == 2) != c.Failed {
+			t.Fatalf("partition %d: %+v", i, c)
+		}
+		if i != 2 && c.Rows != 1 {
+			t.Fatalf("partition %d not counted after the corrupt one: %+v", i, c)
+		}
+	}
+}
+
+// Without Index.db the list comes from Data.db and says so.
+func TestListWithoutIndex(t *testing.T) {
+	src := fixtures.Table(t, "nc", "legacy_nc_simple")
+	dir := t.TempDir()
+	ents, _ := os.ReadDir(src)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), "Index.db") {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(src, e.Name()))
+		if strings.HasSuffix(e.Name(), "TOC.txt") {
+			// sstable.Open refuses a component the TOC lists but the
+			// directory lacks, so the TOC must not list Index.db either.
+			b = []byte(strings.Replace(string(b), "Index.db\n", "", 1))
+		}
+		os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644)
+	}
+	tb := open(t, filepath.Join(dir, "nc-1-big-Data.db"))
+	l, err := tb.ListPartitions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Source != "Data.db" || l.Warning == nil || !strings.Contains(l.Warning.Error(), "Index.db") {
+		t.Fatalf("source %s warning %v", l.Source, l.Warning)
+	}
+	if l.Len() != 5 || l.Sizes[0] != 33 {
+		t.Fatalf("%d partitions, first size %d", l.Len(), l.Sizes[0])
+	}
+}
+
+func TestOrderFilterSeek(t *testing.T) {
+	tb := open(t, fixture(t, "me-collections", "utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91", "me"))
+	l, err := tb.ListPartitions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sizes from the real file: keys 5,1,0,2,4,6,3 (Murmur3 order).
+	bySize := Order(l.Len(), l.Values(BySize))
+	var keys []string
+	for _, i := range bySize {
+		keys = append(keys, tb.FormatKey(l.Keys[i]))
+	}
+	if got := strings.Join(keys, ","); got != "3,2,6,4,1,5,0" {
+		t.Fatalf("by size: %s (sizes %v)", got, l.Sizes)
+	}
+	for i := 1; i < len(bySize); i++ {
+		if l.Sizes[bySize[i-1]] < l.Sizes[bySize[i]] {
+			t.Fatal("not descending")
+		}
+	}
+	if tok := Order(l.Len(), l.Values(ByToken)); !slices.Equal(tok, []int32{0, 1, 2, 3, 4, 5, 6}) {
+		t.Fatalf("token order %v", tok)
+	}
+	texts := tb.KeyTexts(l)
+	if f := Filter(bySize, texts, "6"); len(f) != 1 || tb.FormatKey(l.Keys[f[0]]) != "6" {
+		t.Fatalf("filter 6: %v", f)
+	}
+	// Every token seeks to its own partition; past the last there is none.
+	for i, k := range l.Keys {
+		if got := tb.SeekToken(l, tb.S.Partitioner.Token(k)); got != i {
+			t.Fatalf("seek token of partition %d: %d", i, got)
+		}
+	}
+	last, _ := tb.S.Partitioner.ParseToken("9223372036854775807")
+	if got := tb.SeekToken(l, last); got != l.Len() {
+		t.Fatalf("seek past the end: %d", got)
+	}
+}
+
+func TestHistogram(t *testing.T) {
+	h := Histogram([]int64{33, 35, 35, 67194, 70000})
+	if len(h) != 12 || h[0].Lo != 32 || h[0].Count != 3 || h[11].Lo != 65536 || h[11].Count != 2 {
+		t.Fatalf("%+v", h)
+	}
+	total := 0
+	for _, b := range h {
+		total += b.Count
+	}
+	if total != 5 {
+		t.Fatal(total)
+	}
+}
+
+// A partition read page by page yields all 50 rows of a legacy clust
+// partition, in clustering order, and stops at the end-of-partition byte.
+func TestPartitionPages(t *testing.T) {
+	tb := open(t, fixture(t, "nc", "legacy_nc_clust", "nc"))
+	l, _ := tb.ListPartitions()
+	p, err := tb.OpenPartition(l.Offsets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Header.Size != 15 || string(p.Header.Key) != "0" {
+		t.Fatalf("header %+v", p.Header)
+	}
+	n := 0
+	for !p.Done && p.Err == nil {
+		n += p.More(7)
+	}
+	if p.Err != nil || n != 50 || len(p.Items) != 50 || p.End != l.Offsets[1] {
+		t.Fatalf("rows %d err %v end %d", n, p.Err, p.End)
+	}
+	for i := 1; i < 50; i++ {
+		if bytes.Compare(p.Items[i-1].Clustering[0], p.Items[i].Clustering[0]) >= 0 {
+			t.Fatalf("row %d out of order", i)
+		}
+	}
+}
+
+// Bytes reads what Data.ReadAt reads and refuses offsets past the end.
+func TestBytes(t *testing.T) {
+	tb := open(t, fixture(t, "oa", "legacy_oa_simple", "oa"))
+	b, err := tb.Bytes(0, 4)
+	if err != nil || !bytes.Equal(b, []byte{0, 1, '0', 0x80}) {
+		t.Fatalf("% x %v", b, err)
+	}
+	if b, err := tb.Bytes(tb.S.Data.Length()-2, 100); err != nil || len(b) != 2 {
+		t.Fatalf("tail: %d %v", len(b), err)
+	}
+	var ce *reader.CorruptError
+	if _, err := tb.Bytes(tb.S.Data.Length()+1, 1); !errors.As(err, &ce) {
+		t.Fatalf("past the end: %v", err)
+	}
+}
+
+// The oa estimate counts 11 saved bytes per LIVE DeletionTime: the README
+// of the fixtures pins nc_clust's Index.db at 157,553 bytes and oa's at
+// 157,498, five partitions of 11 bytes.
+func TestEstimateOA(t *testing.T) {
+	tb := open(t, fixture(t, "nc", "legacy_nc_clust", "nc"))
+	if !tb.NeedsConversion() {
+		t.Fatal("nc needs conversion")
+	}
+	s, err := tb.EstimateOA(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.LiveHeaders != 5 || s.LiveIndexEntries != 5 || s.IndexBefore != 157553 || s.IndexAfter != 157498 {
+		t.Fatalf("%+v", s)
+	}
+	if oa := open(t, fixture(t, "oa", "legacy_oa_clust", "oa")); oa.NeedsConversion() {
+		t.Fatal("oa does not need conversion")
+	}
+}

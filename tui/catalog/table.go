@@ -1,0 +1,100 @@
+// Package catalog is the browser's data layer: it opens sstables through
+// format/sstable and answers what the views ask — the partition list from
+// Index.db (fast, so the first screen appears at once), per-partition row,
+// cell and tombstone counts from a background ScanPartitions, sort orders,
+// key filters, token seeks, a size histogram, pages of a partition's rows,
+// labelled raw bytes and the oa savings estimate of package convert. It
+// knows nothing about the terminal, so it is tested and benchmarked alone.
+//
+// Data shared with background goroutines is immutable once built (keys,
+// offsets, sizes); mutable state (counts) is only written by the caller's
+// goroutine when it applies a ScanBatch.
+package catalog
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/inspect"
+	"github.com/sstabletool/sstabletool/reader"
+	"github.com/sstabletool/sstabletool/tui/bytemap"
+)
+
+// Table is one sstable opened for browsing.
+type Table struct {
+	S *sstable.SSTable
+	// Name is short and unique enough to show: "<directory>/nc-1" (the
+	// format is named only when it is not big).
+	Name string
+	// DiskSize is Data.db's size on disk (compressed when compressed).
+	DiskSize int64
+
+	access  reader.Access
+	meta    *inspect.Metadata
+	metaErr error
+}
+
+// Open opens the sstable that path (any component) belongs to.
+func Open(path string, access reader.Access) (*Table, error) {
+	s, err := sstable.Open(path, sstable.Options{Access: access})
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{S: s, access: access}
+	data := s.Path(format.ComponentData)
+	t.Name = filepath.Base(filepath.Dir(data)) + "/" + strings.TrimSuffix(strings.TrimSuffix(s.Desc.Prefix(), "-"), "-big")
+	if fi, err := os.Stat(data); err == nil {
+		t.DiskSize = fi.Size()
+	}
+	return t, nil
+}
+
+// Close releases the sstable's files.
+func (t *Table) Close() error { return t.S.Close() }
+
+// DataPath is the path of Data.db.
+func (t *Table) DataPath() string { return t.S.Path(format.ComponentData) }
+
+// Version is the sstable's format version name ("nc", "oa", ...).
+func (t *Table) Version() string { return t.S.Version().Name }
+
+// Metadata returns what `sstabletool metadata` prints, read once.
+func (t *Table) Metadata() (*inspect.Metadata, error) {
+	if t.meta == nil && t.metaErr == nil {
+		t.meta, t.metaErr = inspect.ReadMetadata(t.S)
+	}
+	return t.meta, t.metaErr
+}
+
+// CreateTable is the CREATE TABLE statement the serialization header implies.
+func (t *Table) CreateTable() string { return inspect.CreateTable(t.S, inspect.DefaultNames(t.S)) }
+
+// FormatKey renders a partition key with its CQL type, as the CLI does.
+func (t *Table) FormatKey(key []byte) string { return inspect.FormatKey(t.S.KeyType, key) }
+
+// Token renders the token of a key with the sstable's partitioner.
+func (t *Table) Token(key []byte) string { return t.S.Partitioner.Token(key).String() }
+
+// Labeler labels this sstable's Data.db bytes.
+func (t *Table) Labeler() *bytemap.Labeler {
+	s := t.S
+	return &bytemap.Labeler{Schema: s.Schema, KeyType: s.KeyType, ClusteringTypes: s.ClusteringTypes,
+		StaticTypes: s.StaticTypes, RegularTypes: s.RegularTypes, File: t.DataPath()}
+}
+
+// Bytes reads n uncompressed Data.db bytes at off (fewer at the end).
+func (t *Table) Bytes(off, n int64) ([]byte, error) {
+	if off < 0 || off > t.S.Data.Length() {
+		return nil, reader.Corrupt(t.DataPath(), "Data.db", off, fmt.Sprintf("an offset within the %d uncompressed bytes", t.S.Data.Length()), nil)
+	}
+	n = min(n, t.S.Data.Length()-off)
+	b := make([]byte, n)
+	if _, err := t.S.Data.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("reading %d bytes of Data.db at %d: %w", n, off, err)
+	}
+	return b, nil
+}

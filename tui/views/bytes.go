@@ -1,0 +1,274 @@
+package views
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/tui/bytemap"
+	"github.com/sstabletool/sstabletool/tui/catalog"
+	"github.com/sstabletool/sstabletool/tui/cellfmt"
+)
+
+// MaxBytes bounds the bytes of one partition the hex view reads and labels;
+// a row of a larger partition can still be opened on its own.
+const MaxBytes = 1 << 20
+
+// Bytes is a hex dump of a partition's or a row's uncompressed Data.db
+// bytes, every field coloured by class and named on its line; tab steps
+// through the fields and shows the selected one in full.
+type Bytes struct {
+	env   *Env
+	t     *catalog.Table
+	title string
+	w, h  int
+
+	base  int64
+	data  []byte
+	whole int64 // size of what was asked for (data may be shorter)
+	spans []bytemap.Span
+	err   error
+
+	field int // selected span
+	top   int // first hex line on screen
+}
+
+// NewPartitionBytes shows the partition of size bytes at off (its first MaxBytes).
+func NewPartitionBytes(env *Env, t *catalog.Table, off, size int64, title string) *Bytes {
+	v := &Bytes{env: env, t: t, title: title, base: off, whole: size}
+	v.data, v.err = t.Bytes(off, min(size, MaxBytes))
+	if v.err == nil {
+		v.spans, v.err = t.Labeler().Region(v.data, off)
+	}
+	return v
+}
+
+// NewUnfilteredBytes shows one row or marker as the decoder returned it.
+func NewUnfilteredBytes(env *Env, t *catalog.Table, u *rows.Unfiltered, title string) *Bytes {
+	v := &Bytes{env: env, t: t, title: title, base: u.Offset, whole: u.Size}
+	v.data, v.err = t.Bytes(u.Offset, u.Size)
+	if v.err == nil {
+		v.spans, v.err = t.Labeler().Unfiltered(v.data, u.Offset, u)
+	}
+	return v
+}
+
+func (v *Bytes) Init() tea.Cmd {
+	if v.err != nil {
+		return status(v.err.Error(), true)
+	}
+	return nil
+}
+
+func (v *Bytes) Title() string         { return "bytes of " + cellfmt.Truncate(v.title, 30) }
+func (v *Bytes) Table() *catalog.Table { return v.t }
+func (v *Bytes) Capturing() bool       { return false }
+func (v *Bytes) Close()                {}
+func (v *Bytes) SetSize(w, h int)      { v.w, v.h = w, h; v.clampTop() }
+
+func (v *Bytes) Keys() []key.Binding {
+	k := v.env.Keys
+	return []key.Binding{k.NextField, k.PrevField, k.Down, k.Metadata}
+}
+
+// Spans are the labelled fields.
+func (v *Bytes) Spans() []bytemap.Span { return v.spans }
+
+// Err is the error that stopped reading or labelling, if any.
+func (v *Bytes) Err() error { return v.err }
+
+func (v *Bytes) perLine() int {
+	if v.w >= 8+2+16*3+1+16+2+30 {
+		return 16
+	}
+	return 8
+}
+
+func (v *Bytes) lineCount() int {
+	pl := v.perLine()
+	return (len(v.data) + pl - 1) / pl
+}
+
+// hexHeight leaves room for the info, field and column header lines, and
+// the legend when there are colours to explain.
+func (v *Bytes) hexHeight() int {
+	n := v.h - 3
+	if v.env.Theme.Color {
+		n--
+	}
+	return max(n, 1)
+}
+
+func (v *Bytes) clampTop() {
+	v.top = max(0, min(v.top, v.lineCount()-v.hexHeight()))
+}
+
+func (v *Bytes) Update(msg tea.Msg) tea.Cmd {
+	k := v.env.Keys
+	if mv := navigation(msg, k); mv.ok {
+		switch {
+		case mv.home:
+			v.top = 0
+		case mv.end:
+			v.top = v.lineCount()
+		case mv.pageFactor != 0:
+			v.top += int(mv.pageFactor * float64(v.hexHeight()))
+		default:
+			v.top += mv.delta
+		}
+		v.clampTop()
+		return nil
+	}
+	km, ok := msg.(tea.KeyMsg)
+	if !ok || len(v.spans) == 0 {
+		return nil
+	}
+	switch {
+	case key.Matches(km, k.NextField):
+		v.field = min(v.field+1, len(v.spans)-1)
+	case key.Matches(km, k.PrevField):
+		v.field = max(v.field-1, 0)
+	default:
+		return nil
+	}
+	line := int(v.spans[v.field].Off-v.base) / v.perLine()
+	if line < v.top {
+		v.top = line
+	}
+	if line >= v.top+v.hexHeight() {
+		v.top = line - v.hexHeight() + 1
+	}
+	v.clampTop()
+	return nil
+}
+
+func (v *Bytes) View() string {
+	th := v.env.Theme
+	end := v.base + int64(len(v.data))
+	info := fmt.Sprintf(" %s · Data.db %d..%d (%s)", v.title, v.base, end, cellfmt.Bytes(int64(len(v.data))))
+	if v.whole > int64(len(v.data)) {
+		info += th.Warn.Render(fmt.Sprintf(" · first %s of %s shown; open a row (enter, then x) for the rest", cellfmt.Human(int64(len(v.data))), cellfmt.Human(v.whole)))
+	}
+	info += fmt.Sprintf(" · %s, %s DeletionTime", v.t.Version(), v.t.S.Version().DeletionTimeLayout())
+	lines := []string{info}
+	if v.err != nil {
+		lines = append(lines, " "+th.Error.Render(v.err.Error()))
+	} else if len(v.spans) > 0 {
+		s := v.spans[v.field]
+		unit := "bytes"
+		if s.Len == 1 {
+			unit = "byte"
+		}
+		lines = append(lines, fmt.Sprintf(" field %d/%d @%d · %d %s · %s: %s", v.field+1, len(v.spans), s.Off, s.Len, unit,
+			th.Field[s.Class].Render(s.Class.String()), th.Accent.Render(s.Label)))
+	} else {
+		lines = append(lines, " no fields")
+	}
+	pl := v.perLine()
+	offW := max(6, len(strconv.FormatInt(end, 10)))
+	hdr := alignRight("offset", offW) + " "
+	for i := 0; i < pl; i++ {
+		hdr += fmt.Sprintf(" %2d", i)
+	}
+	hdr += "  " + fit("ascii", pl) + "  fields"
+	lines = append(lines, " "+th.Header.Render(fit(hdr, max(v.w-1, 0))))
+	for l := v.top; l < v.top+v.hexHeight() && l < v.lineCount(); l++ {
+		lines = append(lines, v.hexLine(l, pl, offW))
+	}
+	for len(lines) < v.h-1 {
+		lines = append(lines, "")
+	}
+	if th.Color && v.h > 4 {
+		var lg strings.Builder
+		lg.WriteString(" ")
+		for _, c := range bytemap.Classes() {
+			lg.WriteString(th.Field[c].Render("■ "+c.String()) + " ")
+		}
+		lines = append(lines[:v.h-1], lg.String())
+	}
+	return frame(lines, v.w, v.h)
+}
+
+// hexLine renders line l: offset, bytes with a separator slot before each
+// ('|' where a field starts, '[' and ']' around the selected field), ASCII,
+// then the labels of the fields that start on the line.
+func (v *Bytes) hexLine(l, pl, offW int) string {
+	th := v.env.Theme
+	start := l * pl
+	stop := min(start+pl, len(v.data))
+	var sel bytemap.Span
+	if len(v.spans) > 0 {
+		sel = v.spans[v.field]
+	}
+	si := bytemap.Find(v.spans, v.base+int64(start))
+	var hexb, asc strings.Builder
+	hexb.WriteString(alignRight(strconv.FormatInt(v.base+int64(start), 10), offW) + " ")
+	var starts []int // spans that start on this line
+	for i := start; i < pl+start; i++ {
+		off := v.base + int64(i)
+		for si >= 0 && si < len(v.spans) && v.spans[si].End() <= off {
+			si++
+		}
+		in := si >= 0 && si < len(v.spans) && v.spans[si].Off <= off
+		slot := " "
+		switch {
+		case len(v.spans) > 0 && off == sel.Off:
+			slot = "["
+		case len(v.spans) > 0 && off == sel.End() && i > start:
+			slot = "]"
+		case in && v.spans[si].Off == off && i > start:
+			slot = "|"
+		}
+		hexb.WriteString(th.Dim.Render(slot))
+		if i >= stop {
+			hexb.WriteString("  ")
+			asc.WriteString(" ")
+			continue
+		}
+		b := v.data[i]
+		style := th.Field[bytemap.Unlabelled]
+		if in {
+			style = th.Field[v.spans[si].Class]
+			if v.spans[si].Off == off {
+				starts = append(starts, si)
+			}
+		}
+		if in && v.spans[si] == sel {
+			style = th.Selected.Inherit(style)
+		}
+		hexb.WriteString(style.Render(fmt.Sprintf("%02x", b)))
+		c := "."
+		if b >= 0x20 && b < 0x7f {
+			c = string(rune(b))
+		}
+		asc.WriteString(style.Render(c))
+	}
+	closing := " "
+	if len(v.spans) > 0 && v.base+int64(start+pl) == sel.End() {
+		closing = "]"
+	}
+	hexb.WriteString(th.Dim.Render(closing))
+	var label string
+	switch len(starts) {
+	case 0:
+		if j := bytemap.Find(v.spans, v.base+int64(start)); j >= 0 {
+			label = th.Dim.Render("↳ " + v.spans[j].Label)
+		}
+	case 1:
+		// One field starts here: there is room for its full label.
+		label = th.Field[v.spans[starts[0]].Class].Render(v.spans[starts[0]].Label)
+	default:
+		parts := make([]string, len(starts))
+		for i, j := range starts {
+			parts[i] = th.Field[v.spans[j].Class].Render(v.spans[j].Short)
+		}
+		label = strings.Join(parts, th.Dim.Render(" · "))
+	}
+	line := hexb.String() + " " + asc.String() + "  "
+	return line + fit(label, max(v.w-ansi.StringWidth(line), 0))
+}

@@ -1,0 +1,239 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/table"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/sstabletool/sstabletool/tui/catalog"
+	"github.com/sstabletool/sstabletool/tui/cellfmt"
+	"github.com/sstabletool/sstabletool/tui/theme"
+)
+
+// dtSaving is what oa saves per LIVE DeletionTime: 12 bytes become 1.
+const dtSaving = 11
+
+// Sstables lists several sstables with their version, size, compression,
+// timestamps, droppable tombstones and what rewriting each legacy one as
+// oa would save (estimated one after the other in the background).
+type Sstables struct {
+	env    *Env
+	tables []*catalog.Table
+	tbl    table.Model
+	w, h   int
+
+	savings []*catalog.Savings
+	saveErr []error
+	pending int // index being estimated, -1 when done
+}
+
+// NewSstables lists tables.
+func NewSstables(env *Env, tables []*catalog.Table) *Sstables {
+	th := env.Theme
+	st := table.DefaultStyles()
+	st.Header = th.Header.Padding(0, 1, 0, 0)
+	st.Cell = th.R.NewStyle().Padding(0, 1, 0, 0)
+	st.Selected = th.Selected
+	v := &Sstables{env: env, tables: tables, savings: make([]*catalog.Savings, len(tables)), saveErr: make([]error, len(tables)), pending: -1}
+	v.tbl = table.New(table.WithStyles(st), table.WithFocused(true))
+	return v
+}
+
+type savingsMsg struct {
+	owner *Sstables
+	i     int
+	s     *catalog.Savings
+	err   error
+}
+
+func (m savingsMsg) Owner() View { return m.owner }
+
+// Init starts the oa estimates.
+func (v *Sstables) Init() tea.Cmd { return v.estimateFrom(0) }
+
+// estimateFrom estimates the next legacy sstable at or after i; one at a
+// time, since each recompresses its whole Data.db.
+func (v *Sstables) estimateFrom(i int) tea.Cmd {
+	for ; i < len(v.tables); i++ {
+		if v.tables[i].NeedsConversion() {
+			break
+		}
+	}
+	if i >= len(v.tables) {
+		v.pending = -1
+		return nil
+	}
+	v.pending = i
+	t := v.tables[i]
+	return func() tea.Msg {
+		s, err := t.EstimateOA(nil)
+		return savingsMsg{owner: v, i: i, s: s, err: err}
+	}
+}
+
+func (v *Sstables) Title() string         { return fmt.Sprintf("%d sstables", len(v.tables)) }
+func (v *Sstables) Capturing() bool       { return false }
+func (v *Sstables) Close()                {}
+func (v *Sstables) Keys() []key.Binding   { k := v.env.Keys; return []key.Binding{k.Open, k.Metadata} }
+func (v *Sstables) Table() *catalog.Table { return v.Selected() }
+
+// Selected is the selected sstable.
+func (v *Sstables) Selected() *catalog.Table {
+	if c := v.tbl.Cursor(); c >= 0 && c < len(v.tables) {
+		return v.tables[c]
+	}
+	return nil
+}
+
+// Savings is the oa estimate of table i (nil until done or not legacy).
+func (v *Sstables) Savings(i int) (*catalog.Savings, error) { return v.savings[i], v.saveErr[i] }
+
+const detailHeight = 9
+
+func (v *Sstables) SetSize(w, h int) {
+	v.w, v.h = w, h
+	v.tbl.SetWidth(w)
+	v.tbl.SetHeight(max(h-detailHeight, 3))
+	v.refresh()
+}
+
+func (v *Sstables) wide() bool { return v.w >= 150 }
+
+func (v *Sstables) refresh() {
+	cols := []table.Column{{Title: "", Width: 2}, {Title: "SSTABLE", Width: 0}, {Title: "VER", Width: 3},
+		{Title: "PARTITIONS", Width: 10}, {Title: "ON DISK", Width: 9}, {Title: "UNCOMPR.", Width: 9},
+		{Title: "RATIO", Width: 5}, {Title: "OA SAVES", Width: 9}}
+	if v.wide() {
+		cols = append(cols, table.Column{Title: "MIN TIMESTAMP", Width: 20}, table.Column{Title: "MAX TIMESTAMP", Width: 20},
+			table.Column{Title: "DROPPABLE", Width: 9})
+	}
+	used := 0
+	for _, c := range cols {
+		used += c.Width + 1 // cell padding
+	}
+	cols[1].Width = max(v.w-used-2, 12)
+	rows := make([]table.Row, len(v.tables))
+	cur := v.tbl.Cursor()
+	for i, t := range v.tables {
+		mark := theme.NoCursor
+		if i == cur {
+			mark = theme.Cursor
+		}
+		r := table.Row{mark, t.Name, t.Version(), "", cellfmt.Human(t.DiskSize), cellfmt.Human(t.S.Data.Length()), "", v.savingText(i, false)}
+		var ratio float64
+		m, err := t.Metadata()
+		if err == nil {
+			r[3] = cellfmt.Count(m.EstimatedKeys)
+			if m.Compression != nil {
+				ratio = m.Compression.Ratio
+			}
+		}
+		if ratio > 0 {
+			r[6] = fmt.Sprintf("%.2f", ratio)
+		} else {
+			r[6] = "-"
+		}
+		if v.wide() && m != nil {
+			r = append(r, shortMicros(m.MinTimestamp), shortMicros(m.MaxTimestamp), fmt.Sprintf("%.4f", m.EstimatedDroppable))
+		}
+		rows[i] = r
+	}
+	// Columns must change before rows when their number changes.
+	v.tbl.SetRows(nil)
+	v.tbl.SetColumns(cols)
+	v.tbl.SetRows(rows)
+	v.tbl.SetCursor(cur)
+}
+
+func shortMicros(us int64) string {
+	s := cellfmt.Micros(us)
+	if len(s) > 19 {
+		return s[:19]
+	}
+	return s
+}
+
+// savingText is the uncompressed bytes oa saves: 11 per LIVE DeletionTime
+// in partition headers and promoted index entries, counted by convert.
+func (v *Sstables) savingText(i int, long bool) string {
+	t := v.tables[i]
+	switch {
+	case !t.NeedsConversion():
+		if long {
+			return "already in the compact oa layout"
+		}
+		return "-"
+	case v.saveErr[i] != nil:
+		if long {
+			return "estimate failed: " + v.saveErr[i].Error()
+		}
+		return "error"
+	case v.savings[i] == nil:
+		if i == v.pending {
+			return "estimating…"
+		}
+		return "queued"
+	}
+	s := v.savings[i]
+	n := dtSaving * (s.LiveHeaders + s.LiveIndexEntries)
+	if !long {
+		return cellfmt.Human(n)
+	}
+	return fmt.Sprintf("%s uncompressed: %d partition headers + %d index entries × 11 B", cellfmt.Bytes(n), s.LiveHeaders, s.LiveIndexEntries)
+}
+
+func (v *Sstables) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case savingsMsg:
+		v.savings[msg.i], v.saveErr[msg.i] = msg.s, msg.err
+		next := v.estimateFrom(msg.i + 1)
+		v.refresh()
+		if msg.err != nil {
+			return tea.Batch(next, status(v.tables[msg.i].Name+": oa estimate: "+msg.err.Error(), true))
+		}
+		return next
+	case tea.KeyMsg:
+		if key.Matches(msg, v.env.Keys.Open) {
+			if t := v.Selected(); t != nil {
+				return func() tea.Msg { return OpenTableMsg{Table: t} }
+			}
+			return nil
+		}
+	}
+	if mv := navigation(msg, v.env.Keys); mv.ok {
+		c := cursor{pos: v.tbl.Cursor()}
+		c.apply(mv, len(v.tables), v.tbl.Height())
+		v.tbl.SetCursor(c.pos)
+		v.refresh()
+	}
+	return nil
+}
+
+func (v *Sstables) View() string {
+	th := v.env.Theme
+	lines := strings.Split(v.tbl.View(), "\n")
+	lines = append(lines, "")
+	if t := v.Selected(); t != nil {
+		i := v.tbl.Cursor()
+		lines = append(lines, " "+th.Crumb.Render(t.Name)+" (version "+t.Version()+")", "   "+th.Dim.Render(t.DataPath()))
+		if m, err := t.Metadata(); err == nil {
+			lines = append(lines,
+				fmt.Sprintf("   %s partitions · %s rows · Data.db %s on disk · %s uncompressed",
+					cellfmt.Count(m.EstimatedKeys), cellfmt.Count(m.TotalRows), cellfmt.Bytes(m.DataSize), cellfmt.Bytes(m.UncompressedDataSize)),
+				fmt.Sprintf("   timestamps %s .. %s", cellfmt.Micros(m.MinTimestamp), cellfmt.Micros(m.MaxTimestamp)),
+				fmt.Sprintf("   droppable tombstones %.4f", m.EstimatedDroppable))
+		} else {
+			lines = append(lines, "   "+th.Error.Render(err.Error()))
+		}
+		lines = append(lines, "   oa saves "+v.savingText(i, true))
+		if s := v.savings[i]; s != nil {
+			lines = append(lines, fmt.Sprintf("   convert.Estimate on disk: Data.db %s → %s · Index.db %s → %s",
+				cellfmt.Count(s.DataBefore), cellfmt.Count(s.DataAfter), cellfmt.Count(s.IndexBefore), cellfmt.Count(s.IndexAfter)),
+				fmt.Sprintf("   all components %s → %s B", cellfmt.Count(s.Before), cellfmt.Count(s.After)))
+		}
+	}
+	return frame(lines, v.w, v.h)
+}
