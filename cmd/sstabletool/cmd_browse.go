@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/urfave/cli/v2"
 
+	"github.com/sstabletool/sstabletool/generate"
 	"github.com/sstabletool/sstabletool/tui"
 )
 
@@ -10,13 +14,15 @@ func init() {
 	register(&cli.Command{
 		Name:      "browse",
 		Usage:     "browse sstables in the terminal: biggest partitions first, rows, cells and labelled raw bytes",
-		ArgsUsage: "PATH...",
+		ArgsUsage: "[PATH...]",
 		Description: "Opens an interactive browser. PATH is an sstable component or a data directory (-r to\n" +
-			"recurse). With several sstables it starts with one line per sstable (size, compression,\n" +
+			"recurse); without PATH it writes the built-in demo sstable to a temporary directory and\n" +
+			"opens that. With several sstables it starts with one line per sstable (size, compression,\n" +
 			"timestamps, droppable tombstones, what an oa rewrite saves); enter opens the partitions,\n" +
 			"sorted by size, with a size histogram. Press ? for every key, q to go back or quit.\n\n" +
 			"Examples:\n" +
-			"  sstabletool browse /var/lib/cassandra/data/ks/tbl-*/\n" +
+			"  sstabletool browse\n" +
+			"  sstabletool browse -r /var/lib/cassandra/data/ks\n" +
 			"  NO_COLOR=1 sstabletool browse nc-1-big-Data.db",
 		Flags: []cli.Flag{
 			recursiveFlag, accessFlag,
@@ -27,16 +33,24 @@ func init() {
 }
 
 func browseAction(c *cli.Context) error {
-	if c.NArg() == 0 {
-		// TODO(demo): open generate.Demo's built-in sstable once package generate exists.
-		return usageError("browse: give an sstable file or data directory; the built-in demo sstable is not available yet")
-	}
-	paths, err := sstablePaths(c)
+	o, err := openOptions(c)
 	if err != nil {
 		return err
 	}
-	o, err := openOptions(c)
-	if err != nil {
+	var paths []string
+	if c.NArg() == 0 {
+		dir, err := os.MkdirTemp("", "sstabletool-demo-")
+		if err != nil {
+			return badData(err)
+		}
+		defer os.RemoveAll(dir)
+		fmt.Fprintln(stderr, "writing the demo sstable (generate.DemoProfile) to", dir)
+		p, err := generate.Demo(dir)
+		if err != nil {
+			return badData(fmt.Errorf("demo sstable: %w", err))
+		}
+		paths = []string{p}
+	} else if paths, err = sstablePaths(c); err != nil {
 		return err
 	}
 	return badData(tui.Run(paths, tui.Options{Access: o.Access, NoMouse: c.Bool("no-mouse")}))

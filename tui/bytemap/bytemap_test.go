@@ -6,11 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/generate"
 	"github.com/sstabletool/sstabletool/reader"
 	"github.com/sstabletool/sstabletool/tui/bytemap"
+	"github.com/sstabletool/sstabletool/workload"
 )
 
 func open(t testing.TB, path string) *sstable.SSTable {
@@ -73,6 +76,71 @@ func TestRegionTilesEveryFixture(t *testing.T) {
 		s.ScanPartitions(sstable.ScanOptions{SkipCells: true}, func(*sstable.PartitionSummary) error { parts++; return nil })
 		if ends != parts {
 			t.Fatalf("%s: %d end-of-partition spans, %d partitions", p, ends, parts)
+		}
+	}
+}
+
+// checkTiles asserts that spans cover b (at base) exactly, in order.
+func checkTiles(t *testing.T, name string, spans []bytemap.Span, base int64, n int) map[bytemap.Class]int {
+	t.Helper()
+	classes := map[bytemap.Class]int{}
+	pos := base
+	for i, sp := range spans {
+		if sp.Off != pos || sp.Len <= 0 || sp.Label == "" || sp.Short == "" {
+			t.Fatalf("%s: span %d %+v, expected one at %d", name, i, sp, pos)
+		}
+		classes[sp.Class]++
+		pos = sp.End()
+	}
+	if pos != base+int64(n) {
+		t.Fatalf("%s: spans end at %d, expected %d", name, pos, base+int64(n))
+	}
+	return classes
+}
+
+// The generated demo table has what the fixtures lack: static rows, sets,
+// TTLs, partition, row, cell and range deletions. Written by package
+// generate in oa and in nc, every byte of it is labelled, in order.
+func TestRegionTilesGeneratedDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes two demo sstables")
+	}
+	p, err := workload.ParseProfile([]byte(generate.DemoProfile), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Partitions = 300
+	for _, v := range []string{"oa", "nc"} {
+		res, err := generate.Generate(p, t.TempDir(), generate.Options{Version: format.MustVersion(v)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := open(t, res.DataPath)
+		b := dataBytes(t, s)
+		spans, err := labeler(s).Region(b, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		classes := checkTiles(t, v, spans, 0, len(b))
+		for _, c := range []bytemap.Class{bytemap.Deletion, bytemap.Liveness, bytemap.CellPath, bytemap.Columns} {
+			if classes[c] == 0 {
+				t.Errorf("%s: no %s field in the demo table", v, c)
+			}
+		}
+		var deleted, markers int
+		for _, sp := range spans {
+			if sp.Class == bytemap.PartitionDeletion && !strings.Contains(sp.Label, "LIVE") {
+				deleted++
+				if sp.Len != 12 {
+					t.Fatalf("%s: a deleted partition's DeletionTime is %d bytes", v, sp.Len)
+				}
+			}
+			if strings.HasPrefix(sp.Label, "marker flags") {
+				markers++
+			}
+		}
+		if deleted == 0 || markers == 0 {
+			t.Errorf("%s: %d partition deletions, %d markers labelled", v, deleted, markers)
 		}
 	}
 }

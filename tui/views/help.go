@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/sstabletool/sstabletool/tui/catalog"
 	"github.com/sstabletool/sstabletool/tui/keys"
@@ -53,10 +54,8 @@ func (v *Help) content() string {
 	hm.Styles.FullSeparator = th.Dim
 	hm.FullSeparator = "    "
 	groups := v.Groups()
-	var body string
-	if v.w >= 100 {
-		body = hm.FullHelpView(groups)
-	} else {
+	body := hm.FullHelpView(groups)
+	if lipgloss.Width(body) > v.w-3 {
 		// Narrow terminals: one group under the other.
 		parts := make([]string, len(groups))
 		for i, g := range groups {

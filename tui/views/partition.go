@@ -100,7 +100,7 @@ func (v *Partition) addHeader() {
 	h := v.p.Header
 	layout := v.t.S.Version().DeletionTimeLayout()
 	dtw := h.Size - 2 - len(h.Key)
-	second := fmt.Sprintf("    header %d B = key length 2 B + key %d B + DeletionTime %d B (%s layout) · %s",
+	second := fmt.Sprintf("    header %d B: key length 2 + key %d + DeletionTime %d (%s) · %s",
 		h.Size, len(h.Key), dtw, layout, cellfmt.Deletion(h.Deletion))
 	v.addItem(first, th.Dim.Render(second))
 }

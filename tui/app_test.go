@@ -1,0 +1,372 @@
+package tui
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/reader"
+	"github.com/sstabletool/sstabletool/tui/theme"
+	"github.com/sstabletool/sstabletool/tui/views"
+)
+
+// driver runs the app the way tea.Program does, but synchronously: each
+// message goes through Update, and the commands it returns are run (each
+// in a goroutine, with a timeout) until none are left.
+type driver struct {
+	t *testing.T
+	a *App
+}
+
+func newDriver(t *testing.T, w, h int, paths ...string) *driver {
+	t.Helper()
+	tables, errs := Open(paths, reader.Mmap)
+	t.Cleanup(func() {
+		for _, tb := range tables {
+			tb.Close()
+		}
+	})
+	a := New(tables, errs, theme.New(theme.Plain(io.Discard)))
+	d := &driver{t: t, a: a}
+	d.send(tea.WindowSizeMsg{Width: w, Height: h})
+	d.run(a.Init())
+	t.Cleanup(func() { a.quit() })
+	return d
+}
+
+func (d *driver) run(cmd tea.Cmd) {
+	d.t.Helper()
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		done := make(chan tea.Msg, 1)
+		go func() { done <- c() }()
+		var msg tea.Msg
+		select {
+		case msg = <-done:
+		case <-time.After(10 * time.Second):
+			d.t.Fatal("a command did not finish in 10s")
+		}
+		switch m := msg.(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, m...)
+		case tea.QuitMsg:
+			return
+		default:
+			_, next := d.a.Update(m)
+			queue = append(queue, next)
+		}
+	}
+}
+
+func (d *driver) send(msgs ...tea.Msg) {
+	d.t.Helper()
+	for _, m := range msgs {
+		_, cmd := d.a.Update(m)
+		d.run(cmd)
+	}
+}
+
+func (d *driver) keys(ks ...string) {
+	d.t.Helper()
+	for _, k := range ks {
+		d.send(keyMsg(k))
+	}
+}
+
+func keyMsg(k string) tea.KeyMsg {
+	switch k {
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case "tab":
+		return tea.KeyMsg{Type: tea.KeyTab}
+	case "end":
+		return tea.KeyMsg{Type: tea.KeyEnd}
+	case "pgdown":
+		return tea.KeyMsg{Type: tea.KeyPgDown}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	case "ctrl+c":
+		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// screen is the view with escapes removed, checked to be exactly the
+// terminal's size: no line wider, none missing.
+func (d *driver) screen() string {
+	d.t.Helper()
+	s := d.a.View()
+	lines := strings.Split(s, "\n")
+	if len(lines) != d.a.h {
+		d.t.Fatalf("%d lines for a %d-line terminal:\n%s", len(lines), d.a.h, s)
+	}
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w != d.a.w {
+			d.t.Fatalf("line %d is %d cells wide on a %d-cell terminal: %q", i, w, d.a.w, l)
+		}
+	}
+	return ansi.Strip(s)
+}
+
+func (d *driver) expect(substrs ...string) string {
+	d.t.Helper()
+	s := d.screen()
+	for _, sub := range substrs {
+		if !strings.Contains(s, sub) {
+			d.t.Fatalf("screen lacks %q:\n%s", sub, s)
+		}
+	}
+	return s
+}
+
+func table(t *testing.T, group, name, version string) string {
+	return filepath.Join(fixtures.Table(t, group, name), version+"-1-big-Data.db")
+}
+
+// The partitions view of a legacy table lists its five keys, all of the
+// same size class, with the counts of the background scan.
+func TestPartitionsViewListsTheFiveKeys(t *testing.T) {
+	for _, v := range []string{"nb", "nc", "oa"} {
+		d := newDriver(t, 80, 24, table(t, v, "legacy_"+v+"_simple", v))
+		s := d.expect("5 partitions from Index.db", "KEY", "TOKEN", "counted rows, cells and tombstones of 5 partitions")
+		keys := regexp.MustCompile(`(?m)^[▸ ] ([0-4]) +3[0-4] +\d+ +\d\d B +1 +1 +0 live`).FindAllStringSubmatch(s, -1)
+		if len(keys) != 5 {
+			t.Fatalf("%s: %d key rows:\n%s", v, len(keys), s)
+		}
+		seen := map[string]bool{}
+		for _, k := range keys {
+			seen[k[1]] = true
+		}
+		if len(seen) != 5 {
+			t.Fatalf("%s: keys %v", v, seen)
+		}
+		// Sorted by size, descending: partition '0' (the smallest: its
+		// first row's previous-size field is shorter) is last.
+		if keys[4][1] != "0" {
+			t.Fatalf("%s: last row is key %s:\n%s", v, keys[4][1], s)
+		}
+		// s cycles to rows, cells, tombstones and then token order: 0..4.
+		d.keys("s", "s", "s", "s")
+		s = d.expect("sorted by token")
+		keys = regexp.MustCompile(`(?m)^[▸ ] ([0-4]) `).FindAllStringSubmatch(s, -1)
+		var order string
+		for _, k := range keys {
+			order += k[1]
+		}
+		if order != "01234" {
+			t.Fatalf("%s: token order %s", v, order)
+		}
+	}
+}
+
+// Opening a clust partition shows its 50 rows, the last after End.
+func TestPartitionViewShowsFiftyRows(t *testing.T) {
+	d := newDriver(t, 80, 24, table(t, "nc", "legacy_nc_clust", "nc"))
+	// Token order, then Home: partition 0 (re-sorting keeps the selection).
+	d.keys("s", "s", "s", "s", "g", "enter")
+	p, ok := d.a.Top().(*views.Partition)
+	if !ok {
+		t.Fatalf("top view %T", d.a.Top())
+	}
+	d.expect("50 rows · 0 markers", "whole partition read", "partition 0 · token 30 · Data.db @0 · 67,194 B",
+		"header 15 B: key length 2 + key 1 + DeletionTime 12 (legacy) · LIVE", `row ("0012345678901234`)
+	if len(p.Items()) != 50 {
+		t.Fatalf("%d items", len(p.Items()))
+	}
+	d.keys("end")
+	s := d.expect(`row ("49012345678901234`)
+	if p.Cursor() != 50 {
+		t.Fatalf("cursor %d after End", p.Cursor())
+	}
+	if n := strings.Count(s, "row (\""); n < 10 {
+		t.Fatalf("%d rows on screen", n)
+	}
+	// Every row has its one val cell.
+	if !strings.Contains(s, `val = "`) {
+		t.Fatalf("no cell shown:\n%s", s)
+	}
+}
+
+// The hex view of a partition header: 12 bytes of DeletionTime in nc,
+// one 0x80 byte in oa. Tab selects key length, key, then DeletionTime.
+func TestBytesViewDeletionTimeWidth(t *testing.T) {
+	for _, c := range []struct {
+		v, hex, label string
+	}{
+		{"nc", "[7f ff ff ff 80 00 00 00 00 00 00 00]", "field 3/504 @3 · 12 bytes · DeletionTime: partition DeletionTime LIVE (12 bytes, legacy"},
+		{"oa", "[80]", "field 3/504 @3 · 1 byte · DeletionTime: partition DeletionTime LIVE (1 byte, compact: 0x80)"},
+	} {
+		d := newDriver(t, 120, 30, table(t, c.v, "legacy_"+c.v+"_clust", c.v))
+		d.keys("s", "s", "s", "s", "g", "x")
+		if _, ok := d.a.Top().(*views.Bytes); !ok {
+			t.Fatalf("top view %T", d.a.Top())
+		}
+		d.keys("tab", "tab")
+		s := d.expect(c.label, c.hex, "key len 1", `key "0"`)
+		// The first line of the dump starts with the key length 00 01 and key '0' (0x30).
+		if !regexp.MustCompile(`(?m)^ +0  00 01\|30`).MatchString(s) {
+			t.Fatalf("%s: first hex line:\n%s", c.v, s)
+		}
+		// The same at 80 columns (8 bytes per line): the field line names it.
+		d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+		d.expect(c.label[:40])
+	}
+}
+
+// x on a row shows that row's bytes: flags first, the cell value last.
+func TestRowBytes(t *testing.T) {
+	d := newDriver(t, 120, 30, table(t, "oa", "legacy_oa_clust", "oa"))
+	d.keys("s", "s", "s", "s", "g", "enter", "down", "x")
+	b, ok := d.a.Top().(*views.Bytes)
+	if !ok {
+		t.Fatalf("top %T", d.a.Top())
+	}
+	sp := b.Spans()
+	if len(sp) < 5 || !strings.HasPrefix(sp[0].Label, "row flags") || !strings.HasPrefix(sp[len(sp)-1].Label, "cell val value") {
+		t.Fatalf("spans %+v", sp)
+	}
+	// The first row of oa partition 0 starts right after its 4-byte header.
+	d.expect("bytes of row", "Data.db 4..", "field 1/")
+}
+
+// Several sstables open on the sstables view; enter opens one, q comes
+// back, m shows its metadata; the oa estimate of a legacy table is 11
+// bytes per LIVE DeletionTime.
+func TestSstablesViewAndMetadata(t *testing.T) {
+	d := newDriver(t, 80, 24, table(t, "nc", "legacy_nc_clust", "nc"), table(t, "oa", "legacy_oa_clust", "oa"))
+	d.expect("2 sstables", "legacy_nc_clust/nc-1", "legacy_oa_clust/oa-1", "oa saves 110 B uncompressed: 5 partition headers + 5 index entries × 11 B",
+		"Index.db 157,553 → 157,498")
+	d.keys("down")
+	d.expect("oa saves already in the compact oa layout")
+	d.keys("enter")
+	d.expect("sstables › legacy_oa_clust/oa-1", "5 partitions from Index.db")
+	d.keys("m")
+	d.expect("› metadata", "Identity", "version                oa (big format, compact DeletionTime)", "ByteOrderedPartitioner")
+	d.keys("q", "q")
+	d.expect("oa saves already")
+	d.keys("?")
+	d.expect("› keys", "filter", "token")
+	d.keys("esc", "q")
+	if !d.a.quitting {
+		t.Fatal("q at the root did not quit")
+	}
+}
+
+// The filter keeps matching keys; t jumps to a token.
+func TestFilterAndToken(t *testing.T) {
+	d := newDriver(t, 100, 30, table(t, "me-collections", "utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91", "me"))
+	d.keys("/", "6")
+	d.expect("filter keys: 6")
+	d.keys("enter")
+	s := d.expect(`filter "6": 1 shown`)
+	if rows := regexp.MustCompile(`(?m)^[▸ ] \d `).FindAllString(s, -1); len(rows) != 1 {
+		t.Fatalf("rows after filter: %q\n%s", rows, s)
+	}
+	d.keys("/", "esc")
+	d.expect("7 partitions from Index.db")
+	p := d.a.Top().(*views.Partitions)
+	l := p.List()
+	want := d.a.Top().Table().Token(l.Keys[3])
+	d.keys("t")
+	d.keys(want, "enter")
+	d.expect("token " + want + " → partition")
+	if p.Selected() != 3 {
+		t.Fatalf("selected %d after jumping to token %s", p.Selected(), want)
+	}
+	d.keys("t", "notanumber", "enter")
+	if st, isErr := d.a.Status(); !isErr || !strings.Contains(st, "notanumber") {
+		t.Fatalf("status %q %v", st, isErr)
+	}
+}
+
+// Collections: a set's elements, a map's entries, one line each.
+func TestCollectionsExpanded(t *testing.T) {
+	d := newDriver(t, 100, 30, table(t, "me-collections", "table_with_map-901f2c70a1c711eeae8c6d2c86545d91", "me"))
+	d.keys("s", "s", "s", "s", "g", "enter")
+	d.expect("m (whole collection) deleted", "m[10] = 20", "m[30] = 40")
+}
+
+// Every view fits 80x24 and 200x60 exactly (checked by screen), and a
+// resize re-lays it out.
+func TestEveryViewFitsTheTerminal(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 60}, {60, 12}} {
+		d := newDriver(t, size[0], size[1], table(t, "nc", "legacy_nc_clust", "nc"), table(t, "me-collections", "table_with_set-8fe7efd0a1c711eeae8c6d2c86545d91", "me"))
+		d.screen()
+		for _, k := range []string{"enter", "enter", "x", "tab", "pgdown", "q", "down", "x", "q", "q", "m", "pgdown", "q", "q", "?", "q", "down", "enter", "/", "1"} {
+			d.keys(k)
+			d.screen()
+		}
+		d.send(tea.WindowSizeMsg{Width: size[0] + 7, Height: size[1] + 3})
+		d.screen()
+	}
+}
+
+// NO_COLOR: a plain renderer emits no escape sequences at all, and the
+// cursor stays visible as a marker glyph.
+func TestNoColor(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	var buf bytes.Buffer
+	th := theme.New(theme.NewRenderer(&buf))
+	if th.Color {
+		t.Fatal("NO_COLOR still has colours")
+	}
+	tables, _ := Open([]string{table(t, "nc", "legacy_nc_simple", "nc")}, reader.Mmap)
+	defer tables[0].Close()
+	a := New(tables, nil, th)
+	d := &driver{t: t, a: a}
+	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	d.run(a.Init())
+	out := a.View()
+	if strings.Contains(out, "\x1b[") {
+		t.Fatalf("escape sequences with NO_COLOR: %q", out)
+	}
+	if !strings.Contains(out, "▸ 1 ") {
+		t.Fatalf("no cursor marker:\n%s", out)
+	}
+	a.quit()
+}
+
+// The real program, driven through bubbletea with teatest: keys go in,
+// the screen shows the partition, then the hex of its header.
+func TestProgram(t *testing.T) {
+	tables, errs := Open([]string{table(t, "oa", "legacy_oa_simple", "oa")}, reader.Mmap)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	defer tables[0].Close()
+	a := New(tables, nil, theme.New(theme.Plain(io.Discard)))
+	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(100, 24))
+	waitFor := func(s string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(s)) },
+			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	waitFor("counted rows, cells and tombstones of 5 partitions")
+	tm.Send(keyMsg("enter"))
+	waitFor("1 rows · 0 markers")
+	tm.Send(keyMsg("x"))
+	waitFor("DeletionTime LIVE 1 B")
+	tm.Send(keyMsg("ctrl+c"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	final := tm.FinalModel(t).(*App)
+	if _, ok := final.Top().(*views.Bytes); !ok {
+		t.Fatalf("final view %T", final.Top())
+	}
+}
