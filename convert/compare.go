@@ -18,23 +18,31 @@ import (
 // verifyOutput checks the staged output: verify.SSTable (every checksum and
 // the structure) must pass and the content must equal the source's.
 func verifyOutput(src *sstable.SSTable, stagedData string, o Options, res *Result) error {
-	rep := verify.SSTable(stagedData, sstable.Options{Access: o.Access}, nil)
+	// The two checks read independently; run them on both cores.
+	repc := make(chan *verify.Report, 1)
+	go func() { repc <- verify.SSTable(stagedData, sstable.Options{Access: o.Access}, nil) }()
+	cmpErr := compareWith(src, stagedData, o)
+	rep := <-repc
 	if !rep.OK() {
 		for _, p := range rep.Problems {
 			res.Problems = append(res.Problems, p.String())
 		}
 		return fmt.Errorf("verification of the converted %s failed (%d problems; output discarded): %s", src.Path(format.ComponentData), len(rep.Problems), rep.Problems[0])
 	}
-	out, err := sstable.Open(stagedData, sstable.Options{Access: o.Access})
-	if err != nil {
-		return fmt.Errorf("verification: reopening the output: %w", err)
-	}
-	defer out.Close()
-	if err := SameContent(src, out); err != nil {
-		res.Problems = append(res.Problems, err.Error())
-		return fmt.Errorf("verification of the converted %s failed (output discarded): %w", src.Path(format.ComponentData), err)
+	if cmpErr != nil {
+		res.Problems = append(res.Problems, cmpErr.Error())
+		return fmt.Errorf("verification of the converted %s failed (output discarded): %w", src.Path(format.ComponentData), cmpErr)
 	}
 	return nil
+}
+
+func compareWith(src *sstable.SSTable, stagedData string, o Options) error {
+	out, err := sstable.Open(stagedData, sstable.Options{Access: o.Access})
+	if err != nil {
+		return fmt.Errorf("reopening the output: %w", err)
+	}
+	defer out.Close()
+	return SameContent(src, out)
 }
 
 // SameContent decodes both sstables completely and reports the first

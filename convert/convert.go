@@ -269,6 +269,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
+	defer dw.Abort()
 	idxW, idxDone, err := out.create(format.ComponentIndex)
 	if err != nil {
 		return res, err

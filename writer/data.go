@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/sstabletool/sstabletool/reader"
 )
@@ -96,6 +97,15 @@ type DataWriter struct {
 	stored    int64
 	err       error
 	finished  bool
+
+	// Chunks are compressed and written by one worker goroutine while the
+	// caller fills the next chunk, so a conversion uses both cores; order
+	// is kept because there is only one worker.
+	jobs chan []byte
+	free chan []byte
+	done chan struct{}
+	werr error // the worker's first error, read after done or via failed
+	wmu  sync.Mutex
 }
 
 // NewDataWriter writes Data.db to out. comp nil means uncompressed.
@@ -119,7 +129,49 @@ func NewDataWriter(out io.Writer, comp *Compression, hasMaxCompressedLength bool
 		size = comp.ChunkLength
 	}
 	w.chunk = make([]byte, 0, size)
+	const buffers = 3
+	w.jobs = make(chan []byte, buffers)
+	w.free = make(chan []byte, buffers)
+	for i := 1; i < buffers; i++ {
+		w.free <- make([]byte, 0, size)
+	}
+	w.done = make(chan struct{})
+	go w.worker()
 	return w, nil
+}
+
+func (w *DataWriter) worker() {
+	defer close(w.done)
+	for buf := range w.jobs {
+		w.wmu.Lock()
+		failed := w.werr != nil
+		w.wmu.Unlock()
+		if !failed {
+			if err := w.flushChunk(buf); err != nil {
+				w.wmu.Lock()
+				w.werr = err
+				w.wmu.Unlock()
+			}
+		}
+		w.free <- buf[:0]
+	}
+}
+
+func (w *DataWriter) failed() error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	return w.werr
+}
+
+// handOff gives the full chunk to the worker and takes an empty buffer.
+func (w *DataWriter) handOff() error {
+	if err := w.failed(); err != nil {
+		w.err = err
+		return err
+	}
+	w.jobs <- w.chunk
+	w.chunk = <-w.free
+	return nil
 }
 
 // Pos is the uncompressed position: the number of bytes written so far.
@@ -137,7 +189,7 @@ func (w *DataWriter) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		room := cap(w.chunk) - len(w.chunk)
 		if room == 0 {
-			if err := w.flushChunk(); err != nil {
+			if err := w.handOff(); err != nil {
 				return n - len(p), err
 			}
 			continue
@@ -148,6 +200,15 @@ func (w *DataWriter) Write(p []byte) (int, error) {
 		w.pos += int64(k)
 	}
 	return n, nil
+}
+
+// Abort stops the worker without finishing the file (error paths).
+func (w *DataWriter) Abort() {
+	if !w.finished {
+		w.finished = true
+		close(w.jobs)
+		<-w.done
+	}
 }
 
 // WriteByte accepts one uncompressed byte.
@@ -163,38 +224,35 @@ func (w *DataWriter) WriteByte(b byte) error {
 
 func (w *DataWriter) emit(b []byte) error {
 	if _, err := w.out.Write(b); err != nil {
-		w.err = fmt.Errorf("writer: Data.db: %w", err)
-		return w.err
+		return fmt.Errorf("writer: Data.db: %w", err)
 	}
 	w.digest.Write(b)
 	w.filePos += int64(len(b))
 	return nil
 }
 
-func (w *DataWriter) flushChunk() error {
-	if len(w.chunk) == 0 {
+// flushChunk compresses and writes one chunk; only the worker calls it.
+func (w *DataWriter) flushChunk(chunk []byte) error {
+	if len(chunk) == 0 {
 		return nil
 	}
 	if w.codec == nil {
-		w.crcs = append(w.crcs, crc32.ChecksumIEEE(w.chunk))
-		err := w.emit(w.chunk)
-		w.chunk = w.chunk[:0]
-		return err
+		w.crcs = append(w.crcs, crc32.ChecksumIEEE(chunk))
+		return w.emit(chunk)
 	}
 	var err error
-	w.cbuf, err = w.codec.Compress(w.cbuf[:0], w.chunk)
+	w.cbuf, err = w.codec.Compress(w.cbuf[:0], chunk)
 	if err != nil {
-		w.err = fmt.Errorf("writer: compressing Data.db chunk %d: %w", len(w.offsets), err)
-		return w.err
+		return fmt.Errorf("writer: compressing Data.db chunk %d: %w", len(w.offsets), err)
 	}
 	toWrite := w.cbuf
 	if max := w.comp.MaxCompressedLength; w.hasMaxLen && len(w.cbuf) >= max {
 		// Not worth compressing: store the raw bytes, zero-padded up to
 		// the threshold when shorter (only the last chunk can be), so the
 		// reader recognises a raw chunk by its stored length.
-		toWrite = w.chunk
-		if len(w.chunk) < max {
-			w.cbuf = append(w.cbuf[:0], w.chunk...)
+		toWrite = chunk
+		if len(chunk) < max {
+			w.cbuf = append(w.cbuf[:0], chunk...)
 			for len(w.cbuf) < max {
 				w.cbuf = append(w.cbuf, 0)
 			}
@@ -209,7 +267,6 @@ func (w *DataWriter) flushChunk() error {
 	}
 	var cb [4]byte
 	binary.BigEndian.PutUint32(cb[:], crc)
-	w.chunk = w.chunk[:0]
 	return w.emit(cb[:])
 }
 
@@ -221,13 +278,20 @@ func (w *DataWriter) Finish() (*DataResult, error) {
 	if w.finished {
 		return nil, errors.New("writer: Finish called twice")
 	}
-	if err := w.flushChunk(); err != nil {
+	w.finished = true
+	if len(w.chunk) > 0 {
+		w.jobs <- w.chunk
+		w.chunk = nil
+	}
+	close(w.jobs)
+	<-w.done
+	if err := w.failed(); err != nil {
+		w.err = err
 		return nil, err
 	}
-	w.finished = true
 	r := &DataResult{Digest: w.digest.Sum32(), Length: w.pos, FileSize: w.filePos, CompressedBytes: w.stored}
 	if w.codec == nil {
-		r.Checksums = &reader.ChunkChecksums{ChunkSize: cap(w.chunk), CRCs: w.crcs}
+		r.Checksums = &reader.ChunkChecksums{ChunkSize: DefaultCRCChunkSize, CRCs: w.crcs}
 		return r, nil
 	}
 	offsets := w.offsets

@@ -134,7 +134,10 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 }
 
 // Abort discards everything written.
-func (w *SSTableWriter) Abort() error { return w.st.Abort() }
+func (w *SSTableWriter) Abort() error {
+	w.dw.Abort()
+	return w.st.Abort()
+}
 
 // Staging exposes the staging directory (crash tests).
 func (w *SSTableWriter) Staging() *Staging { return w.st }

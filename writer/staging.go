@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // ErrInjectedCrash is returned once a crash injected with Staging.CrashAfter
@@ -47,6 +48,9 @@ type Staging struct {
 	budget   int64 // bytes left before an injected crash; <0 = none
 	renames  int   // renames left before an injected crash; <0 = none
 	syncDirs bool
+	// mu guards the crash budget: Data.db is written by the chunk worker
+	// while the caller writes Index.db.
+	mu sync.Mutex
 }
 
 // NewStaging creates a staging directory for files that will end up in
@@ -264,6 +268,8 @@ func (f *File) Write(p []byte) (int, error) {
 		return 0, fmt.Errorf("writer: %s: write after close", f.name)
 	}
 	st := f.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	if st.crashed {
 		return 0, ErrInjectedCrash
 	}

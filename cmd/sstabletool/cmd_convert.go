@@ -75,9 +75,9 @@ func convertOptions(c *cli.Context) (convert.Options, error) {
 	if err != nil {
 		return convert.Options{}, err
 	}
-	a, err := reader.ParseAccess(c.String("access"))
+	a, err := rewriteAccess(c)
 	if err != nil {
-		return convert.Options{}, usageError("--access: %v", err)
+		return convert.Options{}, err
 	}
 	return convert.Options{To: to, Compression: comp, Uncompressed: none, CapDeletionTimes: c.Bool("cap-deletion-times"),
 		Verify: c.Bool("verify"), Access: a}, nil
@@ -147,4 +147,18 @@ func convertAction(c *cli.Context) error {
 		return writeJSON(results)
 	}
 	return nil
+}
+
+// rewriteAccess is --access for convert and savings: they read every byte
+// once, in order, where a mapping gains nothing and would count the whole
+// source in the resident set, so they read buffered unless told otherwise.
+func rewriteAccess(c *cli.Context) (reader.Access, error) {
+	if !c.IsSet("access") {
+		return reader.Buffered, nil
+	}
+	a, err := reader.ParseAccess(c.String("access"))
+	if err != nil {
+		return 0, usageError("--access: %v", err)
+	}
+	return a, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
 func init() {
@@ -44,9 +43,9 @@ func savingsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := reader.ParseAccess(c.String("access"))
+	a, err := rewriteAccess(c)
 	if err != nil {
-		return usageError("--access: %v", err)
+		return err
 	}
 	oa := format.MustVersion("oa")
 	rep := savingsReport{SSTables: []*convert.Result{}}
