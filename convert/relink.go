@@ -22,7 +22,7 @@ import (
 // each unfiltered's "previous unfiltered size" (and with it its own size
 // field) is recomputed from the new positions.
 type relinker struct {
-	src     *reader.Cursor
+	src     rows.Source
 	dst     *writer.DataWriter
 	fixed   []int
 	from    deletiontime.Layout
