@@ -257,3 +257,65 @@ func boolInt(b bool) int64 {
 	}
 	return 0
 }
+
+// ApplyBatch must leave exactly what applying the ops one by one leaves.
+func TestApplyBatchMatchesApply(t *testing.T) {
+	for _, name := range []string{"deletes", "time-series-ttl", "small-partitions"} {
+		p, _ := workload.Builtin(name)
+		p.Partitions = min(p.Partitions, 2000)
+		p.Reads.Ratio = 0
+		for _, k := range Kinds {
+			g1, _ := workload.NewGenerator(p, 6000)
+			g2, _ := workload.NewGenerator(p, 6000)
+			one, _ := NewMemtable(Config{Kind: k, Shards: 2}, g1.Schema())
+			batched, _ := NewMemtable(Config{Kind: k, Shards: 2}, g2.Schema())
+			var op workload.Op
+			for {
+				ok, _ := g1.Next(&op)
+				if !ok {
+					break
+				}
+				apply(t, one, &op)
+			}
+			ops := make([]workload.Op, 100)
+			for done := false; !done; {
+				n := 0
+				for n < len(ops) {
+					ok, _ := g2.Next(&ops[n])
+					if !ok {
+						done = true
+						break
+					}
+					n++
+				}
+				calls := 0
+				if err := batched.ApplyBatch(ops[:n], func(int) { calls++ }); err != nil {
+					t.Fatal(err)
+				}
+				if calls != n {
+					t.Fatalf("after called %d times for %d ops", calls, n)
+				}
+			}
+			if *one.Account() != *batched.Account() || one.Partitions() != batched.Partitions() {
+				t.Errorf("%s %s: batched %+v %d partitions, one by one %+v %d", name, k,
+					batched.Account().On, batched.Partitions(), one.Account().On, one.Partitions())
+			}
+			if sl, ok := batched.idx.(*skipList); ok {
+				// level 0 holds every partition in token order
+				count := int64(0)
+				prev := uint64(0)
+				for x, _ := sl.link(sl.head, 0); x != 0; x, _ = sl.link(x, 0) {
+					tok := *sl.words.at(x + slTok)
+					if count > 0 && tok < prev {
+						t.Fatalf("%s: skip list out of order", name)
+					}
+					prev = tok
+					count++
+				}
+				if count != batched.Partitions() {
+					t.Errorf("%s: level 0 holds %d nodes, %d partitions", name, count, batched.Partitions())
+				}
+			}
+		}
+	}
+}

@@ -66,6 +66,10 @@ type Memtable struct {
 	curKey   []byte
 	curTok   uint64
 	createFn func() uint32 // m.create, made once: a method value per call would allocate
+
+	batchToks  []uint64
+	batchKeys  [][]byte
+	batchPreds [batchMax][maxLevel]uint32
 }
 
 // Config selects what a Memtable models.
@@ -126,7 +130,7 @@ func (m *Memtable) Ops() int64 { return m.ops }
 func (m *Memtable) GoBytes() int64 { return m.st.goBytes() + m.idx.goBytes() }
 
 func (m *Memtable) create() uint32 {
-	id := m.st.newPartition(m.curKey, m.curTok)
+	id := m.st.newPartition(m.curKey)
 	m.partitions++
 	return id
 }
@@ -144,6 +148,10 @@ func (m *Memtable) Apply(op *workload.Op) error {
 	}
 	m.curKey, m.curTok = op.Key, m.part.orderToken(op.Key)
 	id, created := m.idx.upsert(m.curTok, op.Key, m.createFn)
+	return m.applyTo(id, created, op)
+}
+
+func (m *Memtable) applyTo(id uint32, created bool, op *workload.Op) error {
 	if created {
 		a := m.acct
 		a.perType(m.overhead)
@@ -155,6 +163,47 @@ func (m *Memtable) Apply(op *workload.Op) error {
 	}
 	m.ops++
 	return m.st.apply(id, op)
+}
+
+// ApplyBatch applies ops in order, calling after(i) once op i is applied.
+// For the skip list the partition searches of the whole batch run
+// interleaved first (see skipList.searchBatch); the outcome is exactly
+// that of applying the ops one by one.
+func (m *Memtable) ApplyBatch(ops []workload.Op, after func(i int)) error {
+	sl, ok := m.idx.(*skipList)
+	if !ok || len(ops) < 2 {
+		for i := range ops {
+			if err := m.Apply(&ops[i]); err != nil {
+				return err
+			}
+			after(i)
+		}
+		return nil
+	}
+	for start := 0; start < len(ops); start += batchMax {
+		batch := ops[start:min(start+batchMax, len(ops))]
+		toks := m.batchToks[:0]
+		keys := m.batchKeys[:0]
+		for i := range batch {
+			if len(batch[i].Key) == 0 || len(batch[i].Key) > 0xFFFF || batch[i].Kind != workload.OpWrite {
+				return m.Apply(&batch[i]) // reports the error
+			}
+			toks = append(toks, m.part.orderToken(batch[i].Key))
+			keys = append(keys, batch[i].Key)
+		}
+		m.batchToks, m.batchKeys = toks, keys
+		sl.searchBatch(toks, keys, m.batchPreds[:len(batch)])
+		for i := range batch {
+			op := &batch[i]
+			m.curKey, m.curTok = op.Key, toks[i]
+			id, created := sl.upsertHint(toks[i], op.Key, &m.batchPreds[i], m.createFn)
+			if err := m.applyTo(id, created, op); err != nil {
+				return err
+			}
+			after(start + i)
+		}
+	}
+	return nil
 }
 
 // Read looks the key up and reads the whole partition, returning its live

@@ -19,6 +19,25 @@ const (
 type pool[T any] struct {
 	chunks [][]T
 	next   uint32 // index of the next free item
+	spare  []T    // allocated, not yet handed out chunks
+	group  int    // chunks in the next allocation (doubles up to maxGroup)
+}
+
+// Chunks are allocated in groups that double up to maxGroup chunks, so
+// that big replays get few, large allocations the kernel can back with
+// huge pages (random access over gigabytes otherwise spends most of its
+// time in TLB misses), while small ones stay small.
+const maxGroup = 32
+
+func (p *pool[T]) newChunk() []T {
+	if len(p.spare) == 0 {
+		p.group = min(max(p.group*2, 1), maxGroup)
+		p.spare = make([]T, p.group*chunkLen)
+		adviseHuge(p.spare)
+	}
+	c := p.spare[:chunkLen:chunkLen]
+	p.spare = p.spare[chunkLen:]
+	return c
 }
 
 // alloc reserves k contiguous items (1 <= k <= chunkLen) and returns the
@@ -31,7 +50,7 @@ func (p *pool[T]) alloc(k int) uint32 {
 	}
 	start := p.next
 	if c := int(start >> chunkShift); c >= len(p.chunks) {
-		p.chunks = append(p.chunks, make([]T, chunkLen))
+		p.chunks = append(p.chunks, p.newChunk())
 	}
 	p.next += uint32(k)
 	return start
@@ -47,7 +66,9 @@ func (p *pool[T]) block(i uint32, k int) []T {
 }
 
 // bytes is the memory the pool holds.
-func (p *pool[T]) bytes(itemSize int64) int64 { return int64(len(p.chunks)) * chunkLen * itemSize }
+func (p *pool[T]) bytes(itemSize int64) int64 {
+	return (int64(len(p.chunks))*chunkLen + int64(len(p.spare))) * itemSize
+}
 
 // bref addresses bytes in an arena.
 type bref struct {

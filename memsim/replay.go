@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/sstabletool/sstabletool/workload"
@@ -30,7 +31,12 @@ type Options struct {
 	OffheapSpace     int64   // memtable_offheap_space in bytes
 	CleanupThreshold float64 // memtable_cleanup_threshold
 
-	Samples  int // points of the footprint-over-time chart (default 40)
+	Samples int // points of the footprint-over-time chart (default 40)
+	// Parallel replays up to this many memtable kinds at once (default 1).
+	// Each kind holds its own copy of the data, so memory grows with it.
+	Parallel int
+	// Progress is called now and then during each replay; with Parallel > 1
+	// it is called from several goroutines.
 	Progress func(kind Kind, done, total int64)
 	// MeasureGoHeap runs the garbage collector before and after each
 	// replay to measure the Go heap the memtable holds (slower).
@@ -109,13 +115,34 @@ func Replay(open SourceFunc, o Options) ([]Result, error) {
 	if o.CleanupThreshold <= 0 {
 		o.CleanupThreshold = 1.0 / 3 // 1 / (1 + memtable_flush_writers), 2 writers for one data directory
 	}
+	if o.MeasureGoHeap {
+		o.Parallel = 1 // heap deltas of concurrent replays would mix
+	}
+	// The structures are mostly large pointer-free chunks: collecting less
+	// often costs little memory and saves time.
+	defer debug.SetGCPercent(debug.SetGCPercent(50))
+	results := make([][]Result, len(o.Kinds))
+	errs := make([]error, len(o.Kinds))
+	sem := make(chan struct{}, max(o.Parallel, 1))
+	var wg sync.WaitGroup
+	for i, k := range o.Kinds {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			results[i], errs[i] = replayOne(open, k, o)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("%s: %w", k, errs[i])
+			}
+		}()
+	}
+	wg.Wait()
 	var out []Result
-	for _, k := range o.Kinds {
-		rs, err := replayOne(open, k, o)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k, err)
+	for i := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		out = append(out, rs...)
+		out = append(out, results[i]...)
 	}
 	return out, nil
 }
@@ -130,10 +157,6 @@ func replayOne(open SourceFunc, kind Kind, o Options) ([]Result, error) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 	}
-	// The structure is mostly large pointer-free chunks: collecting less
-	// often costs little memory and saves time.
-	defer debug.SetGCPercent(debug.SetGCPercent(50))
-
 	m, err := NewMemtable(Config{Kind: kind, Partitioner: o.Partitioner, JDK: o.JDK, Cassandra: o.Cassandra, Shards: o.Shards}, src.Schema())
 	if err != nil {
 		return nil, err
@@ -150,38 +173,17 @@ func replayOne(open SourceFunc, kind Kind, o Options) ([]Result, error) {
 	firstFlush := [numAllocTypes]int64{-1, -1, -1, -1}
 	var reads [4]ReadStats
 	var readNs [4]time.Duration
-	var op workload.Op
 	var n, writes int64
-	start := time.Now()
-	for {
-		ok, err := src.Next(&op)
-		if err != nil {
-			return nil, fmt.Errorf("op %d: %w", n, err)
-		}
-		if !ok {
-			break
-		}
+	// Writes are applied in batches (searches overlap, see ApplyBatch);
+	// a read first applies the writes before it.
+	var batch [batchMax]workload.Op
+	pending := 0
+	after := func(int) {
 		n++
-		if op.Kind == workload.OpRead {
-			t0 := time.Now()
-			rows, found := m.Read(op.Key)
-			d := time.Since(t0)
-			rs := &reads[op.Read&3]
-			rs.Reads++
-			rs.Rows += int64(rows)
-			if found {
-				rs.Found++
-			}
-			readNs[op.Read&3] += d
-		} else {
-			if err := m.Apply(&op); err != nil {
-				return nil, fmt.Errorf("op %d: %w", n, err)
-			}
-			writes++
-			for _, t := range o.Types {
-				if firstFlush[t] < 0 && ((onLimit > 0 && a.On[t] > onLimit) || (offLimit > 0 && a.Off[t] > offLimit)) {
-					firstFlush[t] = n
-				}
+		writes++
+		for _, t := range o.Types {
+			if firstFlush[t] < 0 && ((onLimit > 0 && a.On[t] > onLimit) || (offLimit > 0 && a.Off[t] > offLimit)) {
+				firstFlush[t] = n
 			}
 		}
 		if n%every == 0 {
@@ -190,6 +192,61 @@ func replayOne(open SourceFunc, kind Kind, o Options) ([]Result, error) {
 		if o.Progress != nil && n%progressEvery == 0 {
 			o.Progress(kind, n, total)
 		}
+	}
+	flush := func() error {
+		if pending == 0 {
+			return nil
+		}
+		err := m.ApplyBatch(batch[:pending], after)
+		pending = 0
+		if err != nil {
+			return fmt.Errorf("op %d: %w", n+1, err)
+		}
+		return nil
+	}
+	var readKey []byte
+	start := time.Now()
+	for {
+		op := &batch[pending]
+		ok, err := src.Next(op)
+		if err != nil {
+			return nil, fmt.Errorf("op %d: %w", n+int64(pending)+1, err)
+		}
+		if !ok {
+			break
+		}
+		if op.Kind != workload.OpRead {
+			pending++
+			if pending == len(batch) {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		// Move the read out of the batch slot, apply what precedes it.
+		readKey = append(readKey[:0], op.Key...)
+		pattern := op.Read & 3
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		n++
+		t0 := time.Now()
+		rows, found := m.Read(readKey)
+		d := time.Since(t0)
+		rs := &reads[pattern]
+		rs.Reads++
+		rs.Rows += int64(rows)
+		if found {
+			rs.Found++
+		}
+		readNs[pattern] += d
+		if n%every == 0 {
+			samples = append(samples, Sample{Ops: n, On: a.On, Off: a.Off})
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
 	}
 	elapsed := time.Since(start)
 	if o.Progress != nil {
@@ -253,7 +310,11 @@ func replayOne(open SourceFunc, kind Kind, o Options) ([]Result, error) {
 
 // GeneratorSource opens a profile's generator for Replay.
 func GeneratorSource(p *workload.Profile, ops int64) SourceFunc {
+	verr := p.Validate() // once, before replays share p
 	return func() (workload.Source, int64, error) {
+		if verr != nil {
+			return nil, 0, verr
+		}
 		g, err := workload.NewGenerator(p, ops)
 		if err != nil {
 			return nil, 0, err

@@ -48,15 +48,11 @@ const noTime = math.MinInt64 // markedForDeleteAt of a live DeletionTime; "no li
 
 type partition struct {
 	key      bref
-	token    uint64
 	rows     uint32 // first of nrows sorted row ids in store.rowIdx, or index into store.bigRows
 	nrows    uint32
 	rowsCap  uint32
 	static   uint32 // static row id + 1, 0 when absent
-	delAt    int64  // partition deletion, noTime when live
-	delLDT   int64
-	rts      uint32 // range tombstones
-	rtBounds int64  // heap of their cloned bounds
+	tomb     uint32 // partition deletion and range tombstones in store.tombs, 0 when none
 	colmask  uint64 // columns seen (ids 0..63); higher ids are counted in regular/static only
 	regular  uint16
 	statics  uint16
@@ -67,8 +63,7 @@ type row struct {
 	clust    bref // clustering values: uvarint length + bytes each
 	ts       int64
 	let      int64
-	delAt    int64
-	delLDT   int64
+	tomb     uint32 // row deletion in store.tombs, 0 when live
 	cells    uint32 // first of ncells cells in store.cells (sorted by column, path), or index into store.bigCells
 	ncells   uint32
 	capCells uint32
@@ -80,6 +75,14 @@ const (
 	cellTombstone = 1 << iota
 	cellHasPath
 )
+
+// tomb holds the deletions of a partition or row. Few have any, so they
+// live apart from the partitions and rows.
+type tomb struct {
+	at, ldt  int64 // markedForDeleteAt, localDeletionTime; at is noTime when live
+	rts      uint32
+	rtBounds int64 // heap of the range tombstones' cloned bounds
+}
 
 type cell struct {
 	val, path bref
@@ -97,6 +100,7 @@ type store struct {
 	rows     pool[row]
 	rowIdx   pool[uint32]
 	cells    pool[cell]
+	tombs    pool[tomb]
 	bigRows  [][]uint32
 	bigCells [][]cell
 	data     arena
@@ -119,15 +123,35 @@ func newStore(schema *workload.Schema, acct *Account, trieLike bool) *store {
 	}
 	s.parts.alloc(1) // id 0 is never a partition, so 0 can mean "none"
 	s.rows.alloc(1)
+	s.tombs.alloc(1)
 	return s
 }
 
 // newPartition creates an empty partition and returns its id.
-func (s *store) newPartition(key []byte, token uint64) uint32 {
+func (s *store) newPartition(key []byte) uint32 {
 	id := s.parts.alloc(1)
 	p := s.parts.at(id)
-	*p = partition{key: s.data.put(key), token: token, delAt: noTime}
+	*p = partition{key: s.data.put(key)}
 	return id
+}
+
+var liveTomb = tomb{at: noTime, ldt: noTime}
+
+// deletion returns the tomb at i (liveTomb for 0).
+func (s *store) deletion(i uint32) *tomb {
+	if i == 0 {
+		return &liveTomb
+	}
+	return s.tombs.at(i)
+}
+
+// tombOf returns the tomb at *i, creating a live one first if needed.
+func (s *store) tombOf(i *uint32) *tomb {
+	if *i == 0 {
+		*i = s.tombs.alloc(1)
+		*s.tombs.at(*i) = liveTomb
+	}
+	return s.tombs.at(*i)
 }
 
 func (s *store) key(id uint32) []byte { return s.data.get(s.parts.at(id).key) }
@@ -366,15 +390,17 @@ func (s *store) apply(id uint32, op *workload.Op) error {
 	// Partition-level deletion info.
 	switch op.Deletion {
 	case workload.DelPartition:
-		if op.DeletedAt > p.delAt {
+		if op.DeletedAt > s.deletion(p.tomb).at {
 			before := s.deletionInfoHeap(p)
-			p.delAt, p.delLDT = op.DeletedAt, op.LocalDeletionTime
+			t := s.tombOf(&p.tomb)
+			t.at, t.ldt = op.DeletedAt, op.LocalDeletionTime
 			heap += s.deletionInfoHeap(p) - before
 		}
 	case workload.DelRange:
 		before := s.deletionInfoHeap(p)
-		p.rts++
-		p.rtBounds += boundHeap(l, op.Clustering) + boundHeap(l, op.RangeEnd)
+		t := s.tombOf(&p.tomb)
+		t.rts++
+		t.rtBounds += boundHeap(l, op.Clustering) + boundHeap(l, op.RangeEnd)
 		heap += s.deletionInfoHeap(p) - before
 	}
 
@@ -410,15 +436,16 @@ func (s *store) apply(id uint32, op *workload.Op) error {
 }
 
 func (s *store) deletionInfoHeap(p *partition) int64 {
-	if p.delAt == noTime && p.rts == 0 {
+	t := s.deletion(p.tomb)
+	if t.at == noTime && t.rts == 0 {
 		return 0
 	}
 	l := &s.acct.L
 	h := l.MutableDeletionInfo
-	if p.delAt != noTime {
+	if t.at != noTime {
 		h += l.DeletionTime
 	}
-	return h + rangeTombstonesHeap(l, int64(p.rts), p.rtBounds)
+	return h + rangeTombstonesHeap(l, int64(t.rts), t.rtBounds)
 }
 
 // mergeRow inserts or merges the op's static or regular row and returns
@@ -445,7 +472,7 @@ func (s *store) mergeRow(p *partition, op *workload.Op, static bool) (int64, err
 	if !found {
 		rid = s.rows.alloc(1)
 		r := s.rows.at(rid)
-		*r = row{ts: noTime, delAt: noTime, ncomp: uint16(len(op.Clustering))}
+		*r = row{ts: noTime, ncomp: uint16(len(op.Clustering))}
 		if !static {
 			r.clust = s.data.put(cl)
 			lens := s.scratchLens[:0]
@@ -473,7 +500,8 @@ func (s *store) mergeRow(p *partition, op *workload.Op, static bool) (int64, err
 			}
 		}
 		if !static && op.Deletion == workload.DelRow {
-			r.delAt, r.delLDT = op.DeletedAt, op.LocalDeletionTime
+			t := s.tombOf(&r.tomb)
+			t.at, t.ldt = op.DeletedAt, op.LocalDeletionTime
 			heap += l.RowDeletion + l.DeletionTime
 		}
 		if static {
@@ -488,9 +516,10 @@ func (s *store) mergeRow(p *partition, op *workload.Op, static bool) (int64, err
 		if !static && op.HasLiveness && op.Timestamp > r.ts {
 			r.ts, r.ttl, r.let = op.Timestamp, op.TTL, op.LocalExpirationTime
 		}
-		if !static && op.Deletion == workload.DelRow && op.DeletedAt > r.delAt {
-			r.delAt, r.delLDT = op.DeletedAt, op.LocalDeletionTime
-			if r.ts <= r.delAt {
+		if !static && op.Deletion == workload.DelRow && op.DeletedAt > s.deletion(r.tomb).at {
+			t := s.tombOf(&r.tomb)
+			t.at, t.ldt = op.DeletedAt, op.LocalDeletionTime
+			if r.ts <= t.at {
 				r.ts = noTime
 			}
 			// Shadowed cells leave the row (ColumnData.Reconciler.retain):
@@ -499,7 +528,7 @@ func (s *store) mergeRow(p *partition, op *workload.Op, static bool) (int64, err
 			kept := cs[:0]
 			for i := range cs {
 				c := cs[i]
-				if c.ts <= r.delAt {
+				if c.ts <= t.at {
 					a.cell(-1, int64(c.val.n), int64(c.path.n), c.flags&cellHasPath != 0)
 					a.Live -= s.cellData(int(c.val.n), int(c.path.n))
 					continue
@@ -510,6 +539,7 @@ func (s *store) mergeRow(p *partition, op *workload.Op, static bool) (int64, err
 		}
 	}
 	r := s.rows.at(rid)
+	rowDel := s.deletion(r.tomb).at
 	for i := range op.Cells {
 		u := &op.Cells[i]
 		if s.isStatic[u.Column] != static {
@@ -518,7 +548,7 @@ func (s *store) mergeRow(p *partition, op *workload.Op, static bool) (int64, err
 		if len(u.Value) > math.MaxInt32 || len(u.Path) > math.MaxInt32 {
 			return 0, errTooLarge
 		}
-		if u.Timestamp <= r.delAt {
+		if u.Timestamp <= rowDel {
 			continue // shadowed by the row deletion, dropped on merge
 		}
 		col := uint16(u.Column)
@@ -603,7 +633,7 @@ func (s *store) read(id uint32) (rows int, valueBytes int64) {
 	}
 	for _, rid := range s.rowIDs(p) {
 		r := s.rows.at(rid)
-		if r.delAt >= p.delAt || p.delAt == noTime {
+		if s.deletion(r.tomb).at >= s.deletion(p.tomb).at || s.deletion(p.tomb).at == noTime {
 			rows++
 		}
 		for _, c := range s.rowCells(r) {

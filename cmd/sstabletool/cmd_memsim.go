@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/mattn/go-isatty"
@@ -45,6 +46,7 @@ func init() {
 			&cli.StringFlag{Name: "svg", Usage: "write a chart of footprint against operations to this SVG file"},
 			&cli.StringFlag{Name: "html", Usage: "write the chart and table to this HTML file"},
 			&cli.BoolFlag{Name: "progress", Value: isatty.IsTerminal(os.Stderr.Fd()), Usage: "show progress on stderr (default: when stderr is a terminal)"},
+			&cli.IntFlag{Name: "parallel", Value: min(2, runtime.NumCPU()), Usage: "memtables replayed at once (each holds its own copy of the data)"},
 			&cli.BoolFlag{Name: "go-heap", Usage: "measure the Go heap each memtable holds (runs the garbage collector)"},
 		},
 		Action: runMemsim,
@@ -105,6 +107,10 @@ func runMemsim(c *cli.Context) error {
 		return usageErr("--cleanup-threshold %v: Cassandra accepts 0.01..0.99", o.CleanupThreshold)
 	}
 	o.MeasureGoHeap = c.Bool("go-heap")
+	o.Parallel = c.Int("parallel")
+	if o.Parallel < 1 || o.Parallel > 16 {
+		return usageErr("--parallel %d: want 1..16", o.Parallel)
+	}
 
 	var open memsim.SourceFunc
 	title := ""
@@ -146,16 +152,25 @@ func runMemsim(c *cli.Context) error {
 		title = fmt.Sprintf("memsim --profile %s --ops %d", p.Name, n)
 	}
 	if c.Bool("progress") {
+		var mu sync.Mutex
+		state := map[memsim.Kind]string{}
 		o.Progress = func(k memsim.Kind, done, total int64) {
+			mu.Lock()
+			defer mu.Unlock()
 			if total > 0 {
-				fmt.Fprintf(os.Stderr, "\r%-12s %5.1f%%  %d/%d ops", k, 100*float64(done)/float64(total), done, total)
+				state[k] = fmt.Sprintf("%s %5.1f%%", k, 100*float64(done)/float64(total))
 			} else {
-				fmt.Fprintf(os.Stderr, "\r%-12s %d ops", k, done)
+				state[k] = fmt.Sprintf("%s %d ops", k, done)
 			}
-			if done == total {
-				fmt.Fprintln(os.Stderr)
+			var parts []string
+			for _, kk := range o.Kinds {
+				if s, ok := state[kk]; ok {
+					parts = append(parts, s)
+				}
 			}
+			fmt.Fprintf(os.Stderr, "\rreplaying: %s ", strings.Join(parts, "  "))
 		}
+		defer fmt.Fprintln(os.Stderr)
 	}
 	rs, err := memsim.Replay(open, o)
 	if err != nil {

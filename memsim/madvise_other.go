@@ -1,0 +1,5 @@
+//go:build !linux
+
+package memsim
+
+func adviseHuge[T any](s []T) {}
