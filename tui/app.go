@@ -170,6 +170,16 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case views.Owned:
 		return a, msg.Owner().Update(msg)
 	case tea.KeyMsg:
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			// Keys typed faster than the terminal is read arrive as one
+			// message ("/abc"); each is a key of its own here, so that a
+			// command key followed by text opens its input and fills it.
+			var cmds []tea.Cmd
+			for _, r := range msg.Runes {
+				cmds = append(cmds, a.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+			}
+			return a, tea.Batch(cmds...)
+		}
 		return a, a.key(msg)
 	case tea.MouseMsg:
 		if top := a.Top(); top != nil {

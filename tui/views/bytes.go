@@ -34,19 +34,42 @@ type Bytes struct {
 	spans []bytemap.Span
 	err   error
 
-	field int // selected span
-	top   int // first hex line on screen
+	field     int  // selected span
+	top       int  // first hex line on screen
+	labelling bool // the rest of spans is being labelled in the background
 }
+
+// quickBytes is how much of a partition is labelled before the view
+// appears; labelling costs about 0.7 µs a field, so a megabyte (300,000
+// fields) is labelled in the background.
+const quickBytes = 64 << 10
 
 // NewPartitionBytes shows the partition of size bytes at off (its first MaxBytes).
 func NewPartitionBytes(env *Env, t *catalog.Table, off, size int64, title string) *Bytes {
 	v := &Bytes{env: env, t: t, title: title, base: off, whole: size}
 	v.data, v.err = t.Bytes(off, min(size, MaxBytes))
-	if v.err == nil {
-		v.spans, v.err = t.Labeler().Region(v.data, off)
+	if v.err != nil {
+		return v
 	}
+	if len(v.data) <= quickBytes {
+		v.spans, v.err = t.Labeler().Region(v.data, off)
+		return v
+	}
+	v.spans, v.err = t.Labeler().Region(v.data[:quickBytes], off)
+	if n := len(v.spans); n > 0 && v.spans[n-1].Class == bytemap.Unlabelled {
+		v.spans = v.spans[:n-1] // the cut row: labelled with the rest
+	}
+	v.labelling = true
 	return v
 }
+
+type labelledMsg struct {
+	owner *Bytes
+	spans []bytemap.Span
+	err   error
+}
+
+func (m labelledMsg) Owner() View { return m.owner }
 
 // NewUnfilteredBytes shows one row or marker as the decoder returned it.
 func NewUnfilteredBytes(env *Env, t *catalog.Table, u *rows.Unfiltered, title string) *Bytes {
@@ -62,8 +85,18 @@ func (v *Bytes) Init() tea.Cmd {
 	if v.err != nil {
 		return status(v.err.Error(), true)
 	}
+	if v.labelling {
+		l, data, base := v.t.Labeler(), v.data, v.base
+		return func() tea.Msg {
+			spans, err := l.Region(data, base)
+			return labelledMsg{owner: v, spans: spans, err: err}
+		}
+	}
 	return nil
 }
+
+// Labelling reports that fields past the first screens are still being labelled.
+func (v *Bytes) Labelling() bool { return v.labelling }
 
 func (v *Bytes) Title() string         { return "bytes of " + cellfmt.Truncate(v.title, 30) }
 func (v *Bytes) Table() *catalog.Table { return v.t }
@@ -109,6 +142,16 @@ func (v *Bytes) clampTop() {
 }
 
 func (v *Bytes) Update(msg tea.Msg) tea.Cmd {
+	if m, ok := msg.(labelledMsg); ok {
+		// The spans so far are a prefix of these: the selection stays.
+		v.labelling = false
+		v.spans, v.err = m.spans, m.err
+		v.field = min(v.field, max(len(v.spans)-1, 0))
+		if m.err != nil {
+			return status(m.err.Error(), true)
+		}
+		return nil
+	}
 	k := v.env.Keys
 	if mv := navigation(msg, k); mv.ok {
 		switch {
@@ -155,6 +198,9 @@ func (v *Bytes) View() string {
 		info += th.Warn.Render(fmt.Sprintf(" · first %s of %s shown; open a row (enter, then x) for the rest", cellfmt.Human(int64(len(v.data))), cellfmt.Human(v.whole)))
 	}
 	info += fmt.Sprintf(" · %s, %s DeletionTime", v.t.Version(), v.t.S.Version().DeletionTimeLayout())
+	if v.labelling {
+		info += th.Warn.Render(fmt.Sprintf(" · labelling fields after the first %s…", cellfmt.Human(quickBytes)))
+	}
 	lines := []string{info}
 	if v.err != nil {
 		lines = append(lines, " "+th.Error.Render(v.err.Error()))
@@ -176,7 +222,7 @@ func (v *Bytes) View() string {
 		hdr += fmt.Sprintf(" %2d", i)
 	}
 	hdr += "  " + fit("ascii", pl) + "  fields"
-	lines = append(lines, " "+th.Header.Render(fit(hdr, max(v.w-1, 0))))
+	lines = append(lines, th.Header.Render(fit(hdr, v.w)))
 	for l := v.top; l < v.top+v.hexHeight() && l < v.lineCount(); l++ {
 		lines = append(lines, v.hexLine(l, pl, offW))
 	}

@@ -184,11 +184,9 @@ func (v *Partition) cellLine(col *rows.Column, t *cqltype.Type, c *rows.Cell, li
 	if c.IsTombstone() {
 		b.WriteString(" " + th.Error.Render("tombstone, local deletion "+cellfmt.Seconds(c.LocalDeletionTime)))
 	} else {
-		b.WriteString(" = ")
-		if col.Complex && t != nil && t.Kind == cqltype.Set {
-			b.WriteString(th.Dim.Render("(element in path)"))
-		} else {
-			b.WriteString(cellfmt.Value(vt, c.Value, 0))
+		// A set's element is its path; its value is empty.
+		if !col.Complex || t == nil || t.Kind != cqltype.Set {
+			b.WriteString(" = " + cellfmt.Value(vt, c.Value, 0))
 		}
 	}
 	if !live.HasTimestamp || c.Timestamp != live.Timestamp {

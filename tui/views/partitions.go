@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/bubbles/progress"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sstabletool/sstabletool/tui/catalog"
 	"github.com/sstabletool/sstabletool/tui/cellfmt"
@@ -67,6 +68,8 @@ type Partitions struct {
 	scanErrs     int
 	scanTook     time.Duration
 	bar          progress.Model
+
+	keyW, tokenW int // widest key and token text seen in a sample
 }
 
 // NewPartitions returns the partitions view of t; Init lists the partitions.
@@ -103,7 +106,13 @@ type sortedMsg struct {
 	texts []string
 }
 
+type textsMsg struct {
+	owner *Partitions
+	texts []string
+}
+
 func (m listedMsg) Owner() View { return m.owner }
+func (m textsMsg) Owner() View  { return m.owner }
 func (m scanMsg) Owner() View   { return m.owner }
 func (m sortedMsg) Owner() View { return m.owner }
 
@@ -175,6 +184,12 @@ func (p *Partitions) Update(msg tea.Msg) tea.Cmd {
 		return p.listed(msg)
 	case scanMsg:
 		return p.scanned(msg.batch)
+	case textsMsg:
+		p.texts = msg.texts
+		if p.filter != "" {
+			return p.refilter()
+		}
+		return nil
 	case sortedMsg:
 		if msg.gen != p.gen {
 			return nil
@@ -220,6 +235,7 @@ func (p *Partitions) listed(m listedMsg) tea.Cmd {
 	p.sorted[catalog.BySize] = m.order
 	p.setOrder(m.order)
 	p.hist = catalog.Histogram(p.list.Sizes)
+	p.measure()
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	p.scanCh = make(chan catalog.ScanBatch, 4)
@@ -229,6 +245,11 @@ func (p *Partitions) listed(m listedMsg) tea.Cmd {
 		p.t.Scan(ctx, p.list, ch)
 	}(p.scanCh)
 	cmds = append(cmds, p.waitScan())
+	if p.list.Len() > syncLimit {
+		// Key texts for the filter, ready before anyone types.
+		t, l := p.t, p.list
+		cmds = append(cmds, func() tea.Msg { return textsMsg{owner: p, texts: t.KeyTexts(l)} })
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -319,6 +340,10 @@ func (p *Partitions) refilter() tea.Cmd {
 		return nil
 	}
 	p.gen++
+	if p.texts == nil && q != "" {
+		p.busy = "indexing keys for the filter…" // textsMsg refilters
+		return nil
+	}
 	gen, base := p.gen, p.base
 	p.busy = "filtering…"
 	return func() tea.Msg {
@@ -451,7 +476,7 @@ func (p *Partitions) View() string {
 func (p *Partitions) infoLine() string {
 	th := p.env.Theme
 	l := p.list
-	s := fmt.Sprintf(" %s partitions from %s · Data.db %s · sorted by %s",
+	s := fmt.Sprintf(" %s partitions (%s) · %s · sort: %s",
 		cellfmt.Count(int64(l.Len())), l.Source, cellfmt.Human(p.t.S.Data.Length()), th.Accent.Render(p.sortKey.String()))
 	if p.sortKey != catalog.ByToken {
 		s += " ▼"
@@ -460,7 +485,7 @@ func (p *Partitions) infoLine() string {
 		s += th.Warn.Render(" (partial: counting)")
 	}
 	if p.filter != "" {
-		s += fmt.Sprintf(" · filter %q: %s shown", p.filter, cellfmt.Count(int64(len(p.order))))
+		s += fmt.Sprintf(" · filter %q: %s", p.filter, plural(len(p.order), "match"))
 	}
 	if p.busy != "" {
 		s += " · " + th.Warn.Render(p.busy)
@@ -517,8 +542,8 @@ func (p *Partitions) histogram() []string {
 	first, last := p.hist[0], p.hist[n-1]
 	axis := fmt.Sprintf(" %s … <%s", cellfmt.Human(first.Lo), cellfmt.Human(last.Hi))
 	if sel >= 0 {
-		axis += fmt.Sprintf(" · selected bucket %s..%s: %s partitions", cellfmt.Human(p.hist[sel].Lo), cellfmt.Human(p.hist[sel].Hi),
-			cellfmt.Count(int64(p.hist[sel].Count)))
+		axis += fmt.Sprintf(" · selected bucket %s..%s: %s", cellfmt.Human(p.hist[sel].Lo), cellfmt.Human(p.hist[sel].Hi),
+			plural(p.hist[sel].Count, "partition"))
 	}
 	sidebar := fmt.Sprintf("  largest %s", cellfmt.Human(slices.Max(p.list.Sizes)))
 	sidebar2 := fmt.Sprintf("  mean %s", cellfmt.Human(total/int64(max(len(p.list.Sizes), 1))))
@@ -539,9 +564,33 @@ func (p *Partitions) columns() partCols {
 	}
 	fixed := len(theme.Cursor) + c.offset + c.size + c.rows + c.cells + c.tombs + c.del + 7
 	rest := max(p.w-fixed, 10)
-	c.token = max(rest*2/5, 5)
-	c.key = max(rest-c.token, 5)
+	// Key and token share the rest, each no wider than its widest text
+	// (measured once on a sample), the key first.
+	c.token = max(min(rest*2/5, p.tokenW), 5)
+	c.key = max(min(rest-c.token, p.keyW), 5)
+	c.token = max(min(rest-c.key, p.tokenW), 5)
 	return c
+}
+
+// measure samples keys and tokens for the column widths.
+func (p *Partitions) measure() {
+	p.keyW, p.tokenW = len("KEY"), len("TOKEN")
+	n := p.list.Len()
+	step := max(1, n/2000)
+	for i := 0; i < n; i += step {
+		p.keyW = max(p.keyW, ansi.StringWidth(p.t.FormatKey(p.list.Keys[i])))
+		p.tokenW = max(p.tokenW, ansi.StringWidth(p.t.Token(p.list.Keys[i])))
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if strings.HasSuffix(what, "ch") {
+		return cellfmt.Count(int64(n)) + " " + what + "es"
+	}
+	return cellfmt.Count(int64(n)) + " " + what + "s"
 }
 
 func (c partCols) header() string {
@@ -595,7 +644,7 @@ func (p *Partitions) bottomLine() string {
 	th := p.env.Theme
 	switch p.mode {
 	case inputFilter:
-		return " " + th.Key.Render("filter keys:") + " " + p.input.View()
+		return " " + th.Key.Render("filter keys:") + " " + p.input.View() + th.Dim.Render(" "+plural(len(p.order), "match"))
 	case inputToken:
 		return " " + th.Key.Render("jump to token:") + " " + p.input.View()
 	}
