@@ -117,3 +117,44 @@ func TestFromSSTableReplaysWhatDumpShows(t *testing.T) {
 		}
 	}
 }
+
+// Every partition of a real sstable costs KeyCacheKey 32 + byte[n] +
+// RowIndexEntry 24 on heap, and 64 + 16 + 2 + 4 + n + vint(position) + 1
+// off heap; the test recounts the first fixture by hand.
+func TestKeyCacheFootprint(t *testing.T) {
+	files := fixtures.DataFiles(t)
+	kc, err := KeyCacheFootprint(files[:1], 11, "4.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sstable.Open(files[0], sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var on, off, n int64
+	dec := s.Decoder(0)
+	var h rows.PartitionHeader
+	for dec.ReadPartitionHeader(&h) == nil {
+		k := int64(len(h.Key))
+		on += 32 + (16+k+7)/8*8 + 24
+		pos := int64(1)
+		if h.Offset >= 128 {
+			pos = 2
+		}
+		if h.Offset >= 1<<14 {
+			t.Skip("fixture larger than this hand count handles")
+		}
+		off += 64 + 16 + 2 + 4 + k + pos + 1
+		n++
+		if err := dec.SkipRest(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n == 0 || kc.Entries != n || kc.OnHeap != on || kc.OffHeap != off {
+		t.Fatalf("%s: got %+v, want %d entries, %d on heap, %d off heap", files[0], kc, n, on, off)
+	}
+	if _, err := KeyCacheFootprint([]string{"/nonexistent/nb-1-big-Data.db"}, 11, "4.1"); err == nil {
+		t.Error("missing sstable: no error")
+	}
+}

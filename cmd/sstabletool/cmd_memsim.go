@@ -113,6 +113,7 @@ func runMemsim(c *cli.Context) error {
 	}
 
 	var open memsim.SourceFunc
+	var keyCache *memsim.KeyCache
 	title := ""
 	if paths := c.StringSlice("from-sstable"); len(paths) > 0 {
 		src, part, err := memsim.SSTableSource(paths)
@@ -120,6 +121,11 @@ func runMemsim(c *cli.Context) error {
 			return cli.Exit("memsim: "+err.Error(), exitBadData)
 		}
 		open, o.Partitioner = src, part
+		kc, err := memsim.KeyCacheFootprint(paths, o.JDK, o.Cassandra)
+		if err != nil {
+			return cli.Exit("memsim: "+err.Error(), exitBadData)
+		}
+		keyCache = &kc
 		title = "memsim --from-sstable " + strings.Join(paths, " ")
 	} else {
 		p, err := workload.LoadProfile(c.String("profile"))
@@ -194,8 +200,9 @@ func runMemsim(c *cli.Context) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Results []memsim.Result `json:"results"`
-		}{rs})
+			Results  []memsim.Result  `json:"results"`
+			KeyCache *memsim.KeyCache `json:"key_cache,omitempty"`
+		}{rs, keyCache})
 	}
 	if err := memsim.WriteTable(w, rs); err != nil {
 		return err
@@ -205,6 +212,11 @@ func runMemsim(c *cli.Context) error {
 		return err
 	}
 	writeBars(w, rs)
+	if keyCache != nil {
+		fmt.Fprintf(w, "\nkey cache (CASSANDRA-9738), %d entries: on heap %s (%.1f B/entry), off heap serialized %s (%.1f B/entry)\n",
+			keyCache.Entries, memsim.HumanBytes(keyCache.OnHeap), keyCache.OnHeapPerEntry,
+			memsim.HumanBytes(keyCache.OffHeap), keyCache.OffHeapPerEntry)
+	}
 	return nil
 }
 
