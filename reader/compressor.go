@@ -14,6 +14,8 @@ import (
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/sstabletool/sstabletool/internal/lz4fast"
 )
 
 // Compressor compresses and decompresses one Data.db chunk the way the
@@ -194,7 +196,7 @@ func (c *lz4Compressor) decompressLimit(dst, src []byte, limit int) ([]byte, err
 }
 
 func (c *lz4Compressor) Compress(dst, src []byte) ([]byte, error) {
-	bound := lz4.CompressBlockBound(len(src))
+	bound := max(lz4.CompressBlockBound(len(src)), lz4fast.CompressBound(len(src)))
 	dst = grow(dst, 4+bound)
 	at := len(dst)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(src)))
@@ -204,6 +206,12 @@ func (c *lz4Compressor) Compress(dst, src []byte) ([]byte, error) {
 	if c.high {
 		hc := lz4.CompressorHC{Level: c.level}
 		n, err = hc.CompressBlock(src, out)
+	} else if len(src) < 64*1024+11 {
+		// Cassandra's chunks: compress exactly as liblz4 does, so that
+		// rewritten sstables match what Cassandra writes byte for byte.
+		var b []byte
+		b, err = lz4fast.Compress(out[:0], src)
+		n = len(b)
 	} else {
 		lc := c.fast.Get().(*lz4.Compressor)
 		n, err = lc.CompressBlock(src, out)
