@@ -23,11 +23,11 @@ import (
 // message goes through Update, and the commands it returns are run (each
 // in a goroutine, with a timeout) until none are left.
 type driver struct {
-	t *testing.T
+	t testing.TB
 	a *App
 }
 
-func newDriver(t *testing.T, w, h int, paths ...string) *driver {
+func newDriver(t testing.TB, w, h int, paths ...string) *driver {
 	t.Helper()
 	tables, errs := Open(paths, reader.Mmap)
 	t.Cleanup(func() {
@@ -104,6 +104,8 @@ func keyMsg(k string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyDown}
 	case "ctrl+c":
 		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	case "backspace":
+		return tea.KeyMsg{Type: tea.KeyBackspace}
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 }

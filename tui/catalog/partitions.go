@@ -53,6 +53,10 @@ func (l *List) Len() int { return len(l.Offsets) }
 // Data.db). Without a readable Index.db it walks Data.db instead, skipping
 // row bodies by their sizes.
 func (t *Table) ListPartitions() (*List, error) {
+	if !t.hold() {
+		return nil, ErrClosed
+	}
+	defer t.release()
 	l, err := t.listFromIndex()
 	if err == nil {
 		return l, nil

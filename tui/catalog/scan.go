@@ -43,6 +43,10 @@ const batchEvery = 100 * time.Millisecond
 // Failed, reported in a batch's Err, and the scan resumes at the next
 // listed partition, so one corrupt chunk costs only what it covers.
 func (t *Table) Scan(ctx context.Context, l *List, out chan<- ScanBatch) {
+	if !t.hold() {
+		return
+	}
+	defer t.release()
 	total := t.S.Data.Length()
 	next := 0 // next list index expected
 	batch := ScanBatch{Total: total}

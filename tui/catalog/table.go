@@ -12,10 +12,12 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
@@ -36,7 +38,29 @@ type Table struct {
 	access  reader.Access
 	meta    *inspect.Metadata
 	metaErr error
+
+	// Background readers hold the table: its files are memory-mapped, and
+	// unmapping them under a running scan would crash the process.
+	mu      sync.Mutex
+	closed  bool
+	readers sync.WaitGroup
 }
+
+// ErrClosed is returned by background work started after Close.
+var ErrClosed = errors.New("sstable closed")
+
+// hold keeps the table open until release; false once it is closing.
+func (t *Table) hold() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	t.readers.Add(1)
+	return true
+}
+
+func (t *Table) release() { t.readers.Done() }
 
 // Open opens the sstable that path (any component) belongs to.
 func Open(path string, access reader.Access) (*Table, error) {
@@ -53,8 +77,19 @@ func Open(path string, access reader.Access) (*Table, error) {
 	return t, nil
 }
 
-// Close releases the sstable's files.
-func (t *Table) Close() error { return t.S.Close() }
+// Close waits for background readers (cancel their contexts first) and
+// releases the sstable's files.
+func (t *Table) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	t.mu.Unlock()
+	t.readers.Wait()
+	return t.S.Close()
+}
 
 // DataPath is the path of Data.db.
 func (t *Table) DataPath() string { return t.S.Path(format.ComponentData) }
