@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
@@ -305,5 +306,26 @@ func TestEstimateOA(t *testing.T) {
 	}
 	if oa := open(t, fixture(t, "oa", "legacy_oa_clust", "oa")); oa.NeedsConversion() {
 		t.Fatal("oa does not need conversion")
+	}
+}
+
+// Close waits for a background reader before unmapping the files, and
+// background work started afterwards is refused.
+func TestCloseWaitsForReaders(t *testing.T) {
+	tb := open(t, fixture(t, "nc", "legacy_nc_simple", "nc"))
+	if !tb.hold() {
+		t.Fatal("hold on an open table failed")
+	}
+	closed := make(chan struct{})
+	go func() { tb.Close(); close(closed) }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while a reader held the table")
+	case <-time.After(50 * time.Millisecond):
+	}
+	tb.release()
+	<-closed
+	if _, err := tb.ListPartitions(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("listing after Close: %v", err)
 	}
 }
