@@ -32,6 +32,7 @@ func newApp() *cli.App {
 			"running node, no cassandra.yaml and no schema. Point it at any component of an sstable\n" +
 			"(for example nc-1-big-Data.db) or at a data directory.",
 		Commands:        commands,
+		Action:          rootAction,
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {},
 	}
