@@ -309,9 +309,19 @@ func (v *Bytes) hexLine(l, pl, offW int) string {
 		// One field starts here: there is room for its full label.
 		label = th.Field[v.spans[starts[0]].Class].Render(v.spans[starts[0]].Label)
 	default:
-		parts := make([]string, len(starts))
+		// Several fields start here: their full labels when they fit,
+		// else the short ones (the selected field is named in full above).
+		room := v.w - ansi.StringWidth(hexb.String()) - pl - 3
+		full, short := make([]string, len(starts)), make([]string, len(starts))
+		fullW := 3 * (len(starts) - 1)
 		for i, j := range starts {
-			parts[i] = th.Field[v.spans[j].Class].Render(v.spans[j].Short)
+			st := th.Field[v.spans[j].Class]
+			full[i], short[i] = st.Render(v.spans[j].Label), st.Render(v.spans[j].Short)
+			fullW += ansi.StringWidth(v.spans[j].Label)
+		}
+		parts := short
+		if fullW <= room {
+			parts = full
 		}
 		label = strings.Join(parts, th.Dim.Render(" · "))
 	}

@@ -558,7 +558,7 @@ type partCols struct {
 }
 
 func (p *Partitions) columns() partCols {
-	c := partCols{offset: 11, size: 10, rows: 8, cells: 9, tombs: 6, del: 4}
+	c := partCols{offset: 10, size: 9, rows: 7, cells: 8, tombs: 6, del: 4}
 	if p.w >= 120 {
 		c.offset, c.size, c.rows, c.cells, c.tombs, c.exact = 14, 15, 10, 11, 10, true
 	}
