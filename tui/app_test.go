@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,10 +14,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/generate"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/reader"
 	"github.com/sstabletool/sstabletool/tui/theme"
 	"github.com/sstabletool/sstabletool/tui/views"
+	"github.com/sstabletool/sstabletool/workload"
 )
 
 // driver runs the app the way tea.Program does, but synchronously: each
@@ -373,4 +377,84 @@ func TestProgram(t *testing.T) {
 	if _, ok := final.Top().(*views.Bytes); !ok {
 		t.Fatalf("final view %T", final.Top())
 	}
+}
+
+// The mouse wheel moves the selection like the arrow keys.
+func TestMouseWheel(t *testing.T) {
+	d := newDriver(t, 80, 24, table(t, "nc", "legacy_nc_simple", "nc"))
+	p := d.a.Top().(*views.Partitions)
+	d.send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	if got := p.Order()[3]; p.Selected() != int(got) {
+		t.Fatalf("wheel down: selected %d, want the 4th row (%d)", p.Selected(), got)
+	}
+	d.send(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
+	if p.Selected() != int(p.Order()[0]) {
+		t.Fatal("wheel up did not return to the first row")
+	}
+}
+
+// The generated demo has range tombstones, row and partition deletions,
+// TTLs and a static row: the partition view shows them.
+func TestPartitionViewShowsDeletions(t *testing.T) {
+	p, err := workload.ParseProfile([]byte(generate.DemoProfile), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Partitions = 100
+	res, err := generate.Generate(p, t.TempDir(), generate.Options{Version: format.MustVersion("nc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(t, 200, 60, res.DataPath)
+	pv := d.a.Top().(*views.Partitions)
+	l := pv.List()
+	seen := map[string]bool{}
+	for i := range l.Len() {
+		v := views.NewPartition(d.a.env, d.a.Top().Table(), l, i)
+		v.SetSize(200, 1200)
+		s := ansi.Strip(v.View())
+		for _, want := range []string{"range tombstone INCL_START_BOUND", "range tombstone EXCL_END_BOUND", "range tombstone INCL_END_BOUND",
+			"row deleted ts=", "DeletionTime 12 (legacy) · deleted ts=", "static row", "tombstone, local deletion", "ttl 604800s expires"} {
+			if strings.Contains(s, want) {
+				seen[want] = true
+			}
+		}
+	}
+	for _, want := range []string{"range tombstone INCL_START_BOUND", "row deleted ts=", "DeletionTime 12 (legacy) · deleted ts=",
+		"static row", "tombstone, local deletion", "ttl 604800s expires"} {
+		if !seen[want] {
+			t.Errorf("no partition shows %q", want)
+		}
+	}
+}
+
+// A corrupt partition: the scan names the file and offset in the status
+// line, marks the partition, and every other partition stays browsable.
+func TestCorruptPartitionInStatusLine(t *testing.T) {
+	src := fixtures.Table(t, "me-collections", "utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91")
+	dir := t.TempDir()
+	ents, _ := os.ReadDir(src)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(src, e.Name()))
+		os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644)
+	}
+	data := filepath.Join(dir, "me-1-big-Data.db")
+	b, _ := os.ReadFile(data)
+	// Partition 3 in token order (key "2") starts at 127: its row size vint
+	// (after a 2+4+12-byte header and the flags) now claims too much.
+	b[127+18+1] = 0xfe
+	os.WriteFile(data, b, 0o644)
+
+	d := newDriver(t, 120, 30, data)
+	st, isErr := d.a.Status()
+	if !isErr || !strings.Contains(st, data) || !strings.Contains(st, "Data.db") {
+		t.Fatalf("status %q (error %v)", st, isErr)
+	}
+	s := d.expect("1 partition(s) failed to decode", "7 partitions (Index.db)")
+	if !regexp.MustCompile(`(?m)^  2 .* err +err +err ERR`).MatchString(s) {
+		t.Fatalf("the corrupt partition is not marked:\n%s", s)
+	}
+	// Another partition opens and shows its row.
+	d.keys("s", "s", "s", "s", "g", "enter")
+	d.expect("1 rows · 0 markers", "whole partition read")
 }
