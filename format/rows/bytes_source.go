@@ -44,3 +44,6 @@ func (s *BytesSource) Skip(n int64) error {
 	s.pos += int(n)
 	return nil
 }
+
+// Buffered returns the rest of the bytes; the decoder parses from it directly.
+func (s *BytesSource) Buffered() []byte { return s.b[s.pos:] }

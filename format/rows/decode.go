@@ -54,12 +54,15 @@ type Decoder struct {
 	partStart   int64
 	prevStart   int64 // where the previous unfiltered (or the header) started
 	keyBuf      []byte
-	prefixBuf   []byte
+	buffered    bufferedSource // src, when it can expose its chunk in memory
+	need        int            // bytes parseUnfiltered asked for
 }
 
 // NewDecoder returns a decoder reading src with schema.
 func NewDecoder(src Source, schema *Schema) *Decoder {
-	return &Decoder{src: src, schema: schema}
+	d := &Decoder{src: src, schema: schema}
+	d.buffered, _ = src.(bufferedSource)
+	return d
 }
 
 // Source returns the decoder's input.
@@ -122,110 +125,177 @@ func (d *Decoder) ReadPartitionHeader(h *PartitionHeader) error {
 // nil, nil at the end of the partition. When skipCells is set the row
 // body is skipped (its size is known), which is how a partition-level scan
 // avoids decoding cells; Cells then stays empty.
+//
+// The common case decodes straight from the chunk the source holds in
+// memory (Buffered); an unfiltered that straddles a chunk is assembled
+// with Peek, growing until it fits.
 func (d *Decoder) Next(skipCells bool) (*Unfiltered, error) {
 	if !d.inPartition {
 		return nil, errors.New("rows: Next called outside a partition")
 	}
 	off := d.src.Pos()
-	fb, err := d.src.Next(1)
-	if err != nil {
-		return nil, d.fail(off, "unfiltered flags or end of partition", err)
+	var b []byte
+	if d.buffered != nil {
+		b = d.buffered.Buffered()
 	}
-	flags := fb[0]
+	want := 0
+	for {
+		n, err := d.parseUnfiltered(b, off, skipCells)
+		if err == nil {
+			if err := d.src.Skip(n); err != nil {
+				return nil, d.fail(off, fmt.Sprintf("an unfiltered of %d bytes", n), err)
+			}
+			if n == 1 && !d.inPartition {
+				return nil, nil // end of partition
+			}
+			d.prevStart = off
+			return &d.u, nil
+		}
+		if err != errNeedMore {
+			return nil, err
+		}
+		// Ask for what the parse said it needs, at least twice as much as
+		// before, so a large unfiltered costs few attempts.
+		want = max(d.need, 2*len(b), 64)
+		var perr error
+		b, perr = d.src.Peek(want)
+		if perr != nil && perr != io.EOF {
+			return nil, d.fail(off, "an unfiltered", perr)
+		}
+		if len(b) < want && len(b) < d.need {
+			return nil, d.fail(off+int64(len(b)), fmt.Sprintf("an unfiltered of %d bytes", d.need), io.ErrUnexpectedEOF)
+		}
+		if perr == io.EOF {
+			// Everything that is left: one more parse either fits or fails.
+			n, err := d.parseUnfiltered(b, off, skipCells)
+			if err == errNeedMore {
+				return nil, d.fail(off+int64(len(b)), "a complete unfiltered", io.ErrUnexpectedEOF)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := d.src.Skip(n); err != nil {
+				return nil, d.fail(off, fmt.Sprintf("an unfiltered of %d bytes", n), err)
+			}
+			if n == 1 && !d.inPartition {
+				return nil, nil
+			}
+			d.prevStart = off
+			return &d.u, nil
+		}
+	}
+}
+
+// errNeedMore says the bytes at hand end inside the unfiltered; d.need
+// then holds how many bytes would do, when known.
+var errNeedMore = errors.New("rows: need more bytes")
+
+// parseUnfiltered decodes one unfiltered from b (which starts at Data.db
+// position off) into d.u and returns how many bytes the source must skip.
+// With skipCells the row body need not be in b: only its size is read.
+func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, error) {
+	d.need = 0
+	if len(b) == 0 {
+		d.need = 1
+		return 0, errNeedMore
+	}
+	flags := b[0]
 	if flags&FlagEndOfPartition != 0 {
 		if flags != FlagEndOfPartition {
-			return nil, d.fail(off, "end-of-partition byte 0x01", fmt.Errorf("flags 0x%02x", flags))
+			return 0, d.fail(off, "end-of-partition byte 0x01", fmt.Errorf("flags 0x%02x", flags))
 		}
 		d.inPartition = false
-		return nil, nil
+		return 1, nil
 	}
 	u := &d.u
 	*u = Unfiltered{Clustering: u.Clustering[:0], Bound: clustering.Prefix{Values: u.Bound.Values[:0]},
 		Cells: u.Cells[:0], ComplexDeletions: u.ComplexDeletions[:0]}
 	u.Offset = off
 	u.Flags = flags
+	p := 1
 	if flags&FlagExtension != 0 {
-		eb, err := d.src.Next(1)
-		if err != nil {
-			return nil, d.fail(off+1, "extended flags", err)
+		if len(b) < 2 {
+			return 0, errNeedMore
 		}
-		u.ExtFlags = eb[0]
+		u.ExtFlags = b[1]
+		p = 2
 	}
 	fixed := d.schema.ClusteringFixed
 	switch {
 	case flags&FlagIsMarker != 0:
 		u.Kind = KindMarker
-		if err := d.readPrefix(func(b []byte) (int, error) {
-			p, n, err := clustering.DecodeBound(u.Bound.Values[:0], b, fixed)
-			u.Bound = p
-			return n, err
-		}); err != nil {
-			return nil, d.fail(d.src.Pos(), "a range tombstone bound", err)
+		pr, n, err := clustering.DecodeBound(u.Bound.Values[:0], b[p:], fixed)
+		if err != nil {
+			if errors.Is(err, clustering.ErrShort) {
+				return 0, errNeedMore
+			}
+			return 0, d.fail(off+int64(p), "a range tombstone bound", err)
 		}
+		u.Bound = pr
+		p += n
 	case u.ExtFlags&ExtFlagIsStatic != 0:
 		u.Kind = KindStaticRow
 	default:
 		u.Kind = KindRow
 		if len(fixed) > 0 {
-			if err := d.readPrefix(func(b []byte) (int, error) {
-				vals, n, err := clustering.DecodeValues(u.Clustering[:0], b, len(fixed), fixed)
-				u.Clustering = vals
-				return n, err
-			}); err != nil {
-				return nil, d.fail(d.src.Pos(), "a row clustering", err)
+			vals, n, err := clustering.DecodeValues(u.Clustering[:0], b[p:], len(fixed), fixed)
+			if err != nil {
+				if errors.Is(err, clustering.ErrShort) {
+					return 0, errNeedMore
+				}
+				return 0, d.fail(off+int64(p), "a row clustering", err)
 			}
+			u.Clustering = vals
+			p += n
 		}
 	}
-	sizePos := d.src.Pos()
-	size, err := d.readUVInt()
+	size, n, err := vint.Unsigned(b[p:])
 	if err != nil {
-		return nil, d.fail(sizePos, "the unfiltered's body size (vint)", err)
+		return 0, errNeedMore
 	}
-	prevPos := d.src.Pos()
-	prev, err := d.readUVInt()
+	sizePos := p
+	p += n
+	prev, n, err := vint.Unsigned(b[p:])
 	if err != nil {
-		return nil, d.fail(prevPos, "the previous unfiltered's size (vint)", err)
+		return 0, errNeedMore
 	}
 	u.PrevSize = prev
-	prevWidth := uint64(d.src.Pos() - prevPos)
-	if size < prevWidth {
-		return nil, d.fail(sizePos, "a body size covering the previous-size field", fmt.Errorf("size %d", size))
+	p += n
+	if size < uint64(n) {
+		return 0, d.fail(off+int64(sizePos), "a body size covering the previous-size field", fmt.Errorf("size %d", size))
 	}
-	bodyLen := size - prevWidth
+	bodyLen := size - uint64(n)
 	if bodyLen > 1<<31 {
-		return nil, d.fail(sizePos, "a body size below 2 GiB", fmt.Errorf("size %d", size))
+		return 0, d.fail(off+int64(sizePos), "a body size below 2 GiB", fmt.Errorf("size %d", size))
 	}
-	bodyPos := d.src.Pos()
+	total := int64(p) + int64(bodyLen)
+	u.Size = total
 	if skipCells && u.Kind != KindMarker {
-		if err := d.src.Skip(int64(bodyLen)); err != nil {
-			return nil, d.fail(bodyPos, fmt.Sprintf("a row body of %d bytes", bodyLen), err)
-		}
-	} else {
-		body, err := d.src.Next(int(bodyLen))
-		if err != nil {
-			return nil, d.fail(bodyPos, fmt.Sprintf("a body of %d bytes", bodyLen), err)
-		}
-		var n int
-		if u.Kind == KindMarker {
-			n, err = d.decodeMarkerBody(u, body)
-		} else {
-			n, err = d.decodeRowBody(u, body)
-		}
-		if err != nil {
-			var de *DecodeError
-			if errors.As(err, &de) {
-				de.Offset += bodyPos
-				return nil, de
-			}
-			return nil, d.fail(bodyPos, "a row body", err)
-		}
-		if n != len(body) {
-			return nil, d.fail(bodyPos+int64(n), fmt.Sprintf("the body to end after %d bytes", len(body)), fmt.Errorf("%d bytes decoded", n))
-		}
+		return total, nil
 	}
-	u.Size = d.src.Pos() - off
-	d.prevStart = off
-	return u, nil
+	if int64(len(b)) < total {
+		d.need = int(total)
+		return 0, errNeedMore
+	}
+	body := b[p:total:total]
+	var used int
+	if u.Kind == KindMarker {
+		used, err = d.decodeMarkerBody(u, body)
+	} else {
+		used, err = d.decodeRowBody(u, body)
+	}
+	if err != nil {
+		var de *DecodeError
+		if errors.As(err, &de) {
+			de.Offset += off + int64(p)
+			return 0, de
+		}
+		return 0, d.fail(off+int64(p), "a row body", err)
+	}
+	if used != len(body) {
+		return 0, d.fail(off+int64(p+used), fmt.Sprintf("the body to end after %d bytes", len(body)), fmt.Errorf("%d bytes decoded", used))
+	}
+	return total, nil
 }
 
 // SkipRest skips to the end of the current partition.
@@ -236,65 +306,6 @@ func (d *Decoder) SkipRest() error {
 		}
 	}
 	return nil
-}
-
-// readPrefix decodes a variable-width prefix with a peek that grows until
-// the prefix fits, so prefixes that straddle a chunk boundary still decode.
-func (d *Decoder) readPrefix(decode func([]byte) (int, error)) error {
-	if bs, ok := d.src.(bufferedSource); ok {
-		// Most prefixes lie inside the chunk in memory: decode in place.
-		if b := bs.Buffered(); len(b) > 0 {
-			n, err := decode(b)
-			if err == nil {
-				return d.src.Skip(int64(n))
-			}
-			if !errors.Is(err, clustering.ErrShort) && !errors.Is(err, vint.ErrShort) {
-				return err
-			}
-		}
-	}
-	want := 64
-	for {
-		b, err := d.src.Peek(want)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		n, derr := decode(b)
-		if derr == nil {
-			// The peeked bytes may live in the source's scratch buffer,
-			// which reading the row body can overwrite: decode again from
-			// a copy the decoder owns, so the values stay valid.
-			d.prefixBuf = append(d.prefixBuf[:0], b[:n]...)
-			if _, err := decode(d.prefixBuf); err != nil {
-				return err
-			}
-			return d.src.Skip(int64(n))
-		}
-		if len(b) < want && (errors.Is(derr, clustering.ErrShort) || errors.Is(derr, vint.ErrShort)) {
-			return io.ErrUnexpectedEOF
-		}
-		if !errors.Is(derr, clustering.ErrShort) && !errors.Is(derr, vint.ErrShort) {
-			return derr
-		}
-		if want >= 1<<26 {
-			return derr
-		}
-		want *= 4
-	}
-}
-
-func (d *Decoder) readUVInt() (uint64, error) {
-	b, err := d.src.Peek(1)
-	if err != nil {
-		return 0, err
-	}
-	n := vint.EncodedLen(b[0])
-	b, err = d.src.Next(n)
-	if err != nil {
-		return 0, err
-	}
-	v, _, err := vint.Unsigned(b)
-	return v, err
 }
 
 // body is a cursor over one row or marker body.

@@ -43,24 +43,24 @@ type Schema struct {
 
 // Flags of an unfiltered (UnfilteredSerializer).
 const (
-	FlagEndOfPartition    = 0x01
-	FlagIsMarker          = 0x02
-	FlagHasTimestamp      = 0x04
-	FlagHasTTL            = 0x08
-	FlagHasDeletion       = 0x10
-	FlagHasAllColumns     = 0x20
-	FlagHasComplexDelete  = 0x40
-	FlagExtension         = 0x80
-	ExtFlagIsStatic       = 0x01
-	ExtFlagShadowableDel  = 0x02
-	CellFlagDeleted       = 0x01
-	CellFlagExpiring      = 0x02
-	CellFlagEmptyValue    = 0x04
-	CellFlagUseRowTS      = 0x08
-	CellFlagUseRowTTL     = 0x10
-	noTTL                 = 0
-	noDeletionTimeLegacy  = math.MaxInt32
-	noDeletionTime        = math.MaxInt64
+	FlagEndOfPartition   = 0x01
+	FlagIsMarker         = 0x02
+	FlagHasTimestamp     = 0x04
+	FlagHasTTL           = 0x08
+	FlagHasDeletion      = 0x10
+	FlagHasAllColumns    = 0x20
+	FlagHasComplexDelete = 0x40
+	FlagExtension        = 0x80
+	ExtFlagIsStatic      = 0x01
+	ExtFlagShadowableDel = 0x02
+	CellFlagDeleted      = 0x01
+	CellFlagExpiring     = 0x02
+	CellFlagEmptyValue   = 0x04
+	CellFlagUseRowTS     = 0x08
+	CellFlagUseRowTTL    = 0x10
+	noTTL                = 0
+	noDeletionTimeLegacy = math.MaxInt32
+	noDeletionTime       = math.MaxInt64
 )
 
 // PartitionHeader is the start of a partition in Data.db.
