@@ -368,7 +368,7 @@ func TestProgram(t *testing.T) {
 	}
 	waitFor("counted rows, cells and tombstones of 5 partitions")
 	tm.Send(keyMsg("enter"))
-	waitFor("1 rows · 0 markers")
+	waitFor("1 row · 0 markers")
 	tm.Send(keyMsg("x"))
 	waitFor("DeletionTime LIVE 1 B")
 	tm.Send(keyMsg("ctrl+c"))
@@ -456,5 +456,5 @@ func TestCorruptPartitionInStatusLine(t *testing.T) {
 	}
 	// Another partition opens and shows its row.
 	d.keys("s", "s", "s", "s", "g", "enter")
-	d.expect("1 rows · 0 markers", "whole partition read")
+	d.expect("1 row · 0 markers", "whole partition read")
 }

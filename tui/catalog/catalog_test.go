@@ -329,3 +329,43 @@ func TestCloseWaitsForReaders(t *testing.T) {
 		t.Fatalf("listing after Close: %v", err)
 	}
 }
+
+// A corrupt compressed chunk fails the partitions it covers (the chunk
+// CRC catches it) and the scan goes on with the next partition.
+func TestScanSurvivesCorruptChunk(t *testing.T) {
+	src := fixtures.Table(t, "nc", "legacy_nc_clust")
+	dir := t.TempDir()
+	ents, _ := os.ReadDir(src)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(src, e.Name()))
+		os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644)
+	}
+	data := filepath.Join(dir, "nc-1-big-Data.db")
+	b, _ := os.ReadFile(data)
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(data, b, 0o644)
+	tb := open(t, data)
+	l, err := tb.ListPartitions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []error
+	for _, bt := range scanAll(t, tb, l) {
+		if bt.Err != nil {
+			errs = append(errs, bt.Err)
+		}
+	}
+	failed := 0
+	for i, c := range l.Counts {
+		switch {
+		case c.Failed:
+			failed++
+		case c.Rows != 50:
+			t.Fatalf("partition %d: %+v", i, c)
+		}
+	}
+	var ce *reader.CorruptError
+	if failed != 1 || len(errs) != 1 || !errors.As(errs[0], &ce) || ce.File != data {
+		t.Fatalf("%d failed, errors %v", failed, errs)
+	}
+}

@@ -290,7 +290,7 @@ func (v *Partition) View() string {
 				rowsN++
 			}
 		}
-		info = fmt.Sprintf(" %d rows · %d markers", rowsN, markers)
+		info = " " + plural(rowsN, "row") + " · " + plural(markers, "marker")
 		if static > 0 {
 			info += " · static row"
 		}
