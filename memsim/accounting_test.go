@@ -319,3 +319,18 @@ func TestApplyBatchMatchesApply(t *testing.T) {
 		}
 	}
 }
+
+// The Go heap measured by the runtime agrees with what the structure says
+// it allocated.
+func TestGoHeapMeasured(t *testing.T) {
+	p, _ := workload.Builtin("small-partitions")
+	p.Partitions = 300000
+	rs, err := Replay(GeneratorSource(p, 300000), Options{Kinds: []Kind{Trie}, Types: []AllocType{HeapBuffers}, MeasureGoHeap: true, Shards: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rs[0]
+	if r.GoHeap < r.GoStructure*8/10 || r.GoHeap > r.GoStructure*13/10 {
+		t.Errorf("runtime measured %d bytes, structure allocated %d", r.GoHeap, r.GoStructure)
+	}
+}

@@ -9,7 +9,7 @@ package memsim
 // pools; these are a few lines each.)
 
 const (
-	chunkShift = 16
+	chunkShift = 12
 	chunkLen   = 1 << chunkShift
 	chunkMask  = chunkLen - 1
 )
