@@ -208,8 +208,7 @@ func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, e
 		return 1, nil
 	}
 	u := &d.u
-	*u = Unfiltered{Clustering: u.Clustering[:0], Bound: clustering.Prefix{Values: u.Bound.Values[:0]},
-		Cells: u.Cells[:0], ComplexDeletions: u.ComplexDeletions[:0]}
+	u.reset()
 	u.Offset = off
 	u.Flags = flags
 	p := 1

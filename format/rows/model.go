@@ -152,6 +152,30 @@ type Unfiltered struct {
 	ColumnsPresent int
 }
 
+// reset clears u for the next decode, keeping its slices' capacity. It
+// assigns field by field: building a whole new Unfiltered and copying it
+// cost a third of a partition scan (pointer write barriers on every row).
+func (u *Unfiltered) reset() {
+	u.Kind, u.Offset, u.Size, u.Flags, u.ExtFlags, u.PrevSize = 0, 0, 0, 0, 0, 0
+	if len(u.Clustering) > 0 {
+		u.Clustering = u.Clustering[:0]
+	}
+	u.Bound.Kind = 0
+	if len(u.Bound.Values) > 0 {
+		u.Bound.Values = u.Bound.Values[:0]
+	}
+	u.Liveness = Liveness{}
+	u.Deletion, u.EndDeletion, u.StartDeletion = deletiontime.DeletionTime{}, deletiontime.DeletionTime{}, deletiontime.DeletionTime{}
+	u.Shadowable = false
+	if len(u.Cells) > 0 {
+		u.Cells = u.Cells[:0]
+	}
+	if len(u.ComplexDeletions) > 0 {
+		u.ComplexDeletions = u.ComplexDeletions[:0]
+	}
+	u.ColumnsPresent = 0
+}
+
 // IsBoundary reports whether a marker closes one range and opens another.
 func (u *Unfiltered) IsBoundary() bool { return u.Kind == KindMarker && u.Bound.Kind.IsBoundary() }
 
