@@ -334,3 +334,44 @@ func TestGoHeapMeasured(t *testing.T) {
 		t.Errorf("runtime measured %d bytes, structure allocated %d", r.GoHeap, r.GoStructure)
 	}
 }
+
+// A static cell, a simple cell and a two-element collection in a row with
+// an expiring row marker, in heap_buffers (JDK 11, 4.1), by hand:
+//
+//	partition: LongToken 24 + ROW_OVERHEAD 172 + key 1 = 197
+//	columns: RegularAndStaticColumns 24 + regular Columns 24 + Object[3] 32 + static Columns 24 + Object[1] 24 = 128
+//	EncodingStats 32
+//	static row: BTreeRow 32 + Object[1] 24 + BufferCell 40 + slab buffer 48 + 2 bytes = 146
+//	row: BTreeRow 32 + ExpiringLivenessInfo 32 + BufferClustering 24 + ByteBuffer[1] 24 + buffer 48 + 1 byte
+//	     + its column tree Object[3] 32 + cell v 40+48+3
+//	     + ComplexColumnData 24 + its cells Object[3] 32 + 2 x (BufferCell 40 + CellPath 16 + 2 buffers 96 + 1+4 bytes)
+//	     = 678 with the partition's row tree Object[1] 24
+func TestStaticCollectionTTL(t *testing.T) {
+	m, err := NewMemtable(Config{Kind: SkipList}, fuzzSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := &workload.Op{Key: []byte("k"), Clustering: [][]byte{{1}}, HasLiveness: true, Timestamp: 5, TTL: 60, LocalExpirationTime: 1060,
+		Cells: []workload.Cell{
+			{Column: 0, Value: []byte{1, 2}, Timestamp: 5},
+			{Column: 1, Value: []byte{1, 2, 3}, Timestamp: 5},
+			{Column: 2, Path: []byte{1}, Value: []byte{0, 0, 0, 1}, Timestamp: 5},
+			{Column: 2, Path: []byte{2}, Value: []byte{0, 0, 0, 2}, Timestamp: 5},
+		}}
+	apply(t, m, op)
+	if got, want := m.Account().On[HeapBuffers], int64(197+128+32+146+678); got != want {
+		t.Errorf("heap_buffers %d, want %d", got, want)
+	}
+	// live: 8 (partition) + static row 0+8+13+(8+4+4+2) + row 1+(8+4+4)+13+(8+4+4+3)+12+2x(8+4+4+1+4)
+	if got := m.Account().Live; got != 150 {
+		t.Errorf("live %d, want 150", got)
+	}
+	// Range tombstone on the partition: MutableDeletionInfo 24 + RangeTombstoneList 48 + arrays of
+	// capacity 1 (2 x Object[1] 24, long[1] 24, int[1] 24) + two bounds (BufferClusteringBound 24 +
+	// ByteBuffer[1] 24 + heap buffer 48 + byte[1] 24 = 120 each).
+	before := m.Account().On[HeapBuffers]
+	apply(t, m, &workload.Op{Key: []byte("k"), Clustering: [][]byte{{0}}, RangeEnd: [][]byte{{9}}, Deletion: workload.DelRange, DeletedAt: 9})
+	if got, want := m.Account().On[HeapBuffers]-before, int64(24+48+24+24+24+24+2*120); got != want {
+		t.Errorf("range tombstone %d bytes, want %d", got, want)
+	}
+}
