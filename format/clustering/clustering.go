@@ -238,3 +238,44 @@ func AppendPrefix(dst []byte, p Prefix, fixed []int) ([]byte, error) {
 	}
 	return AppendBound(dst, p, fixed)
 }
+
+// SkipValues returns the width of size values (no size field) at the start
+// of b without keeping them: what a scan that only wants row sizes needs.
+func SkipValues(b []byte, size int, fixed []int) (int, error) {
+	if size > len(fixed) {
+		return 0, fmt.Errorf("clustering: prefix of %d values but the header has %d clustering columns", size, len(fixed))
+	}
+	pos := 0
+	for off := 0; off < size; {
+		header, n, err := vint.Unsigned(b[pos:])
+		if err != nil {
+			return pos, ErrShort
+		}
+		pos += n
+		limit := min(size, off+32)
+		for i := off; i < limit; i++ {
+			shift := uint(i*2) & 63
+			if header&(3<<shift) != 0 {
+				continue // null or empty: nothing stored
+			}
+			l := fixed[i]
+			if l < 0 {
+				ul, n, err := vint.Unsigned32(b[pos:])
+				if err == vint.ErrShort {
+					return pos, ErrShort
+				}
+				if err != nil {
+					return pos, fmt.Errorf("clustering value %d length at +%d: %w", i, pos, err)
+				}
+				pos += n
+				l = int(ul)
+			}
+			if l > len(b)-pos {
+				return pos, ErrShort
+			}
+			pos += l
+		}
+		off = limit
+	}
+	return pos, nil
+}

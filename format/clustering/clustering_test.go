@@ -78,3 +78,19 @@ func FuzzDecodeValues(f *testing.F) {
 		}
 	})
 }
+
+func TestSkipValuesMatchesDecode(t *testing.T) {
+	fixed := []int{4, -1, -1, 8, 16}
+	vals := [][]byte{{0, 0, 0, 7}, []byte("abc"), {}, nil, make([]byte, 16)}
+	b, err := AppendValues(nil, vals, fixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cut := 0; cut <= len(b); cut++ {
+		_, dn, derr := DecodeValues(nil, b[:cut], len(vals), fixed)
+		sn, serr := SkipValues(b[:cut], len(vals), fixed)
+		if (derr == nil) != (serr == nil) || (derr == nil && dn != sn) {
+			t.Fatalf("cut %d: decode %d %v, skip %d %v", cut, dn, derr, sn, serr)
+		}
+	}
+}

@@ -122,9 +122,10 @@ func (d *Decoder) ReadPartitionHeader(h *PartitionHeader) error {
 }
 
 // Next decodes the next unfiltered of the current partition. It returns
-// nil, nil at the end of the partition. When skipCells is set the row
-// body is skipped (its size is known), which is how a partition-level scan
-// avoids decoding cells; Cells then stays empty.
+// nil, nil at the end of the partition. When skipCells is set a row's
+// clustering values and body are skipped by their widths, which is how a
+// partition-level scan avoids decoding cells; Clustering and Cells then
+// stay empty (markers are still decoded whole).
 //
 // The common case decodes straight from the chunk the source holds in
 // memory (Buffered); an unfiltered that straddles a chunk is assembled
@@ -236,7 +237,17 @@ func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, e
 		u.Kind = KindStaticRow
 	default:
 		u.Kind = KindRow
-		if len(fixed) > 0 {
+		if len(fixed) > 0 && skipCells {
+			// A size-only scan needs the clustering's width, not its values.
+			n, err := clustering.SkipValues(b[p:], len(fixed), fixed)
+			if err != nil {
+				if errors.Is(err, clustering.ErrShort) {
+					return 0, errNeedMore
+				}
+				return 0, d.fail(off+int64(p), "a row clustering", err)
+			}
+			p += n
+		} else if len(fixed) > 0 {
 			vals, n, err := clustering.DecodeValues(u.Clustering[:0], b[p:], len(fixed), fixed)
 			if err != nil {
 				if errors.Is(err, clustering.ErrShort) {
