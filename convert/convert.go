@@ -110,17 +110,22 @@ type Component struct {
 
 // Result describes one conversion (or estimate).
 type Result struct {
-	Source     string            `json:"source"`
-	Output     string            `json:"output,omitempty"` // Data.db path, "" for estimates
-	From       string            `json:"from"`
-	To         string            `json:"to"`
-	Partitions int64             `json:"partitions"`
-	Components []Component       `json:"components"`
-	Counts     Counts            `json:"deletion_times"`
-	Losses     []stats.Loss      `json:"statistics_losses,omitempty"`
-	Verified   bool              `json:"verified"`
-	Problems   []string          `json:"problems,omitempty"`
-	stats      *stats.Statistics // the written Statistics, for tests
+	Source     string      `json:"source"`
+	Output     string      `json:"output,omitempty"` // Data.db path, "" for estimates
+	From       string      `json:"from"`
+	To         string      `json:"to"`
+	Partitions int64       `json:"partitions"`
+	Components []Component `json:"components"`
+	// DataUncompressed is Data.db's uncompressed length before and after:
+	// exactly the DeletionTime bytes (and size vints) the rewrite saves,
+	// whatever the compressor does with them. Not part of Components,
+	// which are on-disk files.
+	DataUncompressed Component         `json:"data_uncompressed"`
+	Counts           Counts            `json:"deletion_times"`
+	Losses           []stats.Loss      `json:"statistics_losses,omitempty"`
+	Verified         bool              `json:"verified"`
+	Problems         []string          `json:"problems,omitempty"`
+	stats            *stats.Statistics // the written Statistics, for tests
 }
 
 // Component returns the sizes of one component (zero if absent).
@@ -439,6 +444,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	for _, name := range toc {
 		res.Components = append(res.Components, Component{Name: name, Before: fileSize(src.Path(name)), After: sizesAfter[name]})
 	}
+	res.DataUncompressed = Component{Name: "Data.db (uncompressed)", Before: src.Data.Length(), After: dr.Length}
 	return res, nil
 }
 

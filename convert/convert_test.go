@@ -96,7 +96,7 @@ func TestConvertLegacyToOA(t *testing.T) {
 			// the bytes are too.
 			if bytes.Equal(outData, uncompressedData(t, real)) {
 				for _, c := range []string{format.ComponentData, format.ComponentCompressionInfo, format.ComponentDigest,
-				format.ComponentIndex, format.ComponentSummary, format.ComponentFilter, format.ComponentStatistics, format.ComponentTOC} {
+					format.ComponentIndex, format.ComponentSummary, format.ComponentFilter, format.ComponentStatistics, format.ComponentTOC} {
 					want, _ := os.ReadFile(realDesc.Path(c))
 					got, _ := os.ReadFile(outDesc.Path(c))
 					if !bytes.Equal(got, want) {
@@ -223,6 +223,12 @@ func TestEstimateMatchesConvert(t *testing.T) {
 		}
 		if res.Counts != est.Counts || est.Counts.Live[PlacePartitionHeader] != est.Partitions {
 			t.Errorf("%s: counts %+v vs %+v", tc.name, est.Counts, res.Counts)
+		}
+		// The uncompressed saving is exactly 11 bytes per LIVE partition
+		// header, and equals the converted Data.db's real length.
+		if got := int64(len(uncompressedData(t, res.Output))); est.DataUncompressed.After != got ||
+			est.DataUncompressed.Before-est.DataUncompressed.After != 11*est.Partitions {
+			t.Errorf("%s: uncompressed Data.db %+v, converted file holds %d", tc.name, est.DataUncompressed, got)
 		}
 		outDesc, _, _ := format.ParseDescriptor(res.Output)
 		for _, c := range est.Components {
