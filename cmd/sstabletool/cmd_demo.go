@@ -120,6 +120,8 @@ func demoAction(c *cli.Context) error {
 		}
 	}
 	fmt.Fprintf(out, "  %-18s %10d -> %10d bytes (%.2f%% saved)\n", "all components", before, after, 100*float64(before-after)/float64(before))
+	du := est.DataUncompressed
+	fmt.Fprintf(out, "  %-18s %10d -> %10d bytes (%d LIVE partition headers x 11 bytes)\n", "Data.db uncompressed", du.Before, du.After, est.Counts.Live[convert.PlacePartitionHeader])
 	if c.String("keep") != "" {
 		fmt.Fprintf(out, "\nNext: sstabletool dump -k <key> %s | sstabletool convert --to oa %s --out DIR\n", path, path)
 	}
