@@ -22,6 +22,7 @@
 package generate
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -476,19 +477,9 @@ func pathComparator(c *colType) func(a, b []byte) int {
 	}
 	t, err := cqltype.Parse(class)
 	if err != nil {
-		return func(a, b []byte) int { return compareBytes(a, b) }
+		return func(a, b []byte) int { return bytes.Compare(a, b) }
 	}
 	return t.Compare
-}
-
-func compareBytes(a, b []byte) int {
-	switch {
-	case string(a) < string(b):
-		return -1
-	case string(a) > string(b):
-		return 1
-	}
-	return 0
 }
 
 // marker writes the inclusive start or end bound of the partition's range

@@ -3,7 +3,6 @@ package memsim
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"testing"
 
 	"github.com/sstabletool/sstabletool/export"
@@ -27,19 +26,8 @@ func dumpCounts(t *testing.T, path string) (partitions, rowCount, cells int) {
 	var buf bytes.Buffer
 	d := export.NewDumper(&buf, s, export.Options{})
 	d.Begin()
-	dec := s.Decoder(0)
-	var h rows.PartitionHeader
-	for {
-		err := dec.ReadPartitionHeader(&h)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Partition(&h, dec); err != nil {
-			t.Fatal(err)
-		}
+	if err := s.EachPartition(d.Partition); err != nil {
+		t.Fatal(err)
 	}
 	if err := d.End(); err != nil {
 		t.Fatal(err)

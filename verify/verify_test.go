@@ -2,14 +2,12 @@ package verify
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sstabletool/sstabletool/export"
-	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/reader"
@@ -56,19 +54,8 @@ func dumpAll(path string, a reader.Access) ([]byte, error) {
 	defer s.Close()
 	var buf bytes.Buffer
 	d := export.NewDumper(&buf, s, export.Options{JSONLines: true})
-	dec := s.Decoder(0)
-	var h rows.PartitionHeader
-	for {
-		err := dec.ReadPartitionHeader(&h)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, s.WrapDataError(err)
-		}
-		if err := d.Partition(&h, dec); err != nil {
-			return nil, err
-		}
+	if err := s.EachPartition(d.Partition); err != nil {
+		return nil, err
 	}
 	err = d.End()
 	return buf.Bytes(), err

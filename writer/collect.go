@@ -1,6 +1,7 @@
 package writer
 
 import (
+	"bytes"
 	"sort"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
@@ -161,7 +162,7 @@ func (c *collector) compare(a, b clustering.Prefix, forMin bool) int {
 		if i < len(c.types) && c.types[i] != nil {
 			r = c.types[i].Compare(a.Values[i], b.Values[i])
 		} else {
-			r = compareBytes(a.Values[i], b.Values[i])
+			r = bytes.Compare(a.Values[i], b.Values[i])
 		}
 		if r != 0 {
 			return r
@@ -187,16 +188,6 @@ func (c *collector) compare(a, b clustering.Prefix, forMin bool) int {
 		}
 	}
 	return rank(a) - rank(b)
-}
-
-func compareBytes(a, b []byte) int {
-	switch {
-	case string(a) < string(b):
-		return -1
-	case string(a) > string(b):
-		return 1
-	}
-	return 0
 }
 
 // covered is the slice of clusterings the sstable holds, with inclusive

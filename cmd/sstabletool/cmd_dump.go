@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -80,28 +79,16 @@ func dumpAction(c *cli.Context) error {
 	}
 	prog := newProgress("dump", s.Data.Length())
 	defer prog.done()
-	dec := s.Decoder(0)
-	var h rows.PartitionHeader
-	for {
-		err := dec.ReadPartitionHeader(&h)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			d.Flush()
-			return badData(s.WrapDataError(err))
-		}
+	err = s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
 		if exclude[string(h.Key)] {
-			if err := dec.SkipRest(); err != nil {
-				return badData(s.WrapDataError(err))
-			}
-			continue
-		}
-		if err := d.Partition(&h, dec); err != nil {
-			d.Flush()
-			return badData(err)
+			return nil
 		}
 		prog.update(h.Offset)
+		return d.Partition(h, dec)
+	})
+	if err != nil {
+		d.Flush()
+		return badData(err)
 	}
 	return badData(d.End())
 }

@@ -102,17 +102,9 @@ func openSSTableNoSchema(c *cli.Context, path string) (*sstable.SSTable, error) 
 
 // openSSTable opens one sstable and applies --schema if given.
 func openSSTable(c *cli.Context, path string) (*sstable.SSTable, error) {
-	path, err := singleSSTable(path)
+	s, err := openSSTableNoSchema(c, path)
 	if err != nil {
 		return nil, err
-	}
-	o, err := openOptions(c)
-	if err != nil {
-		return nil, err
-	}
-	s, err := sstable.Open(path, o)
-	if err != nil {
-		return nil, badData(err)
 	}
 	if f := c.String("schema"); f != "" {
 		if err := applySchema(s, f); err != nil {

@@ -45,7 +45,9 @@ func (k Kind) String() string {
 func (k Kind) Valid() bool { return k <= ExclStartBound }
 
 // IsBoundary reports whether k is a boundary (closes one range tombstone and opens another).
-func (k Kind) IsBoundary() bool { return k == ExclEndInclStartBoundary || k == InclEndExclStartBoundary }
+func (k Kind) IsBoundary() bool {
+	return k == ExclEndInclStartBoundary || k == InclEndExclStartBoundary
+}
 
 // IsStart reports whether a bound of kind k opens a range.
 func (k Kind) IsStart() bool { return k == InclStartBound || k == ExclStartBound }

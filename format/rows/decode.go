@@ -621,3 +621,7 @@ func (d *Decoder) SkipRestDecoding() error {
 	}
 	return nil
 }
+
+// InPartition reports whether the decoder is between a partition header and
+// the partition's end.
+func (d *Decoder) InPartition() bool { return d.inPartition }

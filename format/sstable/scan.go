@@ -91,3 +91,32 @@ func isDecodeError(err error) bool {
 	var de *rows.DecodeError
 	return errors.As(err, &de)
 }
+
+// EachPartition walks Data.db from the start, calling fn with each
+// partition header and the decoder positioned after it. Whatever fn leaves
+// of the partition is skipped, so fn may read all, some or none of its
+// rows. fn may return io.EOF to stop early.
+func (s *SSTable) EachPartition(fn func(h *rows.PartitionHeader, dec *rows.Decoder) error) error {
+	dec := s.Decoder(0)
+	var h rows.PartitionHeader
+	for {
+		err := dec.ReadPartitionHeader(&h)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return s.WrapDataError(err)
+		}
+		if err := fn(&h, dec); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return s.WrapDataError(err)
+		}
+		if dec.InPartition() {
+			if err := dec.SkipRest(); err != nil {
+				return s.WrapDataError(err)
+			}
+		}
+	}
+}

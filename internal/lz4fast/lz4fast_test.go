@@ -86,7 +86,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("round trip of %d bytes: n=%d err=%v", len(in), n, err)
 		}
 	}
-	if _, err := lz4fast.Compress(nil, make([]byte, (64*1024 + 11))); err != lz4fast.ErrTooLarge {
+	if _, err := lz4fast.Compress(nil, make([]byte, (64*1024+11))); err != lz4fast.ErrTooLarge {
 		t.Fatalf("want lz4fast.ErrTooLarge, got %v", err)
 	}
 }
