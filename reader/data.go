@@ -213,10 +213,13 @@ func (d *Data) storedChunk(idx int64) (off int64, stored int) {
 // costs one pread per ~256 KiB instead of one per chunk.
 const readAheadSize = 256 << 10
 
-// readAhead is a window of the on-disk file for Buffered access.
+// readAhead is a window of the on-disk file for Buffered access. It starts
+// at one chunk and doubles while reads stay sequential, so a key lookup
+// reads one chunk and a scan soon reads readAheadSize per system call.
 type readAhead struct {
-	buf []byte
-	off int64 // file offset of buf[0]
+	buf  []byte
+	off  int64 // file offset of buf[0]
+	next int64 // size of the next refill when reading sequentially
 }
 
 // readStored returns chunk idx's stored bytes followed by its 4-byte CRC,
@@ -232,7 +235,12 @@ func (d *Data) readStored(idx int64, ra *readAhead) ([]byte, error) {
 		return ra.buf[off-ra.off : off-ra.off+n], nil
 	}
 	// Chunk bounds were checked against the file size at open.
-	size := min(max(n, readAheadSize), d.f.Size()-off)
+	if len(ra.buf) > 0 && off == ra.off+int64(len(ra.buf)) {
+		ra.next = min(2*max(ra.next, n), readAheadSize)
+	} else {
+		ra.next = n
+	}
+	size := min(max(n, ra.next), d.f.Size()-off)
 	ra.buf = grow(ra.buf[:0], int(size))[:size]
 	ra.off = off
 	if _, err := d.f.ReadAt(ra.buf, off); err != nil {

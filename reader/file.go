@@ -164,6 +164,9 @@ func (f *mappedFile) Close() error {
 // straight to the file.
 const bufferSize = 64 << 10
 
+// directReadSize is the read from which ReadAt bypasses the buffer.
+const directReadSize = 4 << 10
+
 type bufferedFile struct {
 	f    *os.File
 	path string
@@ -182,8 +185,11 @@ func (f *bufferedFile) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("read %s: negative offset %d", f.path, off)
 	}
-	if len(p) >= bufferSize {
-		return f.f.ReadAt(p, off) // os.File is safe for concurrent ReadAt
+	if len(p) >= directReadSize {
+		// Callers reading whole chunks or index windows manage their own
+		// buffers: going through ours would read (and copy) 64 KiB for a
+		// 4 KiB lookup. os.File is safe for concurrent ReadAt.
+		return f.f.ReadAt(p, off)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

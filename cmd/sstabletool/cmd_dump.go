@@ -94,10 +94,10 @@ func dumpAction(c *cli.Context) error {
 }
 
 func dumpAt(s *sstable.SSTable, d *export.Dumper, pos int64) error {
-	dec := s.Decoder(pos)
 	var h rows.PartitionHeader
-	if err := dec.ReadPartitionHeader(&h); err != nil {
-		return s.WrapDataError(fmt.Errorf("partition at %d (from Index.db): %w", pos, err))
+	dec, err := s.PartitionAt(pos, &h)
+	if err != nil {
+		return fmt.Errorf("partition at %d (from Index.db): %w", pos, err)
 	}
 	return d.Partition(&h, dec)
 }

@@ -22,6 +22,10 @@ type Scanner struct {
 	entryPos int64
 	err      error
 	mapped   []byte
+	// windowSize is how much a refill reads: small for a lookup, which
+	// reads a few entries, minWindow once a scan has refilled twice.
+	windowSize int
+	refills    int
 }
 
 const minWindow = 64 << 10
@@ -29,7 +33,7 @@ const minWindow = 64 << 10
 // NewScanner returns a scanner starting at file offset start. With full
 // set, Entry() includes the promoted index's blocks.
 func NewScanner(f reader.File, codec *Codec, start int64, full bool) *Scanner {
-	s := &Scanner{codec: codec, f: f, full: full, pos: start, winStart: start}
+	s := &Scanner{codec: codec, f: f, full: full, pos: start, winStart: start, windowSize: 4 << 10}
 	if m, ok := f.(reader.Mapped); ok {
 		s.mapped = m.Bytes()
 	}
@@ -92,18 +96,21 @@ func (s *Scanner) bytesAt(off int64, want int) ([]byte, error) {
 		return s.mapped[off:], nil
 	}
 	rest := s.f.Size() - off
-	if want < minWindow {
-		want = minWindow
-	}
 	if int64(want) > rest {
 		want = int(rest)
 	}
-	if off >= s.winStart && off+int64(want) <= s.winStart+int64(len(s.window)) {
+	// Serve from the window whatever it holds past off: an entry that does
+	// not fit fails with ErrShort and the caller asks again with a want.
+	end := s.winStart + int64(len(s.window))
+	if off >= s.winStart && off < end && off+int64(want) <= end {
 		return s.window[off-s.winStart:], nil
 	}
-	size := max(want, minWindow)
+	size := max(want, s.windowSize)
 	if int64(size) > rest {
 		size = int(rest)
+	}
+	if s.refills++; s.refills > 2 {
+		s.windowSize = minWindow
 	}
 	if cap(s.window) < size {
 		s.window = make([]byte, size)
@@ -127,3 +134,23 @@ func (s *Scanner) Pos() int64 { return s.pos }
 
 // Err returns the error that stopped the scan, if any.
 func (s *Scanner) Err() error { return s.err }
+
+// DecodeFull decodes the current entry with its promoted index, for a
+// scanner that walks keys only: a lookup skips the entries it passes and
+// decodes just the one it finds.
+func (s *Scanner) DecodeFull() (*Entry, error) {
+	size := int(s.pos - s.entryPos)
+	b, err := s.bytesAt(s.entryPos, size)
+	if err != nil {
+		return nil, err
+	}
+	var e Entry
+	if _, err := s.codec.Decode(b[:size], &e); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return nil, s.corrupt(s.entryPos+fe.Offset, fe.Expected, fe.Err)
+		}
+		return nil, s.corrupt(s.entryPos, "an index entry", err)
+	}
+	return &e, nil
+}

@@ -625,3 +625,7 @@ func (d *Decoder) SkipRestDecoding() error {
 // InPartition reports whether the decoder is between a partition header and
 // the partition's end.
 func (d *Decoder) InPartition() bool { return d.inPartition }
+
+// Reset forgets any partition in progress, for a decoder whose source was
+// moved to another partition start.
+func (d *Decoder) Reset() { d.inPartition = false }

@@ -148,7 +148,7 @@ func BenchmarkLookup(b *testing.B) {
 					if err != nil || !ok {
 						b.Fatalf("key %x: ok=%v err=%v", k, ok, err)
 					}
-					if err := s.Decoder(e.Position).ReadPartitionHeader(&h); err != nil {
+					if _, err := s.PartitionAt(e.Position, &h); err != nil {
 						b.Fatal(err)
 					}
 				}

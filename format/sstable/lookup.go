@@ -8,6 +8,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/index"
+	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/summary"
 )
 
@@ -49,7 +50,7 @@ func (s *SSTable) Find(key []byte) (entry *index.Entry, ok bool, err error) {
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, false, err
 	}
-	sc := index.NewScanner(s.Index, s.IndexCodec, start, true)
+	sc := index.NewScanner(s.Index, s.IndexCodec, start, false)
 	for n := 0; limit < 0 || n < limit; n++ {
 		if !sc.Next() {
 			break
@@ -57,11 +58,18 @@ func (s *SSTable) Find(key []byte) (entry *index.Entry, ok bool, err error) {
 		e := sc.Entry()
 		c := cmp(e.Key, key)
 		if c == 0 {
-			cp := *e
-			cp.Key = append([]byte(nil), e.Key...)
-			cp.Blocks = append([]index.Block(nil), e.Blocks...)
-			cp.Offsets = append([]uint32(nil), e.Offsets...)
-			return &cp, true, nil
+			// Only the entry found is decoded whole; its slices are copied
+			// out of the scanner's window.
+			full, err := sc.DecodeFull()
+			if err != nil {
+				return nil, false, err
+			}
+			full.Key = append([]byte(nil), full.Key...)
+			for i := range full.Blocks {
+				full.Blocks[i].FirstName.Values = cloneValues(full.Blocks[i].FirstName.Values)
+				full.Blocks[i].LastName.Values = cloneValues(full.Blocks[i].LastName.Values)
+			}
+			return full, true, nil
 		}
 		if c > 0 {
 			return nil, false, nil
@@ -71,4 +79,32 @@ func (s *SSTable) Find(key []byte) (entry *index.Entry, ok bool, err error) {
 		return nil, false, err
 	}
 	return nil, false, nil
+}
+
+func cloneValues(vs [][]byte) [][]byte {
+	out := make([][]byte, len(vs))
+	for i, v := range vs {
+		if v != nil {
+			out[i] = append([]byte{}, v...)
+		}
+	}
+	return out
+}
+
+// PartitionAt reads the header of the partition at Data.db offset off with
+// a cursor and decoder the sstable keeps for lookups, so that a run of
+// lookups reuses their buffers. The decoder is valid until the next call;
+// use Decoder for concurrent or long-lived reads.
+func (s *SSTable) PartitionAt(off int64, h *rows.PartitionHeader) (*rows.Decoder, error) {
+	if s.lookupCursor == nil {
+		s.lookupCursor = s.Data.Cursor(off)
+		s.lookupDecoder = rows.NewDecoder(s.lookupCursor, s.Schema)
+	} else if err := s.lookupCursor.SeekTo(off); err != nil {
+		return nil, s.WrapDataError(err)
+	}
+	s.lookupDecoder.Reset()
+	if err := s.lookupDecoder.ReadPartitionHeader(h); err != nil {
+		return nil, s.WrapDataError(err)
+	}
+	return s.lookupDecoder, nil
 }

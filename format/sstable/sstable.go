@@ -48,6 +48,9 @@ type SSTable struct {
 
 	summary    *summary.Summary
 	summaryErr error
+
+	lookupCursor  *reader.Cursor
+	lookupDecoder *rows.Decoder
 }
 
 // Open opens the sstable that path (any of its components) belongs to.
