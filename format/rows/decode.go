@@ -329,6 +329,11 @@ func (r *body) err(expected string, err error) error {
 }
 
 func (r *body) uvint(what string) (uint64, error) {
+	// Most vints in a row body are one byte: take those without a call.
+	if r.pos < len(r.b) && r.b[r.pos] < 0x80 {
+		r.pos++
+		return uint64(r.b[r.pos-1]), nil
+	}
 	v, n, err := vint.Unsigned(r.b[r.pos:])
 	if err != nil {
 		return 0, r.err(what+" (vint)", err)
@@ -338,6 +343,10 @@ func (r *body) uvint(what string) (uint64, error) {
 }
 
 func (r *body) uvint32(what string) (uint64, error) {
+	if r.pos < len(r.b) && r.b[r.pos] < 0x80 {
+		r.pos++
+		return uint64(r.b[r.pos-1]), nil
+	}
 	v, n, err := vint.Unsigned32(r.b[r.pos:])
 	if err != nil {
 		return 0, r.err(what+" (vint)", err)
