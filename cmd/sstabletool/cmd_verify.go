@@ -18,7 +18,7 @@ func init() {
 			"key, that keys ascend in the partitioner's token order, that Summary.db samples are Index.db entries,\n" +
 			"that the bloom filter holds every key, and decodes every row and cell of Data.db.\n\n" +
 			"Exit codes: 0 clean, 1 problems found (each listed with file, component and byte offset).",
-		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag},
+		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, schemaFlag},
 		Action: verifyAction,
 	})
 }
@@ -35,6 +35,14 @@ func verifyAction(c *cli.Context) error {
 	var reports []*verify.Report
 	bad := 0
 	for _, p := range paths {
+		if c.String("schema") != "" {
+			// Cross-check the types first: a mismatch is bad usage, not damage.
+			s, err := openSSTable(c, p)
+			if err != nil {
+				return err
+			}
+			s.Close()
+		}
 		prog := newProgress("verify "+p, 0)
 		r := verify.SSTable(p, o, func(done, total int64) { prog.total = total; prog.update(done) })
 		prog.done()
