@@ -95,7 +95,11 @@ func (d *Decoder) ReadPartitionHeader(h *PartitionHeader) error {
 	if err != nil {
 		return d.fail(off+2, fmt.Sprintf("a partition key of %d bytes", klen), err)
 	}
-	h.Key = key
+	// key aliases the source's buffer, which the Peek below may reuse (a
+	// key spanning chunks and a DeletionTime crossing the next boundary
+	// share the cursor's scratch): copy it first.
+	d.keyBuf = append(d.keyBuf[:0], key...)
+	h.Key = d.keyBuf[:klen:klen]
 	layout := d.schema.Version.DeletionTimeLayout()
 	dtb, err := d.src.Peek(deletiontime.LegacySize)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -105,10 +109,6 @@ func (d *Decoder) ReadPartitionHeader(h *PartitionHeader) error {
 	if err != nil {
 		return d.fail(off+2+int64(klen), "a "+layout.String()+" partition DeletionTime", err)
 	}
-	// h.Key aliases the source's buffer, which the next read may reuse:
-	// keep our own copy in the scratch space.
-	d.keyBuf = append(d.keyBuf[:0], key...)
-	h.Key = d.keyBuf[:len(key):len(key)]
 	if err := d.src.Skip(int64(n)); err != nil {
 		return d.fail(off+2+int64(klen), "a partition DeletionTime", err)
 	}
