@@ -3,9 +3,11 @@ package catalog
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -367,5 +369,51 @@ func TestScanSurvivesCorruptChunk(t *testing.T) {
 	var ce *reader.CorruptError
 	if failed != 1 || len(errs) != 1 || !errors.As(errs[0], &ce) || ce.File != data {
 		t.Fatalf("%d failed, errors %v", failed, errs)
+	}
+}
+
+// A damaged Summary.db claiming billions of partitions must not size the
+// list: the hint it gives is bounded by what Index.db can hold.
+func TestListIgnoresHugeSummaryEstimate(t *testing.T) {
+	src := fixtures.Table(t, "nc", "legacy_nc_clust")
+	dir := t.TempDir()
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(e.Name(), "Summary.db") {
+			// min index interval and full-sampling size: both big ints.
+			binary.BigEndian.PutUint32(b[0:], 1<<30)
+			binary.BigEndian.PutUint32(b[20:], 1<<30)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb := open(t, filepath.Join(dir, "nc-1-big-Data.db"))
+	sum, err := tb.S.Summary()
+	if err != nil {
+		t.Fatalf("the patched Summary.db should still decode: %v", err)
+	}
+	if sum.EstimatedKeyCount() < 1<<40 {
+		t.Fatalf("estimate %d: patch did not take", sum.EstimatedKeyCount())
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	l, err := tb.ListPartitions()
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Fatalf("listing %d partitions of a %d-byte Index.db allocated %d bytes", l.Len(), tb.S.Index.Size(), got)
+	}
+	if want := truth(t, tb); l.Len() != len(want) {
+		t.Fatalf("%d listed, %d in Data.db", l.Len(), len(want))
 	}
 }

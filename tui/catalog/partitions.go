@@ -77,9 +77,14 @@ func (t *Table) listFromIndex() (*List, error) {
 	// Keys go into one arena, so a million partitions are a few large
 	// allocations rather than a million small ones.
 	arena := make([]byte, 0, min(s.Index.Size(), 64<<20))
+	// Summary.db's estimate is only a hint and comes from two ints of a
+	// file that may be damaged: it never goes past what Index.db could
+	// hold (an entry is at least a 2-byte key length, a key byte, a
+	// position and a promoted-index size).
+	maxEntries := s.Index.Size()/minIndexEntry + 1
 	hint := int(min(s.Index.Size()/16, 1<<24))
 	if sum, err := s.Summary(); err == nil {
-		hint = int(min(sum.EstimatedKeyCount()+16, 1<<26))
+		hint = int(min(sum.EstimatedKeyCount()+16, maxEntries, 1<<26))
 	}
 	l := &List{Source: "Index.db", Keys: make([][]byte, 0, hint), Offsets: make([]int64, 0, hint)}
 	sc := index.NewScanner(s.Index, s.IndexCodec, 0, false)
@@ -104,6 +109,9 @@ func (t *Table) listFromIndex() (*List, error) {
 	l.finish(length)
 	return l, nil
 }
+
+// minIndexEntry is the fewest bytes an Index.db entry takes.
+const minIndexEntry = 2 + 1 + 1 + 1
 
 func lastOr(v []int64, d int64) int64 {
 	if len(v) == 0 {
