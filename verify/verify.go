@@ -220,9 +220,14 @@ func checkStructure(s *sstable.SSTable, r *Report, progress func(done, total int
 			progress(h.Offset, total)
 		}
 	}
-	if idx != nil && idx.Next() {
-		r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
-			Message: "entry for a partition that Data.db does not hold"})
+	if idx != nil {
+		if idx.Next() {
+			r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
+				Message: "entry for a partition that Data.db does not hold"})
+		} else if err := idx.Err(); err != nil {
+			// Bytes after the last entry that do not make an entry.
+			r.addErr(indexPath, "Index.db", err)
+		}
 	}
 	sc.finish()
 }
