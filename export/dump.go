@@ -80,7 +80,7 @@ func (d *Dumper) Partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 	j.BeginObject(false)
 	j.Field("key")
 	if err := d.key(h.Key); err != nil {
-		return fmt.Errorf("partition at %d: key: %w", h.Offset, err)
+		return fmt.Errorf("%s: Data.db partition key at %d: %w", d.s.Path("Data.db"), h.Offset+2, err)
 	}
 	j.Field("position")
 	j.Int(h.Offset)
