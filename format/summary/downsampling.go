@@ -51,17 +51,26 @@ func startPoints(currentLevel, newLevel int) []int {
 }
 
 // originalIndexes lists, for one block of a summary at the given level,
-// which full-sampling entry each remaining entry was.
-func originalIndexes(level int) []int {
-	dropped := basePattern()[:BaseSamplingLevel-level]
-	out := make([]int, 0, level)
-	for j := range BaseSamplingLevel {
-		if !slices.Contains(dropped, j) {
-			out = append(out, j)
+// which full-sampling entry each remaining entry was. The lists come from
+// a table built once: index lookups ask for one per key searched, and
+// building it costs an allocation and up to 128×127 comparisons. Callers
+// must not modify the result.
+func originalIndexes(level int) []int { return originalIndexTable()[level] }
+
+var originalIndexTable = sync.OnceValue(func() *[BaseSamplingLevel + 1][]int {
+	var t [BaseSamplingLevel + 1][]int
+	for level := 1; level <= BaseSamplingLevel; level++ {
+		dropped := basePattern()[:BaseSamplingLevel-level]
+		out := make([]int, 0, level)
+		for j := range BaseSamplingLevel {
+			if !slices.Contains(dropped, j) {
+				out = append(out, j)
+			}
 		}
+		t[level] = out
 	}
-	return out
-}
+	return &t
+})
 
 func effectiveIntervalAfter(index, level, minInterval int) int {
 	orig := originalIndexes(level)

@@ -344,3 +344,36 @@ func BenchmarkFloor(b *testing.B) {
 		i += 7919
 	}
 }
+
+// A lookup asks for the interval after the sample it starts from; at a
+// downsampled level that must not rebuild Downsampling's tables per key.
+func TestEffectiveIntervalAfterDoesNotAllocate(t *testing.T) {
+	s, err := Build(manyEntries(1000), 4, BaseSamplingLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down, err := s.Downsample(37)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() { down.EffectiveIntervalAfter(5) }); n != 0 {
+		t.Errorf("%v allocations per EffectiveIntervalAfter", n)
+	}
+}
+
+func BenchmarkEffectiveIntervalAfter(b *testing.B) {
+	s, err := Build(manyEntries(10000), 128, BaseSamplingLevel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	down, err := s.Downsample(64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		down.EffectiveIntervalAfter(i % down.Len())
+		i++
+	}
+}
