@@ -213,7 +213,8 @@ func (c *cursor) checkCRC(want uint32, what string) {
 }
 
 // ErrChecksum is wrapped by the error for a checksum that does not match.
-var ErrChecksum = errors.New("checksum mismatch")
+// It is reader.ErrChecksum, so one errors.Is check covers every component.
+var ErrChecksum = reader.ErrChecksum
 
 // Encode writes s as Statistics.db in version v, byte for byte as Cassandra
 // would, padding included.

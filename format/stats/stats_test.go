@@ -264,6 +264,11 @@ func TestChecksumsNameTheirOffset(t *testing.T) {
 		if ce.Component != ComponentName || ce.Offset != int64(crcAt) || !errors.Is(err, ErrChecksum) {
 			t.Errorf("flip at %d: %v; want a checksum error at byte %d", flip, err, crcAt)
 		}
+		// Callers that tell changed bytes from unparsable ones use reader's
+		// sentinel for every component.
+		if !errors.Is(err, reader.ErrChecksum) {
+			t.Errorf("flip at %d: %v does not wrap reader.ErrChecksum", flip, err)
+		}
 		if !strings.Contains(err.Error(), "Statistics.db at byte") || !strings.Contains(err.Error(), "expected") {
 			t.Errorf("flip at %d: message %q does not name the component, offset and expectation", flip, err)
 		}
