@@ -2,6 +2,7 @@ package memsim
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/sstabletool/sstabletool/workload"
@@ -373,5 +374,21 @@ func TestStaticCollectionTTL(t *testing.T) {
 	apply(t, m, &workload.Op{Key: []byte("k"), Clustering: [][]byte{{0}}, RangeEnd: [][]byte{{9}}, Deletion: workload.DelRange, DeletedAt: 9})
 	if got, want := m.Account().On[HeapBuffers]-before, int64(24+48+24+24+24+24+2*120); got != want {
 		t.Errorf("range tombstone %d bytes, want %d", got, want)
+	}
+}
+
+// A trie shard that has grown to Cassandra's switch threshold refuses
+// further writes with an error instead of running its 32-bit positions
+// past the last buffer (which panicked).
+func TestTrieShardFull(t *testing.T) {
+	m := newMT(t, Trie, 11, "4.1")
+	apply(t, m, insert(0, 0, 100))
+	m.trie.shards[0].allocatedPos = trieSwitchThreshold
+	err := m.Apply(insert(1, 1, 101))
+	if err == nil || !strings.Contains(err.Error(), "--shards") || !strings.Contains(err.Error(), "ALLOCATED_SIZE_THRESHOLD") {
+		t.Fatalf("err %v, want the switch threshold named", err)
+	}
+	if m.Partitions() != 1 {
+		t.Fatalf("%d partitions after the refused write", m.Partitions())
 	}
 }

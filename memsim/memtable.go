@@ -58,6 +58,7 @@ type Memtable struct {
 	part       Partitioner
 	st         *store
 	idx        index
+	trie       *shardedTrie // idx of a Trie memtable, nil otherwise
 	acct       *Account
 	overhead   [numAllocTypes]int64 // per new partition, on heap
 	partitions int64
@@ -104,7 +105,8 @@ func NewMemtable(cfg Config, schema *workload.Schema) (*Memtable, error) {
 		}
 	case Trie:
 		shards := max(cfg.Shards, 1)
-		m.idx = newShardedTrie(m.st, cfg.Partitioner, shards, acct)
+		m.trie = newShardedTrie(m.st, cfg.Partitioner, shards, acct)
+		m.idx = m.trie
 		for _, t := range AllocTypes {
 			m.overhead[t] = acct.L.BTreePartitionData // BTreePartitionUpdater.mergePartitions of a new partition
 		}
@@ -147,6 +149,11 @@ func (m *Memtable) Apply(op *workload.Op) error {
 		return fmt.Errorf("Apply: partition key of %d bytes exceeds 65535", len(op.Key))
 	}
 	m.curKey, m.curTok = op.Key, m.part.orderToken(op.Key)
+	if m.trie != nil {
+		if err := m.trie.checkRoom(m.curTok); err != nil {
+			return err
+		}
+	}
 	id, created := m.idx.upsert(m.curTok, op.Key, m.createFn)
 	return m.applyTo(id, created, op)
 }

@@ -2,6 +2,7 @@ package memsim
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 )
 
@@ -459,6 +460,23 @@ func appendEscaped(b, v []byte) []byte {
 func (s *shardedTrie) shard(tok uint64) *memTrie {
 	hi, _ := bits.Mul64(tok, uint64(len(s.shards)))
 	return &s.shards[hi]
+}
+
+// trieSwitchThreshold is InMemoryTrie.ALLOCATED_SIZE_THRESHOLD at its
+// default, 2048*10/11 MiB: once a shard's trie has allocated that much,
+// TrieMemtable switches to a new memtable, well before the 32-bit node
+// pointers run out at 2 GiB (where allocateBlock would fail).
+const trieSwitchThreshold = 1024 * 1024 * (2048 * 10 / 11)
+
+// checkRoom fails once the shard of tok has reached the switch threshold:
+// Cassandra would have flushed it, and this trie, like Cassandra's, cannot
+// grow past 2 GiB.
+func (s *shardedTrie) checkRoom(tok uint64) error {
+	if t := s.shard(tok); t.allocatedPos >= trieSwitchThreshold {
+		return fmt.Errorf("a trie shard holds %d MiB of nodes, where TrieMemtable switches to a new memtable (InMemoryTrie.ALLOCATED_SIZE_THRESHOLD); replay fewer ops or use more --shards",
+			t.allocatedPos>>20)
+	}
+	return nil
 }
 
 func (s *shardedTrie) upsert(tok uint64, key []byte, create func() uint32) (uint32, bool) {
