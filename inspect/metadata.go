@@ -253,22 +253,21 @@ func histogram(h stats.EstimatedHistogram) Histogram {
 }
 
 // droppable estimates the share of droppable tombstones at now (seconds),
-// as StatsMetadata.getEstimatedDroppableTombstoneRatio does with gcBefore = now.
+// as StatsMetadata.getEstimatedDroppableTombstoneRatio does with gcBefore =
+// now: the cell estimate is the histogram's count times its mean rounded
+// up (EstimatedHistogram.mean), not the exact weighted sum, and the
+// overflow bucket is cleared first, as StatsMetadata's deserializer does.
 func droppable(t *stats.Stats, now int64) float64 {
-	total := t.CellsPerPartition.Count()
-	if total == 0 {
+	h := t.CellsPerPartition.WithoutOverflow()
+	mean, err := h.Mean()
+	if err != nil {
 		return 0
 	}
-	var cells float64
-	for i, c := range t.CellsPerPartition.Buckets {
-		if i < len(t.CellsPerPartition.Offsets) {
-			cells += float64(c) * float64(t.CellsPerPartition.Offsets[i])
-		}
-	}
-	if cells == 0 {
+	cells := mean * h.Count()
+	if cells <= 0 {
 		return 0
 	}
-	return t.TombstoneDropTimes.Sum(now) / cells
+	return t.TombstoneDropTimes.Sum(now) / float64(cells)
 }
 
 func formatValues(types []*cqltype.Type, vals [][]byte) []string {
