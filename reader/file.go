@@ -188,8 +188,13 @@ func (f *bufferedFile) ReadAt(p []byte, off int64) (int, error) {
 	if len(p) >= directReadSize {
 		// Callers reading whole chunks or index windows manage their own
 		// buffers: going through ours would read (and copy) 64 KiB for a
-		// 4 KiB lookup. os.File is safe for concurrent ReadAt.
-		return f.f.ReadAt(p, off)
+		// 4 KiB lookup. os.File is safe for concurrent ReadAt (and
+		// reports its own "closed" error, translated to ours).
+		n, err := f.f.ReadAt(p, off)
+		if errors.Is(err, os.ErrClosed) {
+			err = ErrClosed
+		}
+		return n, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -154,3 +154,26 @@ func TestBufferedConcurrentReadAt(t *testing.T) {
 		file.Close()
 	}
 }
+
+// Reads after Close fail with ErrClosed in both modes, whatever their size
+// (large buffered reads bypass the buffer and its lock).
+func TestReadAfterCloseIsErrClosed(t *testing.T) {
+	f := fixtureTables(t)[0]
+	for _, a := range []Access{Mmap, Buffered} {
+		file, err := Open(f.data, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := file.Close(); err != nil {
+			t.Fatalf("%v: Close: %v", a, err)
+		}
+		if err := file.Close(); err != nil {
+			t.Errorf("%v: second Close: %v", a, err)
+		}
+		for _, n := range []int{16, directReadSize, 2 * directReadSize} {
+			if _, err := file.ReadAt(make([]byte, n), 0); !errors.Is(err, ErrClosed) {
+				t.Errorf("%v: ReadAt of %d bytes after Close: %v, want ErrClosed", a, n, err)
+			}
+		}
+	}
+}
