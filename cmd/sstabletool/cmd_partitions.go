@@ -64,6 +64,8 @@ func partitionsAction(c *cli.Context) error {
 	default:
 		return usageError("--sort %q: expected size, rows, tombstones or key", sortBy)
 	}
+	// Read the thresholds once: a flag lookup walks the flag set.
+	minRows, minCells, minTombstones := c.Int64("min-rows"), c.Int64("min-cells"), c.Int64("min-tombstones")
 	var out []partitionRow
 	for _, p := range paths {
 		s, err := openSSTable(c, p)
@@ -73,7 +75,7 @@ func partitionsAction(c *cli.Context) error {
 		prog := newProgress("partitions", s.Data.Length())
 		err = s.ScanPartitions(sstable.ScanOptions{}, func(ps *sstable.PartitionSummary) error {
 			prog.update(ps.Offset)
-			if ps.Size < minSize || ps.Rows < c.Int64("min-rows") || ps.Cells < c.Int64("min-cells") || ps.Tombstones < c.Int64("min-tombstones") {
+			if ps.Size < minSize || ps.Rows < minRows || ps.Cells < minCells || ps.Tombstones < minTombstones {
 				return nil
 			}
 			out = append(out, partitionRow{
