@@ -77,6 +77,11 @@ func HLLCardinality(b []byte) (int64, error) {
 			}
 		}
 		m := math.Exp2(float64(sp))
+		if float64(n) >= m {
+			// Entries are distinct register indexes below 2^sp; a full or
+			// overfull set would make linear counting infinite or NaN.
+			return 0, fmt.Errorf("stats: HyperLogLogPlus sparse set of %d entries for %v registers (sp=%d)", n, m, sp)
+		}
 		return int64(math.Round(linearCounting(m, m-float64(n)))), nil
 	case 0: // normal
 		size, err := next("register bytes")

@@ -845,3 +845,25 @@ func TestNCLegacyPaddingForNullBound(t *testing.T) {
 		t.Fatalf("values differ after the round trip:\n%s", d)
 	}
 }
+
+// A sparse set cannot hold 2^sp or more distinct registers: linear counting
+// would divide by zero registers left (or take the log of a negative).
+func TestHLLSparseSetLargerThanRegisters(t *testing.T) {
+	for _, n := range []int{15, 16, 17} {
+		b := binary.BigEndian.AppendUint32(nil, uint32(0xFFFFFFFE))
+		b = append(b, 4, 4, 1, byte(n)) // p=4, sp=4, sparse, n entries
+		for i := range n {
+			b = append(b, byte(i%16))
+		}
+		got, err := HLLCardinality(b)
+		if n < 16 {
+			if want := int64(math.Round(16 * math.Log(16/float64(16-n)))); err != nil || got != want {
+				t.Errorf("%d of 16 registers: %d (%v), want %d", n, got, err, want)
+			}
+			continue
+		}
+		if err == nil {
+			t.Errorf("%d entries for 16 registers: estimate %d, want an error", n, got)
+		}
+	}
+}
