@@ -392,3 +392,36 @@ func TestTrieShardFull(t *testing.T) {
 		t.Fatalf("%d partitions after the refused write", m.Partitions())
 	}
 }
+
+// opsSource replays fixed ops.
+type opsSource struct {
+	ops []*workload.Op
+	i   int
+}
+
+func (s *opsSource) Schema() *workload.Schema { return smallSchema }
+func (s *opsSource) Next(op *workload.Op) (bool, error) {
+	if s.i >= len(s.ops) {
+		return false, nil
+	}
+	*op = *s.ops[s.i]
+	s.i++
+	return true, nil
+}
+
+// A bad op in the middle of a batch is reported with its own number, after
+// the ops before it were applied, for every memtable kind.
+func TestReplayNamesBadOp(t *testing.T) {
+	for _, k := range Kinds {
+		var ops []*workload.Op
+		for i := range 10 {
+			ops = append(ops, insert(uint64(i), 1, int64(100+i)))
+		}
+		ops[6].Key = nil
+		_, err := Replay(func() (workload.Source, int64, error) { return &opsSource{ops: ops}, int64(len(ops)), nil },
+			Options{Kinds: []Kind{k}, Shards: 1})
+		if err == nil || !strings.Contains(err.Error(), "op 7: ") || !strings.Contains(err.Error(), "empty partition key") {
+			t.Errorf("%s: err %v, want op 7 named", k, err)
+		}
+	}
+}

@@ -193,7 +193,15 @@ func (m *Memtable) ApplyBatch(ops []workload.Op, after func(i int)) error {
 		keys := m.batchKeys[:0]
 		for i := range batch {
 			if len(batch[i].Key) == 0 || len(batch[i].Key) > 0xFFFF || batch[i].Kind != workload.OpWrite {
-				return m.Apply(&batch[i]) // reports the error
+				// Apply the ops before the bad one, as one by one would,
+				// then let Apply report it.
+				for j := 0; j < i; j++ {
+					if err := m.Apply(&batch[j]); err != nil {
+						return err
+					}
+					after(start + j)
+				}
+				return m.Apply(&batch[i])
 			}
 			toks = append(toks, m.part.orderToken(batch[i].Key))
 			keys = append(keys, batch[i].Key)
