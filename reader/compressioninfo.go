@@ -184,8 +184,13 @@ func DecodeCompressionInfo(b []byte, hasMaxCompressedLength bool) (*CompressionI
 		return nil, err
 	}
 	want := (c.DataLength + int64(c.ChunkLength) - 1) / int64(c.ChunkLength)
-	if chunks <= 0 || int64(chunks) != want {
-		return nil, d.fail(at, fmt.Sprintf("chunk count %d (data length %d / chunk length %d, at least 1)", max(want, 1), c.DataLength, c.ChunkLength), fmt.Errorf("found %d", chunks))
+	if want == 0 {
+		// No count fits: the reader needs at least one chunk, and an empty
+		// Data.db has none.
+		return nil, d.fail(at, "at least 1 chunk, which needs a data length above 0", fmt.Errorf("found %d chunks for data length 0", chunks))
+	}
+	if int64(chunks) != want {
+		return nil, d.fail(at, fmt.Sprintf("chunk count %d (data length %d / chunk length %d)", want, c.DataLength, c.ChunkLength), fmt.Errorf("found %d", chunks))
 	}
 	if int64(chunks)*8 != int64(len(b)-d.off) {
 		return nil, d.fail(d.off, fmt.Sprintf("%d chunk offsets of 8 bytes and nothing after them", chunks), fmt.Errorf("%d bytes remain", len(b)-d.off))

@@ -199,6 +199,7 @@ func TestCompressionInfoRejects(t *testing.T) {
 		"negative data length":    {put64(dataLen, 1<<63), dataLen},
 		"data length vs count":    {put64(dataLen, 16384*30), count},
 		"huge chunk count":        {put32(count, 1<<31-1), count},
+		"zero data length":        {put64(dataLen, 0), count},
 		"offsets not increasing":  {put64(offsets+8*5, 3), offsets + 8*5},
 		"negative offset":         {put64(offsets, 1<<63), offsets},
 	}
@@ -211,6 +212,10 @@ func TestCompressionInfoRejects(t *testing.T) {
 		}
 		if ce.Offset != c.at {
 			t.Errorf("%s: offset %d, want %d (%v)", name, ce.Offset, c.at, err)
+		}
+		// What the message asks for must be something the decoder accepts.
+		if name == "zero data length" && strings.Contains(ce.Expected, "chunk count 1") {
+			t.Errorf("%s: %q asks for a count that would be refused too", name, ce.Expected)
 		}
 	}
 	dup := &CompressionInfo{Compressor: "LZ4Compressor", Options: map[string]string{"a": "1"}, OptionKeys: []string{"a", "a"}, ChunkLength: 4, DataLength: 1, ChunkOffsets: []int64{0}}
