@@ -8,6 +8,7 @@ package memsim
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -153,6 +154,10 @@ func replayOne(open SourceFunc, kind Kind, o Options) ([]Result, error) {
 	src, total, err := open()
 	if err != nil {
 		return nil, err
+	}
+	if c, ok := src.(io.Closer); ok {
+		// A replay that stops early leaves the source's files open.
+		defer c.Close()
 	}
 	var before runtime.MemStats
 	if o.MeasureGoHeap {

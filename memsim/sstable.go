@@ -68,6 +68,12 @@ type sstableSource struct {
 
 func (src *sstableSource) Schema() *workload.Schema { return src.schema }
 
+// Close releases the sstable being read, if any.
+func (src *sstableSource) Close() error {
+	src.closeCurrent()
+	return nil
+}
+
 func (src *sstableSource) closeCurrent() {
 	if src.s != nil {
 		src.s.Close()

@@ -3,6 +3,7 @@ package memsim
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/sstabletool/sstabletool/export"
@@ -144,5 +145,40 @@ func TestKeyCacheFootprint(t *testing.T) {
 	}
 	if _, err := KeyCacheFootprint([]string{"/nonexistent/nb-1-big-Data.db"}, 11, "4.1"); err == nil {
 		t.Error("missing sstable: no error")
+	}
+}
+
+// breakAfter passes n ops of an sstable source through, then a bad one.
+type breakAfter struct {
+	*sstableSource
+	n int
+}
+
+func (b *breakAfter) Next(op *workload.Op) (bool, error) {
+	ok, err := b.sstableSource.Next(op)
+	if b.n--; b.n < 0 {
+		op.Key = op.Key[:0]
+	}
+	return ok, err
+}
+
+// A replay that stops on a bad op closes the sstable it was reading.
+func TestReplayClosesSSTableOnError(t *testing.T) {
+	f := fixtures.Table(t, "nc", "legacy_nc_clust") + "/nc-1-big-Data.db"
+	open, part, err := SSTableSource([]string{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inner *sstableSource
+	_, err = Replay(func() (workload.Source, int64, error) {
+		src, n, err := open()
+		inner = src.(*sstableSource)
+		return &breakAfter{sstableSource: inner, n: 3}, n, err
+	}, Options{Kinds: []Kind{SkipList}, Partitioner: part})
+	if err == nil || !strings.Contains(err.Error(), "empty partition key") {
+		t.Fatalf("err %v, want the bad op reported", err)
+	}
+	if inner.s != nil {
+		t.Fatal("the sstable being replayed is still open")
 	}
 }
