@@ -456,7 +456,7 @@ func (d *Decoder) decodeRowBody(u *Unfiltered, b []byte) (int, error) {
 		}
 		if enc != 0 {
 			if len(columns) < 64 {
-				if len(columns) < 64 && enc>>uint(len(columns)) != 0 {
+				if enc>>uint(len(columns)) != 0 {
 					return r.pos, r.err(fmt.Sprintf("a columns bitmap for %d columns", len(columns)), fmt.Errorf("bits 0x%x", enc))
 				}
 				missing = enc
@@ -505,7 +505,7 @@ func (d *Decoder) decodeRowBody(u *Unfiltered, b []byte) (int, error) {
 		}
 	} else {
 		for ci := range columns {
-			if missing&(1<<uint(ci)) != 0 && ci < 64 {
+			if missing&(1<<uint(ci)) != 0 { // 0 for ci >= 64: supersets that large use present
 				continue
 			}
 			if err := visit(ci); err != nil {
