@@ -41,7 +41,7 @@ func (h *hashOrdered) bucket(tok uint64) uint32 {
 	return uint32(tok >> (64 - h.bits))
 }
 
-// less reports whether node n sorts before (tok, key); dummies sort first
+// cmp orders node n against (tok, key); a bucket's dummy sorts first
 // among equal tokens.
 func (h *hashOrdered) cmp(n uint32, tok uint64, key []byte) int {
 	nd := h.nodes.at(n)

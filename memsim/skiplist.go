@@ -113,6 +113,12 @@ func (s *skipList) upsert(tok uint64, key []byte, create func() uint32) (uint32,
 	if n := s.find(tok, key); n != 0 {
 		return s.id(n), false
 	}
+	return s.insert(tok, create), true
+}
+
+// insert links a new node for tok after s.preds (filled by a search) and
+// returns the new partition's id.
+func (s *skipList) insert(tok uint64, create func() uint32) uint32 {
 	lvl := s.randomLevel()
 	if lvl > s.level {
 		lvl = s.level + 1 // grow one level at a time, as the Java map does
@@ -126,7 +132,7 @@ func (s *skipList) upsert(tok uint64, key []byte, create func() uint32) (uint32,
 		s.setLink(n, l, nx, nt)
 		s.setLink(s.preds[l], l, n, tok)
 	}
-	return id, true
+	return id
 }
 
 func (s *skipList) get(tok uint64, key []byte) (uint32, bool) {
@@ -203,20 +209,7 @@ func (s *skipList) upsertHint(tok uint64, key []byte, hint *[maxLevel]uint32, cr
 		}
 		s.preds[l] = x
 	}
-	lvl := s.randomLevel()
-	if lvl > s.level {
-		lvl = s.level + 1
-		s.preds[lvl] = s.head
-		s.level = lvl
-	}
-	id := create()
-	n := s.newNode(tok, id, lvl)
-	for l := 0; l <= lvl; l++ {
-		nx, nt := s.link(s.preds[l], l)
-		s.setLink(n, l, nx, nt)
-		s.setLink(s.preds[l], l, n, tok)
-	}
-	return id, true
+	return s.insert(tok, create), true
 }
 
 // before reports whether node a sorts after node b (both at most the key),
