@@ -205,8 +205,10 @@ func (c *Cursor) nextSlow(n int) ([]byte, error) {
 		c.off += n
 		return b, nil
 	}
-	// The bytes span chunks: copy them together.
-	c.scratch = grow(c.scratch[:0], n)
+	// The bytes span chunks: copy them together. Room is reserved for two
+	// chunks at most; append grows it as chunks actually decode, so a
+	// corrupt length cannot allocate what Data.db only claims to hold.
+	c.scratch = grow(c.scratch[:0], c.spanReserve(n))
 	for len(c.scratch) < n {
 		if err := c.ensure(); err != nil {
 			c.SeekTo(pos)
@@ -238,7 +240,7 @@ func (c *Cursor) peekSlow(n int) ([]byte, error) {
 	if m <= len(c.cur)-c.off {
 		return c.cur[c.off : c.off+m], short
 	}
-	c.scratch = append(grow(c.scratch[:0], m), c.cur[c.off:]...)
+	c.scratch = append(grow(c.scratch[:0], c.spanReserve(m)), c.cur[c.off:]...)
 	for idx := c.curIdx + 1; len(c.scratch) < m; idx++ {
 		data, err := c.chunk(idx)
 		if err != nil {
@@ -248,4 +250,10 @@ func (c *Cursor) peekSlow(n int) ([]byte, error) {
 		c.scratch = append(c.scratch, data[:k]...)
 	}
 	return c.scratch, short
+}
+
+// spanReserve is the scratch room reserved up front for n bytes spanning
+// chunks: n, but no more than two chunks.
+func (c *Cursor) spanReserve(n int) int {
+	return int(min(int64(n), 2*c.d.chunkLen))
 }

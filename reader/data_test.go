@@ -413,3 +413,49 @@ func TestScanMemoryBounded(t *testing.T) {
 		d.Close()
 	}
 }
+
+// A length read from a corrupt row can ask a cursor for most of what
+// CompressionInfo.db claims: the cursor must fail on the chunk that does
+// not decompress, having allocated about what it really decoded, not the
+// claimed length up front.
+func TestCursorSpanAllocatesWhatItDecodes(t *testing.T) {
+	lz4c, err := CompressorFor("LZ4Compressor", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chunkLen, fakeChunks = 4096, 16383
+	tab := buildCompressed(t, make([]byte, chunkLen), lz4c, chunkLen, chunkLen)
+	// Claim 64 MiB: many 5-byte chunks (1 stored byte and a CRC) after
+	// the one real chunk, about 80 KiB on disk.
+	info := *tab.info
+	info.ChunkOffsets = append([]int64(nil), info.ChunkOffsets...)
+	data := append([]byte(nil), tab.data...)
+	for range fakeChunks {
+		info.ChunkOffsets = append(info.ChunkOffsets, int64(len(data)))
+		data = append(data, 0x42, 0, 0, 0, 0)
+	}
+	info.DataLength = int64(chunkLen * (fakeChunks + 1))
+	ci := info.Encode(true)
+	if ci == nil {
+		t.Fatal(info.Validate())
+	}
+	for _, f := range []File{&memFile{b: data, path: "Data.db"}, readerOnlyFile{&memFile{b: data, path: "Data.db"}}} {
+		d, err := newData(f, DataOptions{CompressionInfoPath: "CompressionInfo.db", HasMaxCompressedLength: true}, ci)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := d.Cursor(100)
+		want := int(d.Length()) - 200
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, errNext := c.Next(want)
+		_, errPeek := c.Peek(want)
+		runtime.ReadMemStats(&after)
+		if errNext == nil || errPeek == nil {
+			t.Fatalf("Next/Peek over undecodable chunks: %v, %v", errNext, errPeek)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+			t.Errorf("%T: asking for %d bytes of a %d-byte file allocated %d bytes", f, want, len(data), got)
+		}
+	}
+}
