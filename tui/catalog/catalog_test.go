@@ -32,6 +32,30 @@ func fixture(t testing.TB, group, name, version string) string {
 	return filepath.Join(fixtures.Table(t, group, name), version+"-1-big-Data.db")
 }
 
+// copyTable copies the sstable directory src into a temporary directory,
+// passing each file's bytes through edit (when not nil), and returns it.
+func copyTable(t *testing.T, src string, edit func(name string, b []byte) []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if edit != nil {
+			b = edit(e.Name(), b)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // truth is what a full ScanPartitions says about every partition.
 func truth(t testing.TB, tb *Table) []sstable.PartitionSummary {
 	var out []sstable.PartitionSummary
@@ -109,21 +133,7 @@ func TestScanCounts(t *testing.T) {
 
 // A corrupt partition is reported and skipped; the scan counts the rest.
 func TestScanSurvivesCorruptPartition(t *testing.T) {
-	src := fixtures.Table(t, "me-collections", "utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91")
-	dir := t.TempDir()
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := copyTable(t, fixtures.Table(t, "me-collections", "utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91"), nil)
 	data := filepath.Join(dir, "me-1-big-Data.db")
 	good := open(t, data)
 	l, err := good.ListPartitions()
@@ -335,17 +345,13 @@ func TestCloseWaitsForReaders(t *testing.T) {
 // A corrupt compressed chunk fails the partitions it covers (the chunk
 // CRC catches it) and the scan goes on with the next partition.
 func TestScanSurvivesCorruptChunk(t *testing.T) {
-	src := fixtures.Table(t, "nc", "legacy_nc_clust")
-	dir := t.TempDir()
-	ents, _ := os.ReadDir(src)
-	for _, e := range ents {
-		b, _ := os.ReadFile(filepath.Join(src, e.Name()))
-		os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644)
-	}
+	dir := copyTable(t, fixtures.Table(t, "nc", "legacy_nc_clust"), func(name string, b []byte) []byte {
+		if strings.HasSuffix(name, "Data.db") {
+			b[len(b)/2] ^= 0xff
+		}
+		return b
+	})
 	data := filepath.Join(dir, "nc-1-big-Data.db")
-	b, _ := os.ReadFile(data)
-	b[len(b)/2] ^= 0xff
-	os.WriteFile(data, b, 0o644)
 	tb := open(t, data)
 	l, err := tb.ListPartitions()
 	if err != nil {
@@ -375,26 +381,14 @@ func TestScanSurvivesCorruptChunk(t *testing.T) {
 // A damaged Summary.db claiming billions of partitions must not size the
 // list: the hint it gives is bounded by what Index.db can hold.
 func TestListIgnoresHugeSummaryEstimate(t *testing.T) {
-	src := fixtures.Table(t, "nc", "legacy_nc_clust")
-	dir := t.TempDir()
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasSuffix(e.Name(), "Summary.db") {
+	dir := copyTable(t, fixtures.Table(t, "nc", "legacy_nc_clust"), func(name string, b []byte) []byte {
+		if strings.HasSuffix(name, "Summary.db") {
 			// min index interval and full-sampling size: both big ints.
 			binary.BigEndian.PutUint32(b[0:], 1<<30)
 			binary.BigEndian.PutUint32(b[20:], 1<<30)
 		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+		return b
+	})
 	tb := open(t, filepath.Join(dir, "nc-1-big-Data.db"))
 	sum, err := tb.S.Summary()
 	if err != nil {
