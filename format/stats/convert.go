@@ -27,8 +27,9 @@ func (l Loss) String() string { return l.Field + ": " + l.Reason }
 // the target needs but the source lacks, is reported as a Loss.
 //
 // The result shares byte slices (keys, clustering values, the cardinality
-// sketch) with s; s is not modified. Trailing bytes are dropped: the
-// result encodes with the padding Cassandra would write.
+// sketch) with s; s is not modified. When the version changes, trailing
+// bytes are dropped so the result encodes with the padding Cassandra would
+// write; converting to the same version keeps them, for an exact copy.
 func (s *Statistics) Convert(to format.Version) (*Statistics, []Loss, error) {
 	from := s.Version
 	if from.Name == "" {
