@@ -18,10 +18,11 @@ import (
 // verifyOutput checks the staged output: verify.SSTable (every checksum and
 // the structure) must pass and the content must equal the source's.
 func verifyOutput(src *sstable.SSTable, stagedData string, o Options, res *Result) error {
-	// The two checks read independently; run them on both cores.
+	// verify.SSTable and the two halves of the comparison read
+	// independently; three goroutines keep both cores busy to the end.
 	repc := make(chan *verify.Report, 1)
 	go func() { repc <- verify.SSTable(stagedData, sstable.Options{Access: o.Access}, nil) }()
-	cmpErr := compareWith(src, stagedData, o)
+	cmpErr := compareWith(src, stagedData, o, res.cut)
 	rep := <-repc
 	if !rep.OK() {
 		for _, p := range rep.Problems {
@@ -36,26 +37,63 @@ func verifyOutput(src *sstable.SSTable, stagedData string, o Options, res *Resul
 	return nil
 }
 
-func compareWith(src *sstable.SSTable, stagedData string, o Options) error {
+// compareWith compares src with the staged output in two halves at once,
+// split at cut (a partition boundary the rewrite recorded near the middle);
+// a zero cut compares in one pass. The cut is only a hint: the first half
+// must reach it in both sstables after exactly cut.n whole partitions, so a
+// wrong cut fails the comparison and never skips content.
+func compareWith(src *sstable.SSTable, stagedData string, o Options, cut boundary) error {
 	out, err := sstable.Open(stagedData, sstable.Options{Access: o.Access})
 	if err != nil {
 		return fmt.Errorf("reopening the output: %w", err)
 	}
 	defer out.Close()
-	return SameContent(src, out)
+	if cut.n == 0 {
+		return SameContent(src, out)
+	}
+	// Data and its decompressors are safe for concurrent use; each half
+	// has its own cursors.
+	second := make(chan error, 1)
+	go func() { second <- sameContentBetween(src, out, cut, nil) }()
+	err = sameContentBetween(src, out, boundary{}, &cut)
+	if err2 := <-second; err == nil {
+		err = err2
+	}
+	return err
 }
+
+// boundary is the start of the same partition in two sstables: its
+// Data.db position in each and the number of partitions before it.
+type boundary struct{ a, b, n int64 }
 
 // SameContent decodes both sstables completely and reports the first
 // difference in content: partition keys and deletions, rows, markers,
 // liveness, deletions and every cell. Positions and the size fields that a
 // conversion legitimately changes are not content.
 func SameContent(a, b *sstable.SSTable) error {
-	da, db := a.Decoder(0), b.Decoder(0)
+	return sameContentBetween(a, b, boundary{}, nil)
+}
+
+// sameContentBetween compares the partitions from one boundary to the next
+// (nil: to the end of both). Reaching to is checked, not assumed: after
+// to.n partitions both decoders must stand exactly at to's positions.
+func sameContentBetween(a, b *sstable.SSTable, from boundary, to *boundary) error {
+	da, db := a.Decoder(from.a), b.Decoder(from.b)
 	var ha, hb rows.PartitionHeader
-	for n := int64(0); ; n++ {
+	for n := from.n; ; n++ {
+		if to != nil && n == to.n {
+			pa, pb := da.Source().Pos(), db.Source().Pos()
+			if pa != to.a || pb != to.b {
+				return fmt.Errorf("partition %d starts at byte %d of the source and %d of the output, expected %d and %d", n, pa, pb, to.a, to.b)
+			}
+			return nil
+		}
 		ea := da.ReadPartitionHeader(&ha)
 		eb := db.ReadPartitionHeader(&hb)
 		if errors.Is(ea, io.EOF) && errors.Is(eb, io.EOF) {
+			if to != nil {
+				return fmt.Errorf("both sstables end after %d partitions, before partition %d", n, to.n)
+			}
 			return nil
 		}
 		if ea != nil && !errors.Is(ea, io.EOF) {

@@ -126,6 +126,9 @@ type Result struct {
 	Verified         bool              `json:"verified"`
 	Problems         []string          `json:"problems,omitempty"`
 	stats            *stats.Statistics // the written Statistics, for tests
+	// cut is the first partition past the middle of the source, where
+	// verification splits its comparison in two.
+	cut boundary
 }
 
 // Component returns the sizes of one component (zero if absent).
@@ -318,6 +321,9 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		}
 		if err := rl.relinkEntry(e, &pr, events, scan.EntryPos()); err != nil {
 			return res, err
+		}
+		if res.cut.n == 0 && res.Partitions > 0 && pr.oldStart >= total/2 {
+			res.cut = boundary{a: pr.oldStart, b: pr.newStart, n: res.Partitions}
 		}
 		sb.Add(e.Key, idxPos)
 		if idxBuf, err = outCodec.Append(idxBuf[:0], e); err != nil {

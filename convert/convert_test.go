@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,12 +12,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/generate"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/verify"
 	"github.com/sstabletool/sstabletool/workload"
+	"github.com/sstabletool/sstabletool/writer"
 )
 
 var legacyTables = []struct{ group, name, oa string }{
@@ -312,4 +315,102 @@ func TestRoundTripGeneratedDeletions(t *testing.T) {
 		}
 	}
 	t.Logf("counts %+v; oa saves %d bytes of Data.db (uncompressed)", c, len(uncompressedData(t, gen.DataPath))-len(uncompressedData(t, mid.Output)))
+}
+
+// rewriteChanged writes src again as oa through writer.SSTableWriter with
+// one cell value changed in partition k, so the content differs there only.
+func rewriteChanged(t *testing.T, src *sstable.SSTable, k int64, dir string) string {
+	t.Helper()
+	schema := *src.Schema
+	schema.Version = format.MustVersion("oa")
+	w, err := writer.NewSSTableWriter(dir, writer.Config{Version: schema.Version, Header: src.Stats.Header,
+		Schema: &schema, Partitioner: src.Stats.Validation.Partitioner, Compression: writer.CompressionFrom(src.Data.Info())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := src.Decoder(0)
+	var h rows.PartitionHeader
+	changed := false
+	for n := int64(0); d.ReadPartitionHeader(&h) == nil; n++ {
+		if err := w.StartPartition(h.Key, h.Deletion); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			u, err := d.Next(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u == nil {
+				break
+			}
+			if n == k && !changed && len(u.Cells) > 0 && len(u.Cells[0].Value) > 0 {
+				v := bytes.Clone(u.Cells[0].Value)
+				v[0]++
+				u.Cells[0].Value = v
+				changed = true
+			}
+			if u.Kind == rows.KindStaticRow {
+				err = w.AddStatic(u)
+			} else {
+				err = w.Add(u)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.EndPartition(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !changed {
+		t.Fatalf("partition %d has no cell to change", k)
+	}
+	p, err := w.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Verification compares in two halves at once, cut where the rewrite
+// recorded the middle partition: a difference on either side of the cut
+// is found, and a cut that is not the same partition boundary in both
+// sstables fails instead of skipping content.
+func TestCompareHalves(t *testing.T) {
+	p, _ := workload.Builtin("deletes")
+	p.Partitions = 200
+	tmp := t.TempDir()
+	gen, err := generate.Generate(p, filepath.Join(tmp, "gen"), generate.Options{Version: format.MustVersion("nc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Convert(gen.DataPath, filepath.Join(tmp, "oa"), Options{To: format.MustVersion("oa"), Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := res.cut
+	if cut.n == 0 || cut.n >= res.Partitions {
+		t.Fatalf("no cut inside the sstable: %+v of %d partitions", cut, res.Partitions)
+	}
+	src, err := sstable.Open(gen.DataPath, sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	o := Options{}
+	if err := compareWith(src, res.Output, o, cut); err != nil {
+		t.Fatalf("the real output differs: %v", err)
+	}
+	for _, k := range []int64{0, cut.n - 1, cut.n, res.Partitions - 1} {
+		changed := rewriteChanged(t, src, k, filepath.Join(tmp, fmt.Sprint("changed", k)))
+		err := compareWith(src, changed, o, cut)
+		if err == nil || !strings.Contains(err.Error(), "differs") {
+			t.Errorf("a cell changed in partition %d (cut at %d): got %v", k, cut.n, err)
+		}
+	}
+	for _, bad := range []boundary{{cut.a, cut.b + 1, cut.n}, {cut.a + 1, cut.b, cut.n}, {cut.a, cut.b, cut.n + 1}, {cut.a, cut.b, res.Partitions + 1}} {
+		if err := compareWith(src, res.Output, o, bad); err == nil {
+			t.Errorf("cut %+v (the real one is %+v) passed", bad, cut)
+		}
+	}
 }
