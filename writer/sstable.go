@@ -99,6 +99,12 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 	if cfg.Header == nil || cfg.Schema == nil {
 		return nil, errors.New("writer: Config needs Header and Schema")
 	}
+	if cfg.Schema.Version.Name != cfg.Version.Name {
+		// The encoder writes DeletionTimes in the Schema's version's layout,
+		// Index.db and Statistics.db in Config's: a mismatch would write an
+		// sstable no reader decodes as intended.
+		return nil, fmt.Errorf("writer: Schema is for version %q, Config for %q", cfg.Schema.Version.Name, cfg.Version.Name)
+	}
 	p, err := token.ForName(cfg.Partitioner)
 	if err != nil {
 		return nil, err
