@@ -55,7 +55,13 @@ type Decoder struct {
 	prevStart   int64 // where the previous unfiltered (or the header) started
 	keyBuf      []byte
 	buffered    bufferedSource // src, when it can expose its chunk in memory
-	need        int            // bytes parseUnfiltered asked for
+	// win is the rest of the source's chunk the fast path parses from;
+	// winOff its position; pending how much of it was consumed without the
+	// source knowing yet (see sync).
+	win     []byte
+	winOff  int64
+	pending int64
+	need    int // bytes parseUnfiltered asked for
 }
 
 // NewDecoder returns a decoder reading src with schema.
@@ -79,6 +85,9 @@ func (d *Decoder) fail(off int64, expected string, err error) error {
 // returns io.EOF (unwrapped) only when the source is exhausted exactly at a
 // partition boundary.
 func (d *Decoder) ReadPartitionHeader(h *PartitionHeader) error {
+	if err := d.sync(); err != nil {
+		return err
+	}
 	off := d.src.Pos()
 	if p, err := d.src.Peek(1); len(p) == 0 {
 		if err == nil || err == io.EOF {
@@ -133,6 +142,48 @@ func (d *Decoder) ReadPartitionHeader(h *PartitionHeader) error {
 func (d *Decoder) Next(skipCells bool) (*Unfiltered, error) {
 	if !d.inPartition {
 		return nil, errors.New("rows: Next called outside a partition")
+	}
+	if d.buffered != nil {
+		// Fast path: parse from the decoder's window on the chunk in
+		// memory and only tell the source how far it got once the window
+		// is used up, so a row costs no interface calls.
+		if len(d.win) == 0 {
+			if err := d.sync(); err != nil {
+				return nil, err
+			}
+			d.win = d.buffered.Buffered()
+			d.winOff = d.src.Pos()
+		}
+		if len(d.win) > 0 {
+			off := d.winOff
+			n, err := d.parseUnfiltered(d.win, off, skipCells)
+			switch {
+			case err == nil && n <= int64(len(d.win)):
+				d.win = d.win[n:]
+				d.winOff += n
+				d.pending += n
+				if n == 1 && !d.inPartition {
+					return nil, d.sync() // end of partition: Pos must be exact
+				}
+				d.prevStart = off
+				return &d.u, nil
+			case err == nil:
+				// A skipped body that runs past the window.
+				if err := d.sync(); err != nil {
+					return nil, err
+				}
+				if err := d.src.Skip(n); err != nil {
+					return nil, d.fail(off, fmt.Sprintf("an unfiltered of %d bytes", n), err)
+				}
+				d.prevStart = off
+				return &d.u, nil
+			case err != errNeedMore:
+				return nil, err
+			}
+		}
+		if err := d.sync(); err != nil {
+			return nil, err
+		}
 	}
 	off := d.src.Pos()
 	var b []byte
@@ -653,4 +704,29 @@ func (d *Decoder) InPartition() bool { return d.inPartition }
 
 // Reset forgets any partition in progress, for a decoder whose source was
 // moved to another partition start.
-func (d *Decoder) Reset() { d.inPartition = false }
+func (d *Decoder) Reset() {
+	d.inPartition = false
+	d.win, d.pending = nil, 0
+}
+
+// sync moves the source past what the fast path consumed from its window.
+func (d *Decoder) sync() error {
+	d.win = nil
+	if d.pending == 0 {
+		return nil
+	}
+	n := d.pending
+	d.pending = 0
+	if err := d.src.Skip(n); err != nil {
+		return d.fail(d.src.Pos(), fmt.Sprintf("%d bytes already decoded", n), err)
+	}
+	return nil
+}
+
+// Pos is the Data.db position of the next byte the decoder will read.
+func (d *Decoder) Pos() int64 {
+	if d.win != nil {
+		return d.winOff
+	}
+	return d.src.Pos() + d.pending
+}

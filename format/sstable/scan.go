@@ -35,7 +35,6 @@ type ScanOptions struct {
 // with a summary of each. fn may return io.EOF to stop early.
 func (s *SSTable) ScanPartitions(o ScanOptions, fn func(p *PartitionSummary) error) error {
 	d := s.Decoder(o.Start)
-	src := d.Source()
 	var h rows.PartitionHeader
 	var p PartitionSummary
 	for {
@@ -77,7 +76,7 @@ func (s *SSTable) ScanPartitions(o ScanOptions, fn func(p *PartitionSummary) err
 				p.Tombstones += int64(u.Tombstones())
 			}
 		}
-		p.Size = src.Pos() - h.Offset
+		p.Size = d.Pos() - h.Offset
 		if err := fn(&p); err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
