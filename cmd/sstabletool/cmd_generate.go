@@ -29,6 +29,7 @@ func init() {
 			&cli.StringFlag{Name: "compression", Value: "LZ4Compressor", Usage: "none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)"},
 			&cli.IntFlag{Name: "chunk-length", Usage: "chunk length in KiB (default 16)"},
 			&cli.IntFlag{Name: "column-index-size", Usage: "promoted index block size in KiB (default 64)"},
+			jsonFlag,
 		},
 		Action: generateAction,
 	})
@@ -60,11 +61,16 @@ func generateAction(c *cli.Context) error {
 	}
 	o.Compression, o.Uncompressed = comp, none
 	prog := newProgress("generate", p.Partitions)
+	prog.unit = "partitions"
 	o.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
 	res, err := generate.Generate(p, c.String("out"), o)
 	prog.done()
 	if err != nil {
 		return badData(err)
+	}
+	if c.Bool("json") {
+		return writeJSON(map[string]any{"data_path": res.DataPath, "version": v.Name, "profile": p.Name,
+			"partitions": res.Partitions, "rows": res.Rows, "uncompressed_bytes": res.DataBytes})
 	}
 	fmt.Fprintf(stdout, "wrote %s (%s, %d partitions, %d rows, profile %s)\n", res.DataPath, v.Name, res.Partitions, res.Rows, p.Name)
 	return nil

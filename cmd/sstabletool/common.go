@@ -128,6 +128,7 @@ type progress struct {
 	on    bool
 	label string
 	total int64
+	unit  string // "" for bytes, else a count's noun ("partitions")
 	last  time.Time
 }
 
@@ -145,6 +146,10 @@ func (p *progress) update(done int64) {
 	pct := 0.0
 	if p.total > 0 {
 		pct = 100 * float64(done) / float64(p.total)
+	}
+	if p.unit != "" {
+		fmt.Fprintf(stderr, "\r%s %5.1f%% (%d of %d %s)", p.label, pct, done, p.total, p.unit)
+		return
 	}
 	fmt.Fprintf(stderr, "\r%s %5.1f%% (%s of %s)", p.label, pct, humanBytes(done), humanBytes(p.total))
 }
