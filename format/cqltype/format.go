@@ -134,29 +134,7 @@ func (t *Type) appendTupleString(dst, v []byte) ([]byte, error) {
 // appendVectorString is VectorSerializer.toString: "[e1, e2]" with each
 // element's serializer text.
 func (t *Type) appendVectorString(dst, v []byte) ([]byte, error) {
-	if err := t.vectorStart(v); err != nil {
-		return dst, err
-	}
-	start := len(dst)
-	dst = append(dst, '[')
-	off := 0
-	for i := 0; i < t.Dimension; i++ {
-		if i > 0 {
-			dst = append(dst, ", "...)
-		}
-		e, at, next, err := t.vectorElem(v, off)
-		if err != nil {
-			return dst[:start], err
-		}
-		if dst, err = t.Params[0].appendSerializerString(dst, e); err != nil {
-			return dst[:start], shift(err, at)
-		}
-		off = next
-	}
-	if err := t.vectorEnd(v, off); err != nil {
-		return dst[:start], err
-	}
-	return append(dst, ']'), nil
+	return t.appendVector(dst, v, (*Type).appendSerializerString)
 }
 
 // appendSerializerString is TypeSerializer.toString(deserialize(v)), which

@@ -428,40 +428,29 @@ func (t *Type) fieldsEnd(v []byte, off int) error {
 }
 
 func (t *Type) appendTupleJSON(dst, v []byte) ([]byte, error) {
-	start := len(dst)
-	dst = append(dst, '[')
-	off := 0
-	for i, p := range t.Params {
-		if i > 0 {
-			dst = append(dst, ", "...)
-		}
-		f, next, null, err := t.field(v, off)
-		if err != nil {
-			return dst[:start], err
-		}
-		if null {
-			dst = append(dst, "null"...)
-		} else if dst, err = p.AppendJSON(dst, f); err != nil {
-			return dst[:start], shift(err, off+4)
-		}
-		off = next
-	}
-	if err := t.fieldsEnd(v, off); err != nil {
-		return dst[:start], err
-	}
-	return append(dst, ']'), nil
+	return t.appendFieldsJSON(dst, v, false)
 }
 
-func (t *Type) appendUDTJSON(dst, v []byte) ([]byte, error) {
+func (t *Type) appendUDTJSON(dst, v []byte) ([]byte, error) { return t.appendFieldsJSON(dst, v, true) }
+
+// appendFieldsJSON writes a tuple as a JSON array, or a UDT (named) as an
+// object keyed by field name; both are length-prefixed fields, -1 for null.
+func (t *Type) appendFieldsJSON(dst, v []byte, named bool) ([]byte, error) {
 	start := len(dst)
-	dst = append(dst, '{')
+	open, close := byte('['), byte(']')
+	if named {
+		open, close = '{', '}'
+	}
+	dst = append(dst, open)
 	off := 0
 	for i, p := range t.Params {
 		if i > 0 {
 			dst = append(dst, ", "...)
 		}
-		dst = appendUDTFieldName(dst, t.FieldNames[i])
-		dst = append(dst, ": "...)
+		if named {
+			dst = appendUDTFieldName(dst, t.FieldNames[i])
+			dst = append(dst, ": "...)
+		}
 		f, next, null, err := t.field(v, off)
 		if err != nil {
 			return dst[:start], err
@@ -476,7 +465,7 @@ func (t *Type) appendUDTJSON(dst, v []byte) ([]byte, error) {
 	if err := t.fieldsEnd(v, off); err != nil {
 		return dst[:start], err
 	}
-	return append(dst, '}'), nil
+	return append(dst, close), nil
 }
 
 // appendUDTFieldName writes a UDT field name as a JSON key; names that are
@@ -535,6 +524,11 @@ func (t *Type) vectorEnd(v []byte, off int) error {
 }
 
 func (t *Type) appendVectorJSON(dst, v []byte) ([]byte, error) {
+	return t.appendVector(dst, v, (*Type).AppendJSON)
+}
+
+// appendVector writes "[e1, e2, ...]" with each element rendered by elem.
+func (t *Type) appendVector(dst, v []byte, elem func(*Type, []byte, []byte) ([]byte, error)) ([]byte, error) {
 	if err := t.vectorStart(v); err != nil {
 		return dst, err
 	}
@@ -549,7 +543,7 @@ func (t *Type) appendVectorJSON(dst, v []byte) ([]byte, error) {
 		if err != nil {
 			return dst[:start], err
 		}
-		if dst, err = t.Params[0].AppendJSON(dst, e); err != nil {
+		if dst, err = elem(t.Params[0], dst, e); err != nil {
 			return dst[:start], shift(err, at)
 		}
 		off = next
