@@ -61,12 +61,25 @@ type Decoder struct {
 	win     []byte
 	winOff  int64
 	pending int64
-	need    int // bytes parseUnfiltered asked for
+	// fixedWidth is the clustering's width when every clustering type is
+	// fixed-width and none is null or empty; -1 when types vary.
+	fixedWidth int
+	need       int // bytes parseUnfiltered asked for
 }
 
 // NewDecoder returns a decoder reading src with schema.
 func NewDecoder(src Source, schema *Schema) *Decoder {
-	d := &Decoder{src: src, schema: schema}
+	d := &Decoder{src: src, schema: schema, fixedWidth: -1}
+	if n := len(schema.ClusteringFixed); n > 0 && n <= 32 {
+		d.fixedWidth = 0
+		for _, w := range schema.ClusteringFixed {
+			if w < 0 {
+				d.fixedWidth = -1
+				break
+			}
+			d.fixedWidth += w
+		}
+	}
 	d.buffered, _ = src.(bufferedSource)
 	return d
 }
@@ -238,6 +251,17 @@ func (d *Decoder) Next(skipCells bool) (*Unfiltered, error) {
 	}
 }
 
+// quickUVint reads the unsigned vint at b[p:], taking one-byte ones inline.
+func quickUVint(b []byte, p int) (uint64, int, error) {
+	if p < len(b) && b[p] < 0x80 {
+		return uint64(b[p]), 1, nil
+	}
+	if p > len(b) {
+		return 0, 0, vint.ErrShort
+	}
+	return vint.Unsigned(b[p:])
+}
+
 // errNeedMore says the bytes at hand end inside the unfiltered; d.need
 // then holds how many bytes would do, when known.
 var errNeedMore = errors.New("rows: need more bytes")
@@ -288,7 +312,11 @@ func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, e
 		u.Kind = KindStaticRow
 	default:
 		u.Kind = KindRow
-		if len(fixed) > 0 && skipCells {
+		if len(fixed) > 0 && skipCells && d.fixedWidth >= 0 && p < len(b) && b[p] == 0 {
+			// All clustering types are fixed-width and no value is null or
+			// empty (a zero header byte): the width is known.
+			p += 1 + d.fixedWidth
+		} else if len(fixed) > 0 && skipCells {
 			// A size-only scan needs the clustering's width, not its values.
 			n, err := clustering.SkipValues(b[p:], len(fixed), fixed)
 			if err != nil {
@@ -310,13 +338,13 @@ func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, e
 			p += n
 		}
 	}
-	size, n, err := vint.Unsigned(b[p:])
+	size, n, err := quickUVint(b, p)
 	if err != nil {
 		return 0, errNeedMore
 	}
 	sizePos := p
 	p += n
-	prev, n, err := vint.Unsigned(b[p:])
+	prev, n, err := quickUVint(b, p)
 	if err != nil {
 		return 0, errNeedMore
 	}
