@@ -21,7 +21,7 @@ func verifyOutput(src *sstable.SSTable, stagedData string, o Options, res *Resul
 	// verify.SSTable and the two halves of the comparison read
 	// independently; three goroutines keep both cores busy to the end.
 	repc := make(chan *verify.Report, 1)
-	go func() { repc <- verify.SSTable(stagedData, sstable.Options{Access: o.Access}, nil) }()
+	go func() { repc <- verify.SSTableChecksumsAndStructure(stagedData, sstable.Options{Access: o.Access}) }()
 	cmpErr := compareWith(src, stagedData, o, res.cut)
 	rep := <-repc
 	if !rep.OK() {
