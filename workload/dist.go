@@ -23,6 +23,9 @@ type Dist struct {
 // Fixed returns the distribution that always yields n.
 func Fixed(n int64) Dist { return Dist{Kind: "fixed", A: float64(n)} }
 
+// distLimit bounds every distribution argument.
+const distLimit = 1 << 40
+
 // ParseDist parses the string form of a distribution.
 func ParseDist(s string) (Dist, error) {
 	s = strings.TrimSpace(s)
@@ -30,8 +33,10 @@ func ParseDist(s string) (Dist, error) {
 		return Dist{}, fmt.Errorf("empty distribution")
 	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 {
-			return Dist{}, fmt.Errorf("distribution %q: value must be >= 0", s)
+		// The same bounds as kind(args) below: sizes and counts past 2^40
+		// are typos, and would overflow the generators' arithmetic.
+		if n < 0 || n > distLimit {
+			return Dist{}, fmt.Errorf("distribution %q: value must be between 0 and 2^40", s)
 		}
 		return Fixed(n), nil
 	}
@@ -60,7 +65,7 @@ func ParseDist(s string) (Dist, error) {
 	if n == 2 {
 		d.B = args[1]
 	}
-	const limit = 1 << 40
+	const limit = distLimit
 	switch {
 	case d.A < 0 || d.B < 0:
 		return Dist{}, fmt.Errorf("distribution %q: arguments must be >= 0", s)

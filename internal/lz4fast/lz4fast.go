@@ -44,7 +44,13 @@ func CompressBound(n int) int { return n + n/255 + 16 }
 
 func hash(seq uint32) uint32 { return (seq * 2654435761) >> (32 - hashLog) }
 
-func read32(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[i:]) }
+// read32 loads 4 bytes at i. Callers keep i+4 <= len(b) (the match loop
+// stops MFLIMIT bytes before the end); the explicit re-slice lets the
+// compiler check bounds once and merge the byte loads into one.
+func read32(b []byte, i int) uint32 {
+	q := b[i : i+4 : i+4]
+	return uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24
+}
 
 // Compress appends the LZ4 block of src to dst.
 func Compress(dst, src []byte) ([]byte, error) {
