@@ -12,6 +12,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/cqltype"
+	"github.com/sstabletool/sstabletool/format/filter"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
 )
@@ -55,6 +56,8 @@ type Metadata struct {
 	KeyRange              *KeyRange          `json:"key_range,omitempty"`
 	TokenSpaceCoverage    *float64           `json:"token_space_coverage,omitempty"`
 	HasLegacyCounterShard bool               `json:"has_legacy_counter_shards"`
+	Summary               *SummaryInfo       `json:"summary,omitempty"`
+	Filter                *FilterInfo        `json:"bloom_filter,omitempty"`
 	Header                Header             `json:"header"`
 	DataSize              int64              `json:"data_size_on_disk"`
 	UncompressedDataSize  int64              `json:"data_size_uncompressed"`
@@ -96,6 +99,25 @@ type Compression struct {
 	Ratio          float64           `json:"ratio"`
 	DataLength     int64             `json:"uncompressed_length"`
 	CompressedSize int64             `json:"compressed_length"`
+}
+
+// SummaryInfo describes Summary.db.
+type SummaryInfo struct {
+	MinIndexInterval   int    `json:"min_index_interval"`
+	SamplingLevel      int    `json:"sampling_level"`
+	Entries            int    `json:"entries"`
+	SizeAtFullSampling int    `json:"size_at_full_sampling"`
+	EstimatedKeys      int64  `json:"estimated_keys"`
+	FirstKey           string `json:"first_key"`
+	LastKey            string `json:"last_key"`
+}
+
+// FilterInfo describes Filter.db.
+type FilterInfo struct {
+	HashCount     int   `json:"hash_count"`
+	Bits          int64 `json:"bits"`
+	SizeOnDisk    int64 `json:"size_on_disk"`
+	AlwaysPresent bool  `json:"always_present"`
 }
 
 // CoveredClustering is the improved min/max clustering (nc+).
@@ -214,6 +236,23 @@ func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
 	}
 	if fi, err := os.Stat(s.Path(format.ComponentData)); err == nil {
 		m.DataSize = fi.Size()
+	}
+	if s.HasComponent(format.ComponentSummary) {
+		sum, err := s.Summary()
+		if err != nil {
+			return nil, err
+		}
+		m.Summary = &SummaryInfo{MinIndexInterval: sum.MinIndexInterval, SamplingLevel: sum.SamplingLevel,
+			Entries: sum.Len(), SizeAtFullSampling: sum.SizeAtFullSampling, EstimatedKeys: sum.EstimatedKeyCount(),
+			FirstKey: FormatKey(s.KeyType, sum.First), LastKey: FormatKey(s.KeyType, sum.Last)}
+	}
+	if p := s.Path(format.ComponentFilter); s.HasComponent(format.ComponentFilter) {
+		bf, err := filter.ReadFile(p, s.Version().HasOldBloomFilterFormat)
+		if err != nil {
+			return nil, err
+		}
+		fi, _ := os.Stat(p)
+		m.Filter = &FilterInfo{HashCount: bf.HashCount(), Bits: bf.Capacity(), SizeOnDisk: fi.Size(), AlwaysPresent: bf.IsAlwaysPresent()}
 	}
 	m.UncompressedDataSize = s.Data.Length()
 	if ci := s.Data.Info(); ci != nil {

@@ -126,6 +126,14 @@ func printMetadata(w io.Writer, m *inspect.Metadata) {
 		p("Token space coverage", *m.TokenSpaceCoverage)
 	}
 	p("Has legacy counter shards", m.HasLegacyCounterShard)
+	if sm := m.Summary; sm != nil {
+		p("Index summary", fmt.Sprintf("%d entries, min index interval %d, sampling level %d/128, %d at full sampling, keys estimated %d",
+			sm.Entries, sm.MinIndexInterval, sm.SamplingLevel, sm.SizeAtFullSampling, sm.EstimatedKeys))
+		p("Index summary first/last key", sm.FirstKey+" .. "+sm.LastKey)
+	}
+	if f := m.Filter; f != nil {
+		p("Bloom filter", fmt.Sprintf("%d hash functions, %d bits, %d bytes on disk", f.HashCount, f.Bits, f.SizeOnDisk))
+	}
 	hist := func(name string, h inspect.Histogram) {
 		fmt.Fprintf(w, "%s (count %d, min %d, p50 %d, p75 %d, p95 %d, p99 %d, max %d, mean %d)\n",
 			name, h.Count, h.Min, h.P50, h.P75, h.P95, h.P99, h.Max, h.Mean)
