@@ -52,7 +52,14 @@ func (s *SSTable) ScanPartitions(o ScanOptions, fn func(p *PartitionSummary) err
 		if !h.Deletion.IsLive() && !o.SkipCells {
 			p.Tombstones++
 		}
-		for {
+		if o.SkipCells {
+			sk, err := d.SkimRest()
+			if err != nil {
+				return s.WrapDataError(err)
+			}
+			p.Rows, p.Markers, p.HasStatic = sk.Rows, sk.Markers, sk.HasStatic
+		}
+		for !o.SkipCells {
 			u, err := d.Next(o.SkipCells)
 			if err != nil {
 				return s.WrapDataError(err)
