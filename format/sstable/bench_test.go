@@ -90,6 +90,26 @@ func BenchmarkBareLZ4(b *testing.B) {
 // with row bodies skipped by their sizes.
 func BenchmarkScanPartitions(b *testing.B) { benchScan(b, true) }
 
+// BenchmarkScanPartitionsNoCRC is the same scan with chunk checksums off
+// (Options.NoVerify), to show what the CRC32 of every chunk costs.
+func BenchmarkScanPartitionsNoCRC(b *testing.B) {
+	for _, p := range benchTables(b) {
+		b.Run(benchName(p)+"/mmap", func(b *testing.B) {
+			s, err := Open(p, Options{Access: reader.Mmap, NoVerify: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			b.SetBytes(s.Data.Length())
+			for i := 0; i < b.N; i++ {
+				if err := s.ScanPartitions(ScanOptions{SkipCells: true}, func(*PartitionSummary) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkDecodeAll decodes every row and cell (what `dump` does, minus JSON).
 func BenchmarkDecodeAll(b *testing.B) { benchScan(b, false) }
 
