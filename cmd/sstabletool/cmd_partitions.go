@@ -30,6 +30,7 @@ func init() {
 			&cli.Int64Flag{Name: "min-tombstones", Usage: "only partitions with at least `N` tombstones"},
 			&cli.StringFlag{Name: "sort", Value: "", Usage: "order by size|rows|tombstones|key (default: Data.db order)"},
 			&cli.BoolFlag{Name: "csv", Usage: "print CSV"},
+			&cli.BoolFlag{Name: "sizes-only", Usage: "step over rows by their sizes without walking cells: several times faster on big sstables; cells and tombstones print as -1"},
 			jsonFlag, recursiveFlag, accessFlag, schemaFlag,
 		},
 		Action: partitionsAction,
@@ -66,6 +67,9 @@ func partitionsAction(c *cli.Context) error {
 	}
 	// Read the thresholds once: a flag lookup walks the flag set.
 	minRows, minCells, minTombstones := c.Int64("min-rows"), c.Int64("min-cells"), c.Int64("min-tombstones")
+	if c.Bool("sizes-only") && (minCells > 0 || minTombstones > 0 || sortBy == "tombstones") {
+		return usageError("--sizes-only does not count cells or tombstones: drop --min-cells, --min-tombstones and --sort tombstones, or --sizes-only")
+	}
 	var out []partitionRow
 	for _, p := range paths {
 		s, err := openSSTable(c, p)
@@ -73,9 +77,11 @@ func partitionsAction(c *cli.Context) error {
 			return err
 		}
 		prog := newProgress("partitions", s.Data.Length())
-		err = s.ScanPartitions(sstable.ScanOptions{}, func(ps *sstable.PartitionSummary) error {
+		err = s.ScanPartitions(sstable.ScanOptions{SkipCells: c.Bool("sizes-only")}, func(ps *sstable.PartitionSummary) error {
 			prog.update(ps.Offset)
-			if ps.Size < minSize || ps.Rows < minRows || ps.Cells < minCells || ps.Tombstones < minTombstones {
+			// (With --sizes-only cells and tombstones are -1 and their
+			// thresholds are refused above.)
+			if ps.Size < minSize || ps.Rows < minRows || (ps.Cells >= 0 && (ps.Cells < minCells || ps.Tombstones < minTombstones)) {
 				return nil
 			}
 			out = append(out, partitionRow{
