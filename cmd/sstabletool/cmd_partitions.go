@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -70,12 +72,16 @@ func partitionsAction(c *cli.Context) error {
 	if c.Bool("sizes-only") && (minCells > 0 || minTombstones > 0 || sortBy == "tombstones") {
 		return usageError("--sizes-only does not count cells or tombstones: drop --min-cells, --min-tombstones and --sort tombstones, or --sizes-only")
 	}
+	// Without --sort, rows stream out as the scan finds them: a table with
+	// millions of partitions needs no memory per partition.
+	pr := newPartitionsPrinter(c, len(paths) > 1 && sortBy == "")
 	var out []partitionRow
 	for _, p := range paths {
 		s, err := openSSTable(c, p)
 		if err != nil {
 			return err
 		}
+		dataPath := s.Path("Data.db")
 		prog := newProgress("partitions", s.Data.Length())
 		err = s.ScanPartitions(sstable.ScanOptions{SkipCells: c.Bool("sizes-only")}, func(ps *sstable.PartitionSummary) error {
 			prog.update(ps.Offset)
@@ -84,12 +90,16 @@ func partitionsAction(c *cli.Context) error {
 			if ps.Size < minSize || ps.Rows < minRows || (ps.Cells >= 0 && (ps.Cells < minCells || ps.Tombstones < minTombstones)) {
 				return nil
 			}
-			out = append(out, partitionRow{
-				SSTable: s.Path("Data.db"), Key: keyString(s, ps.Key), Token: s.Partitioner.Token(ps.Key).String(),
+			r := partitionRow{
+				SSTable: dataPath, Key: keyString(s, ps.Key), Token: s.Partitioner.Token(ps.Key).String(),
 				Offset: ps.Offset, Size: ps.Size, Rows: ps.Rows, Cells: ps.Cells, Tombstones: ps.Tombstones,
 				Deletion: !ps.Deletion.IsLive(),
-			})
-			return nil
+			}
+			if sortBy != "" {
+				out = append(out, r)
+				return nil
+			}
+			return pr.row(&r)
 		})
 		prog.done()
 		s.Close()
@@ -98,33 +108,92 @@ func partitionsAction(c *cli.Context) error {
 		}
 	}
 	sortPartitions(out, sortBy)
+	for i := range out {
+		if err := pr.row(&out[i]); err != nil {
+			return err
+		}
+	}
+	return pr.finish()
+}
+
+// partitionsPrinter writes rows as text, CSV or a JSON array, one at a time.
+type partitionsPrinter struct {
+	mode       string // "text", "csv", "json"
+	perSSTable bool   // text: a "# path" line before each sstable's rows
+	tw         *tabwriter.Writer
+	cw         *csv.Writer
+	n          int
+	last       string
+	jbuf       bytes.Buffer
+}
+
+func newPartitionsPrinter(c *cli.Context, perSSTable bool) *partitionsPrinter {
+	p := &partitionsPrinter{mode: "text", perSSTable: perSSTable}
 	switch {
 	case c.Bool("json"):
-		if out == nil {
-			out = []partitionRow{}
-		}
-		return writeJSON(out)
+		p.mode = "json"
 	case c.Bool("csv"):
-		w := csv.NewWriter(stdout)
-		w.Write([]string{"sstable", "key", "token", "offset", "size", "rows", "cells", "tombstones", "deletion"})
-		for _, r := range out {
-			w.Write([]string{r.SSTable, r.Key, r.Token, i64(r.Offset), i64(r.Size), i64(r.Rows), i64(r.Cells), i64(r.Tombstones), strconv.FormatBool(r.Deletion)})
-		}
-		w.Flush()
-		return w.Error()
+		p.mode = "csv"
+		p.cw = csv.NewWriter(stdout)
+		p.cw.Write([]string{"sstable", "key", "token", "offset", "size", "rows", "cells", "tombstones", "deletion"})
+	default:
+		p.tw = tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(p.tw, "key\ttoken\toffset\tsize\trows\tcells\ttombstones\tdeletion\t")
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "key\ttoken\toffset\tsize\trows\tcells\ttombstones\tdeletion\t")
-	last := ""
-	for _, r := range out {
-		if len(paths) > 1 && r.SSTable != last && sortBy == "" {
-			tw.Flush()
-			fmt.Fprintf(stdout, "# %s\n", r.SSTable)
-			last = r.SSTable
+	return p
+}
+
+// textBlock is how many text rows share column widths: the tabwriter
+// buffers until flushed, so an unbounded table would sit in memory.
+const textBlock = 4096
+
+func (p *partitionsPrinter) row(r *partitionRow) error {
+	p.n++
+	switch p.mode {
+	case "json":
+		p.jbuf.Reset()
+		enc := json.NewEncoder(&p.jbuf)
+		enc.SetEscapeHTML(false) // keys print as they are, like writeJSON
+		enc.SetIndent("  ", "  ")
+		if err := enc.Encode(r); err != nil {
+			return err
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%v\t\n", r.Key, r.Token, r.Offset, r.Size, r.Rows, r.Cells, r.Tombstones, r.Deletion)
+		b := bytes.TrimSuffix(p.jbuf.Bytes(), []byte("\n"))
+		sep := ",\n  "
+		if p.n == 1 {
+			sep = "[\n  "
+		}
+		_, err := fmt.Fprintf(stdout, "%s%s", sep, b)
+		return err
+	case "csv":
+		return p.cw.Write([]string{r.SSTable, r.Key, r.Token, i64(r.Offset), i64(r.Size), i64(r.Rows), i64(r.Cells), i64(r.Tombstones), strconv.FormatBool(r.Deletion)})
 	}
-	return tw.Flush()
+	if p.perSSTable && r.SSTable != p.last {
+		p.tw.Flush()
+		fmt.Fprintf(stdout, "# %s\n", r.SSTable)
+		p.last = r.SSTable
+	}
+	fmt.Fprintf(p.tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%v\t\n", r.Key, r.Token, r.Offset, r.Size, r.Rows, r.Cells, r.Tombstones, r.Deletion)
+	if p.n%textBlock == 0 {
+		return p.tw.Flush()
+	}
+	return nil
+}
+
+func (p *partitionsPrinter) finish() error {
+	switch p.mode {
+	case "json":
+		end := "\n]\n"
+		if p.n == 0 {
+			end = "[]\n"
+		}
+		_, err := fmt.Fprint(stdout, end)
+		return err
+	case "csv":
+		p.cw.Flush()
+		return p.cw.Error()
+	}
+	return p.tw.Flush()
 }
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
