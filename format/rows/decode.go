@@ -85,7 +85,14 @@ func NewDecoder(src Source, schema *Schema) *Decoder {
 }
 
 // Source returns the decoder's input.
-func (d *Decoder) Source() Source { return d.src }
+//
+// The decoder may have consumed bytes from its window on the source's
+// chunk without telling the source yet; Source catches up first, so the
+// source's Pos is exact. (Skipping bytes already in memory cannot fail.)
+func (d *Decoder) Source() Source {
+	_ = d.sync()
+	return d.src
+}
 
 func (d *Decoder) fail(off int64, expected string, err error) error {
 	if errors.Is(err, io.EOF) {
