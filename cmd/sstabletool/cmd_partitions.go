@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -125,19 +126,20 @@ type partitionsPrinter struct {
 	n          int
 	last       string
 	jbuf       bytes.Buffer
+	out        *bufio.Writer // stdout, buffered: tabwriter writes each cell separately
 }
 
 func newPartitionsPrinter(c *cli.Context, perSSTable bool) *partitionsPrinter {
-	p := &partitionsPrinter{mode: "text", perSSTable: perSSTable}
+	p := &partitionsPrinter{mode: "text", perSSTable: perSSTable, out: bufio.NewWriterSize(stdout, 64<<10)}
 	switch {
 	case c.Bool("json"):
 		p.mode = "json"
 	case c.Bool("csv"):
 		p.mode = "csv"
-		p.cw = csv.NewWriter(stdout)
+		p.cw = csv.NewWriter(p.out)
 		p.cw.Write([]string{"sstable", "key", "token", "offset", "size", "rows", "cells", "tombstones", "deletion"})
 	default:
-		p.tw = tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+		p.tw = tabwriter.NewWriter(p.out, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(p.tw, "key\ttoken\toffset\tsize\trows\tcells\ttombstones\tdeletion\t")
 	}
 	return p
@@ -163,14 +165,14 @@ func (p *partitionsPrinter) row(r *partitionRow) error {
 		if p.n == 1 {
 			sep = "[\n  "
 		}
-		_, err := fmt.Fprintf(stdout, "%s%s", sep, b)
+		_, err := fmt.Fprintf(p.out, "%s%s", sep, b)
 		return err
 	case "csv":
 		return p.cw.Write([]string{r.SSTable, r.Key, r.Token, i64(r.Offset), i64(r.Size), i64(r.Rows), i64(r.Cells), i64(r.Tombstones), strconv.FormatBool(r.Deletion)})
 	}
 	if p.perSSTable && r.SSTable != p.last {
 		p.tw.Flush()
-		fmt.Fprintf(stdout, "# %s\n", r.SSTable)
+		fmt.Fprintf(p.out, "# %s\n", r.SSTable)
 		p.last = r.SSTable
 	}
 	fmt.Fprintf(p.tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%v\t\n", r.Key, r.Token, r.Offset, r.Size, r.Rows, r.Cells, r.Tombstones, r.Deletion)
@@ -181,19 +183,24 @@ func (p *partitionsPrinter) row(r *partitionRow) error {
 }
 
 func (p *partitionsPrinter) finish() error {
+	var err error
 	switch p.mode {
 	case "json":
 		end := "\n]\n"
 		if p.n == 0 {
 			end = "[]\n"
 		}
-		_, err := fmt.Fprint(stdout, end)
-		return err
+		_, err = fmt.Fprint(p.out, end)
 	case "csv":
 		p.cw.Flush()
-		return p.cw.Error()
+		err = p.cw.Error()
+	default:
+		err = p.tw.Flush()
 	}
-	return p.tw.Flush()
+	if ferr := p.out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
