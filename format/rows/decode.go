@@ -505,6 +505,24 @@ func (d *Decoder) decodeMarkerBody(u *Unfiltered, b []byte) (int, error) {
 }
 
 func (d *Decoder) decodeRowBody(u *Unfiltered, b []byte) (int, error) {
+	if !slowRowsOnly {
+		if n, ok := d.fastRowBody(u, b); ok {
+			return n, nil
+		}
+	}
+	// Start over on the general path, which words the error if there is
+	// one: clear what the fast path may have set.
+	u.Liveness, u.Shadowable, u.ColumnsPresent = Liveness{}, false, 0
+	u.Cells, u.ComplexDeletions = u.Cells[:0], u.ComplexDeletions[:0]
+	return d.slowRowBody(u, b)
+}
+
+// slowRowsOnly turns fastRowBody off, for tests that check it decodes
+// exactly what slowRowBody does.
+var slowRowsOnly = false
+
+// slowRowBody decodes a row body with full error reporting.
+func (d *Decoder) slowRowBody(u *Unfiltered, b []byte) (int, error) {
 	r := &body{b: b}
 	flags := u.Flags
 	var err error
@@ -648,6 +666,230 @@ func (d *Decoder) largeSubset(r *body, columns []Column, delta uint64) ([]int, e
 		idx++
 		skipped++
 	}
+}
+
+// fastRowBody decodes a row body without wording errors: every read is
+// inline on a local cursor, with no closure, no body struct behind a
+// pointer and no error strings built. It reports false on anything it does
+// not take (supersets of 64+ columns, bad or short input); decodeRowBody
+// then starts over on slowRowBody. Its results must equal slowRowBody's.
+func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
+	s := d.schema
+	flags := u.Flags
+	pos := 0
+	u.Deletion = deletiontime.Live
+	if flags&FlagHasTimestamp != 0 {
+		v, n := uvintAt(b, pos)
+		if n == 0 {
+			return pos, false
+		}
+		pos += n
+		u.Liveness.HasTimestamp = true
+		u.Liveness.Timestamp = int64(v) + s.MinTimestamp
+		if flags&FlagHasTTL != 0 {
+			ttl, n := uvintAt(b, pos)
+			if n == 0 || ttl > 0x7FFFFFFF {
+				return pos, false
+			}
+			pos += n
+			ldt, n := uvintAt(b, pos)
+			if n == 0 || ldt > 0x7FFFFFFF {
+				return pos, false
+			}
+			pos += n
+			u.Liveness.TTL = int64(ttl) + s.MinTTL
+			u.Liveness.LocalExpirationTime = int64(ldt) + s.MinLocalDeletionTime
+		}
+	}
+	if flags&FlagHasDeletion != 0 {
+		dt, n, ok := d.fastDeletionTime(b, pos)
+		if !ok {
+			return pos, false
+		}
+		pos += n
+		u.Deletion = dt
+		u.Shadowable = u.ExtFlags&ExtFlagShadowableDel != 0
+	}
+	columns := s.Regular
+	if u.Kind == KindStaticRow {
+		columns = s.Static
+	}
+	var missing uint64
+	if flags&FlagHasAllColumns == 0 {
+		enc, n := uvintAt(b, pos)
+		if n == 0 || enc != 0 && (len(columns) >= 64 || enc>>uint(len(columns)) != 0) {
+			return pos, false
+		}
+		pos += n
+		missing = enc
+	}
+	// Cells are kept in a local slice and stored back once: a store of a
+	// slice header into u per cell costs write barrier checks.
+	cells := u.Cells[:0]
+	present := 0
+	ok := true
+	for ci := range columns {
+		if missing&(1<<uint(ci)) != 0 { // 0 for ci >= 64: missing is 0 then
+			continue
+		}
+		col := &columns[ci]
+		present++
+		count := uint64(1)
+		if col.Complex {
+			if flags&FlagHasComplexDelete != 0 {
+				dt, n, ok := d.fastDeletionTime(b, pos)
+				if !ok {
+					return pos, false
+				}
+				pos += n
+				if !dt.IsLive() {
+					u.ComplexDeletions = append(u.ComplexDeletions, ComplexDeletion{Column: ci, Deletion: dt})
+				}
+			}
+			var n int
+			count, n = uvintAt(b, pos)
+			if n == 0 || count > 0x7FFFFFFF {
+				return pos, false
+			}
+			pos += n
+			if count > uint64(len(b)-pos) {
+				return pos, false
+			}
+		}
+		for ; count > 0; count-- {
+			k := len(cells)
+			if k == cap(cells) {
+				cells = append(cells, Cell{})
+			} else {
+				cells = cells[:k+1]
+			}
+			if pos, ok = d.fastCell(b, pos, u, &cells[k], ci, col); !ok {
+				u.Cells = cells[:k]
+				return pos, false
+			}
+		}
+	}
+	u.Cells = cells
+	u.ColumnsPresent = present
+	return pos, true
+}
+
+// fastDeletionTime is deletionTime for fastRowBody: ok is false where
+// deletionTime would fail.
+func (d *Decoder) fastDeletionTime(b []byte, pos int) (deletiontime.DeletionTime, int, bool) {
+	mfda, n1 := uvintAt(b, pos)
+	if n1 == 0 {
+		return deletiontime.DeletionTime{}, 0, false
+	}
+	ldt, n2 := uvintAt(b, pos+n1)
+	if n2 == 0 || ldt > 0x7FFFFFFF {
+		return deletiontime.DeletionTime{}, 0, false
+	}
+	dt := deletiontime.DeletionTime{
+		MarkedForDeleteAt: int64(mfda) + d.schema.MinTimestamp,
+		LocalDeletionTime: int64(ldt) + d.schema.MinLocalDeletionTime,
+	}
+	if dt.MarkedForDeleteAt == deletiontime.Live.MarkedForDeleteAt {
+		dt = deletiontime.Live
+	}
+	return dt, n1 + n2, true
+}
+
+// fastCell decodes a cell straight from b with no error wording on its
+// path. It reports false, having changed nothing, for what it does not
+// take (multi-byte path or value lengths, values past 2^31) and for short
+// input; fillCell then decodes the cell and words any error.
+func (d *Decoder) fastCell(b []byte, pos int, u *Unfiltered, c *Cell, ci int, col *Column) (int, bool) {
+	if pos >= len(b) {
+		return pos, false
+	}
+	flags := b[pos]
+	pos++
+	ts := u.Liveness.Timestamp
+	if flags&CellFlagUseRowTS == 0 {
+		v, n := uvintAt(b, pos)
+		if n == 0 {
+			return pos, false
+		}
+		pos += n
+		ts = int64(v) + d.schema.MinTimestamp
+	}
+	var ldt, ttl int64
+	if flags&CellFlagUseRowTTL != 0 {
+		ldt, ttl = u.Liveness.LocalExpirationTime, u.Liveness.TTL
+	} else if flags&(CellFlagDeleted|CellFlagExpiring) != 0 {
+		v, n := uvintAt(b, pos)
+		if n == 0 || v > 0x7FFFFFFF {
+			return pos, false
+		}
+		pos += n
+		ldt = int64(v) + d.schema.MinLocalDeletionTime
+		if flags&CellFlagExpiring != 0 {
+			v, n := uvintAt(b, pos)
+			if n == 0 || v > 0x7FFFFFFF {
+				return pos, false
+			}
+			pos += n
+			ttl = int64(v) + d.schema.MinTTL
+		}
+	}
+	var path []byte
+	if col.Complex {
+		if pos >= len(b) || b[pos] >= 0x80 {
+			return pos, false
+		}
+		l := int(b[pos])
+		pos++
+		if l > len(b)-pos {
+			return pos, false
+		}
+		path = b[pos : pos+l : pos+l]
+		pos += l
+	}
+	value := emptyValue
+	if flags&CellFlagEmptyValue == 0 {
+		l := col.Fixed
+		if l < 0 {
+			if pos >= len(b) || b[pos] >= 0x80 {
+				return pos, false
+			}
+			l = int(b[pos])
+			pos++
+		}
+		if l > len(b)-pos {
+			return pos, false
+		}
+		value = b[pos : pos+l : pos+l]
+		pos += l
+	}
+	c.Column, c.Flags = ci, flags
+	c.Timestamp, c.LocalDeletionTime, c.TTL = ts, ldt, ttl
+	c.Path, c.Value = path, value
+	return pos, true
+}
+
+// uvintAt reads the unsigned vint at b[pos:]; n is 0 when b ends inside
+// it. Vints of up to 8 bytes are read with one 8-byte load when the
+// buffer has that much left.
+func uvintAt(b []byte, pos int) (v uint64, n int) {
+	if pos >= len(b) {
+		return 0, 0
+	}
+	first := b[pos]
+	if first < 0x80 {
+		return uint64(first), 1
+	}
+	n = vint.EncodedLen(first)
+	if n <= 8 && len(b)-pos >= 8 {
+		// The n bytes big-endian, less the n length bits of the first.
+		v = binary.BigEndian.Uint64(b[pos:]) >> uint(64-8*n)
+		return v & (1<<uint(7*n) - 1), n
+	}
+	v, n, err := vint.Unsigned(b[pos:])
+	if err != nil {
+		return 0, 0
+	}
+	return v, n
 }
 
 func (d *Decoder) decodeCell(r *body, u *Unfiltered, ci int, col *Column) error {

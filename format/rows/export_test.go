@@ -1,0 +1,4 @@
+package rows
+
+// SlowRowsOnly lets the external tests turn the row body fast path off.
+var SlowRowsOnly = &slowRowsOnly

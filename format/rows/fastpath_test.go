@@ -1,0 +1,93 @@
+package rows
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/vint"
+	"github.com/sstabletool/sstabletool/internal/fixtures"
+)
+
+// uvintAt must agree with vint.Unsigned for every width, whether the
+// buffer leaves room for its 8-byte load or ends right after the vint.
+func TestUvintAtMatchesVint(t *testing.T) {
+	for bitsN := 0; bitsN <= 64; bitsN++ {
+		for _, v := range []uint64{1<<uint(bitsN) - 1, 1 << uint(bitsN) >> 1, 0x5A5A5A5A5A5A5A5A >> uint(64-bitsN)} {
+			enc := vint.AppendUnsigned(nil, v)
+			for pad := 0; pad <= 9; pad++ {
+				b := append([]byte{0xEE}, enc...)
+				for i := 0; i < pad; i++ {
+					b = append(b, 0xFF)
+				}
+				got, n := uvintAt(b, 1)
+				want, wn, err := vint.Unsigned(b[1:])
+				if err != nil || got != want || n != wn || got != v {
+					t.Fatalf("v=%#x pad=%d: uvintAt=(%#x,%d) vint=(%#x,%d,%v)", v, pad, got, n, want, wn, err)
+				}
+				if _, n := uvintAt(b[:len(enc)], 1); n != 0 {
+					t.Fatalf("v=%#x: a vint cut one byte short read as %d bytes", v, n)
+				}
+			}
+		}
+	}
+}
+
+// FuzzFastRowBodyMatchesSlow decodes arbitrary bytes with and without the
+// row body fast path: the unfiltereds and any error must be the same.
+func FuzzFastRowBodyMatchesSlow(f *testing.F) {
+	if r := fixtures.Root(); r != "" {
+		for _, n := range []string{"table_with_set-8fe7efd0a1c711eeae8c6d2c86545d91", "table_with_map-901f2c70a1c711eeae8c6d2c86545d91"} {
+			if b, err := os.ReadFile(filepath.Join(r, "cassandra", "me-collections", n, "me-1-big-Data.db")); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Add([]byte{0, 1, 'k', 0x80, 0x24, 0, 4, 0, 0, 0, 0, 1})
+	f.Add([]byte{0, 1, 'k', 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 0,
+		0x7c, 0, 1, 2, 0x10, 0, 0x81, 0, 0x80, 0x82, 3, 0x84, 0x01, 0x08, 0, 0, 0, 7, 0x02, 0x82, 0, 5, 6, 0x40, 1, 9, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := &Schema{
+			Version:              format.MustVersion("me"),
+			ClusteringFixed:      []int{-1},
+			Static:               []Column{{Name: "st", Fixed: -1}},
+			Regular:              []Column{{Name: "a", Fixed: 4}, {Name: "b", Fixed: -1}, {Name: "s", Fixed: -1, Complex: true}},
+			MinTimestamp:         1000,
+			MinLocalDeletionTime: 50,
+			MinTTL:               7,
+		}
+		walk := func() ([]*Unfiltered, string) {
+			d := NewDecoder(NewBytesSource(b, 0), s)
+			var out []*Unfiltered
+			var h PartitionHeader
+			for i := 0; i < 50; i++ {
+				if err := d.ReadPartitionHeader(&h); err != nil {
+					return out, err.Error()
+				}
+				for {
+					u, err := d.Next(false)
+					if err != nil {
+						return out, err.Error()
+					}
+					if u == nil {
+						break
+					}
+					out = append(out, u.Clone())
+				}
+			}
+			return out, ""
+		}
+		fast, fastErr := walk()
+		slowRowsOnly = true
+		slow, slowErr := walk()
+		slowRowsOnly = false
+		if fastErr != slowErr {
+			t.Fatalf("errors differ: fast %q, slow %q", fastErr, slowErr)
+		}
+		if diff := cmp.Diff(slow, fast); diff != "" {
+			t.Fatalf("fast path differs (-slow +fast):\n%s", diff)
+		}
+	})
+}
