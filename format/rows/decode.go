@@ -333,6 +333,18 @@ func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, e
 				return 0, d.fail(off+int64(p), "a row clustering", err)
 			}
 			p += n
+		} else if d.fixedWidth >= 0 && p < len(b) && b[p] == 0 && len(b)-(p+1) >= d.fixedWidth && !slowRowsOnly {
+			// Fixed-width types with no null or empty value (a zero
+			// header byte): slice the values without the general decoder,
+			// the same slices clustering.DecodeValues would return.
+			q := p + 1
+			vals := u.Clustering[:0]
+			for _, w := range fixed {
+				vals = append(vals, b[q:q+w:q+w])
+				q += w
+			}
+			u.Clustering = vals
+			p = q
 		} else if len(fixed) > 0 {
 			vals, n, err := clustering.DecodeValues(u.Clustering[:0], b[p:], len(fixed), fixed)
 			if err != nil {
@@ -517,8 +529,8 @@ func (d *Decoder) decodeRowBody(u *Unfiltered, b []byte) (int, error) {
 	return d.slowRowBody(u, b)
 }
 
-// slowRowsOnly turns fastRowBody off, for tests that check it decodes
-// exactly what slowRowBody does.
+// slowRowsOnly turns fastRowBody and the fixed-width clustering shortcut
+// off, for tests that check they decode exactly what the general code does.
 var slowRowsOnly = false
 
 // slowRowBody decodes a row body with full error reporting.

@@ -48,10 +48,19 @@ func FuzzFastRowBodyMatchesSlow(f *testing.F) {
 	f.Add([]byte{0, 1, 'k', 0x80, 0x24, 0, 4, 0, 0, 0, 0, 1})
 	f.Add([]byte{0, 1, 'k', 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 0,
 		0x7c, 0, 1, 2, 0x10, 0, 0x81, 0, 0x80, 0x82, 3, 0x84, 0x01, 0x08, 0, 0, 0, 7, 0x02, 0x82, 0, 5, 6, 0x40, 1, 9, 1})
+	// A row with fixed-width clustering (odd length: [8, 4]), timestamp,
+	// all columns: a fixed cell, a variable one and an empty complex one.
+	f.Add([]byte{0, 1, 'k', 0x7f, 0xff, 0xff, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0,
+		0x24, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 11, 0,
+		5, 0x08, 1, 2, 3, 4, 0x08, 1, 9, 0, 1, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
+		clusteringFixed := []int{-1}
+		if len(b)%2 == 1 {
+			clusteringFixed = []int{8, 4} // all fixed-width: the clustering shortcut
+		}
 		s := &Schema{
 			Version:              format.MustVersion("me"),
-			ClusteringFixed:      []int{-1},
+			ClusteringFixed:      clusteringFixed,
 			Static:               []Column{{Name: "st", Fixed: -1}},
 			Regular:              []Column{{Name: "a", Fixed: 4}, {Name: "b", Fixed: -1}, {Name: "s", Fixed: -1, Complex: true}},
 			MinTimestamp:         1000,
