@@ -768,17 +768,59 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 				return pos, false
 			}
 		}
+		// The cell loop is written out here rather than called per cell:
+		// the call and its six arguments cost as much as the decoding.
 		for ; count > 0; count-- {
+			if pos >= len(b) {
+				return pos, false
+			}
+			flags := b[pos]
+			pos++
+			ts, ldt, ttl := u.Liveness.Timestamp, int64(0), int64(0)
+			if flags&(CellFlagUseRowTS|CellFlagUseRowTTL|CellFlagDeleted|CellFlagExpiring) != CellFlagUseRowTS {
+				if pos, ts, ldt, ttl, ok = d.fastCellTimes(b, pos, flags, u); !ok {
+					return pos, false
+				}
+			}
+			var path []byte
+			if col.Complex {
+				if pos >= len(b) || b[pos] >= 0x80 {
+					return pos, false
+				}
+				l := int(b[pos])
+				pos++
+				if l > len(b)-pos {
+					return pos, false
+				}
+				path = b[pos : pos+l : pos+l]
+				pos += l
+			}
+			value := emptyValue
+			if flags&CellFlagEmptyValue == 0 {
+				l := col.Fixed
+				if l < 0 {
+					if pos >= len(b) || b[pos] >= 0x80 {
+						return pos, false
+					}
+					l = int(b[pos])
+					pos++
+				}
+				if l > len(b)-pos {
+					return pos, false
+				}
+				value = b[pos : pos+l : pos+l]
+				pos += l
+			}
 			k := len(cells)
 			if k == cap(cells) {
 				cells = append(cells, Cell{})
 			} else {
 				cells = cells[:k+1]
 			}
-			if pos, ok = d.fastCell(b, pos, u, &cells[k], ci, col); !ok {
-				u.Cells = cells[:k]
-				return pos, false
-			}
+			c := &cells[k]
+			c.Column, c.Flags = ci, flags
+			c.Timestamp, c.LocalDeletionTime, c.TTL = ts, ldt, ttl
+			c.Path, c.Value = path, value
 		}
 	}
 	u.Cells = cells
@@ -807,77 +849,39 @@ func (d *Decoder) fastDeletionTime(b []byte, pos int) (deletiontime.DeletionTime
 	return dt, n1 + n2, true
 }
 
-// fastCell decodes a cell straight from b with no error wording on its
-// path. It reports false, having changed nothing, for what it does not
-// take (multi-byte path or value lengths, values past 2^31) and for short
-// input; fillCell then decodes the cell and words any error.
-func (d *Decoder) fastCell(b []byte, pos int, u *Unfiltered, c *Cell, ci int, col *Column) (int, bool) {
-	if pos >= len(b) {
-		return pos, false
-	}
-	flags := b[pos]
-	pos++
-	ts := u.Liveness.Timestamp
+// fastCellTimes reads what a cell that does not simply take the row's
+// timestamp carries: its own timestamp, and its local deletion time and
+// TTL or the row's. ok is false where fillCell would fail.
+func (d *Decoder) fastCellTimes(b []byte, pos int, flags byte, u *Unfiltered) (end int, ts, ldt, ttl int64, ok bool) {
+	ts = u.Liveness.Timestamp
 	if flags&CellFlagUseRowTS == 0 {
 		v, n := uvintAt(b, pos)
 		if n == 0 {
-			return pos, false
+			return pos, 0, 0, 0, false
 		}
 		pos += n
 		ts = int64(v) + d.schema.MinTimestamp
 	}
-	var ldt, ttl int64
 	if flags&CellFlagUseRowTTL != 0 {
-		ldt, ttl = u.Liveness.LocalExpirationTime, u.Liveness.TTL
-	} else if flags&(CellFlagDeleted|CellFlagExpiring) != 0 {
+		return pos, ts, u.Liveness.LocalExpirationTime, u.Liveness.TTL, true
+	}
+	if flags&(CellFlagDeleted|CellFlagExpiring) != 0 {
 		v, n := uvintAt(b, pos)
 		if n == 0 || v > 0x7FFFFFFF {
-			return pos, false
+			return pos, 0, 0, 0, false
 		}
 		pos += n
 		ldt = int64(v) + d.schema.MinLocalDeletionTime
 		if flags&CellFlagExpiring != 0 {
 			v, n := uvintAt(b, pos)
 			if n == 0 || v > 0x7FFFFFFF {
-				return pos, false
+				return pos, 0, 0, 0, false
 			}
 			pos += n
 			ttl = int64(v) + d.schema.MinTTL
 		}
 	}
-	var path []byte
-	if col.Complex {
-		if pos >= len(b) || b[pos] >= 0x80 {
-			return pos, false
-		}
-		l := int(b[pos])
-		pos++
-		if l > len(b)-pos {
-			return pos, false
-		}
-		path = b[pos : pos+l : pos+l]
-		pos += l
-	}
-	value := emptyValue
-	if flags&CellFlagEmptyValue == 0 {
-		l := col.Fixed
-		if l < 0 {
-			if pos >= len(b) || b[pos] >= 0x80 {
-				return pos, false
-			}
-			l = int(b[pos])
-			pos++
-		}
-		if l > len(b)-pos {
-			return pos, false
-		}
-		value = b[pos : pos+l : pos+l]
-		pos += l
-	}
-	c.Column, c.Flags = ci, flags
-	c.Timestamp, c.LocalDeletionTime, c.TTL = ts, ldt, ttl
-	c.Path, c.Value = path, value
-	return pos, true
+	return pos, ts, ldt, ttl, true
 }
 
 // uvintAt reads the unsigned vint at b[pos:]; n is 0 when b ends inside

@@ -53,6 +53,19 @@ func FuzzFastRowBodyMatchesSlow(f *testing.F) {
 	f.Add([]byte{0, 1, 'k', 0x7f, 0xff, 0xff, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0,
 		0x24, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 11, 0,
 		5, 0x08, 1, 2, 3, 4, 0x08, 1, 9, 0, 1, 0})
+	// Variable clustering (even length); row with timestamp, TTL, complex
+	// deletions, all columns: an expiring tombstone with its own times, a
+	// deleted empty cell, and two complex cells, one on the row's
+	// timestamp and TTL and one with its own (a 2-byte timestamp vint).
+	f.Add([]byte{0, 1, 'k', 0x7f, 0xff, 0xff, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0,
+		0x6c, 0, 1, 'c', 31, 0,
+		5, 6, 7,
+		0x03, 7, 9, 10, 1, 2, 3, 4,
+		0x05, 6, 2,
+		3, 4, 2,
+		0x18, 1, 'p', 1, 'v',
+		0x02, 0x81, 0, 3, 4, 1, 'q', 0,
+		1})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		clusteringFixed := []int{-1}
 		if len(b)%2 == 1 {
