@@ -3,7 +3,6 @@ package cqltype
 import (
 	"encoding/binary"
 	"math"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -64,20 +63,10 @@ func (t *Type) AppendFormat(dst, v []byte) ([]byte, error) {
 	if err := t.checkFixedSize(v); err != nil {
 		return dst, err
 	}
+	if out, ok := t.appendScalar(dst, v); ok {
+		return out, nil
+	}
 	switch t.Kind {
-	case Boolean:
-		if v[0] != 0 {
-			return append(dst, "true"...), nil
-		}
-		return append(dst, "false"...), nil
-	case TinyInt:
-		return strconv.AppendInt(dst, int64(int8(v[0])), 10), nil
-	case SmallInt:
-		return strconv.AppendInt(dst, int64(int16(binary.BigEndian.Uint16(v))), 10), nil
-	case Int:
-		return strconv.AppendInt(dst, int64(int32(binary.BigEndian.Uint32(v))), 10), nil
-	case Bigint:
-		return strconv.AppendInt(dst, int64(binary.BigEndian.Uint64(v)), 10), nil
 	case Varint:
 		return appendVarint(dst, v), nil
 	case Decimal:

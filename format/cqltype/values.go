@@ -126,20 +126,10 @@ func (t *Type) AppendJSON(dst []byte, v []byte) ([]byte, error) {
 	if err := t.checkFixedSize(v); err != nil {
 		return dst, err
 	}
+	if out, ok := t.appendScalar(dst, v); ok {
+		return out, nil
+	}
 	switch t.Kind {
-	case Boolean:
-		if v[0] != 0 {
-			return append(dst, "true"...), nil
-		}
-		return append(dst, "false"...), nil
-	case TinyInt:
-		return strconv.AppendInt(dst, int64(int8(v[0])), 10), nil
-	case SmallInt:
-		return strconv.AppendInt(dst, int64(int16(binary.BigEndian.Uint16(v))), 10), nil
-	case Int:
-		return strconv.AppendInt(dst, int64(int32(binary.BigEndian.Uint32(v))), 10), nil
-	case Bigint:
-		return strconv.AppendInt(dst, int64(binary.BigEndian.Uint64(v)), 10), nil
 	case Counter:
 		if len(v) < 8 {
 			return dst, valueErr(t, 0, "expected a counter context of at least 8 bytes, found %d", len(v))
@@ -627,4 +617,25 @@ func invalidUTF8At(v []byte) int {
 		i += n
 	}
 	return 0
+}
+
+// appendScalar renders booleans and the fixed-width integers, which print
+// the same way in JSON and as getString text. v has its fixed size.
+func (t *Type) appendScalar(dst, v []byte) ([]byte, bool) {
+	switch t.Kind {
+	case Boolean:
+		if v[0] != 0 {
+			return append(dst, "true"...), true
+		}
+		return append(dst, "false"...), true
+	case TinyInt:
+		return strconv.AppendInt(dst, int64(int8(v[0])), 10), true
+	case SmallInt:
+		return strconv.AppendInt(dst, int64(int16(binary.BigEndian.Uint16(v))), 10), true
+	case Int:
+		return strconv.AppendInt(dst, int64(int32(binary.BigEndian.Uint32(v))), 10), true
+	case Bigint:
+		return strconv.AppendInt(dst, int64(binary.BigEndian.Uint64(v)), 10), true
+	}
+	return dst, false
 }

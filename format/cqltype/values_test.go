@@ -36,24 +36,7 @@ func bigBytes(s string) []byte {
 	if !ok {
 		panic(s)
 	}
-	if n.Sign() >= 0 {
-		b := n.Bytes()
-		if len(b) == 0 || b[0]&0x80 != 0 {
-			b = append([]byte{0}, b...)
-		}
-		return b
-	}
-	// -n - 1, complemented.
-	m := new(big.Int).Neg(n)
-	m.Sub(m, big.NewInt(1))
-	b := m.Bytes()
-	if len(b) == 0 || b[0]&0x80 != 0 {
-		b = append([]byte{0}, b...)
-	}
-	for i := range b {
-		b[i] = ^b[i]
-	}
-	return b
+	return twosComplementBytes(n)
 }
 
 func decimal(unscaled string, scale int32) []byte {
