@@ -256,8 +256,10 @@ func (d *Data) readStored(idx int64, ra *readAhead) ([]byte, error) {
 // checkCRC compares the CRC32 after a stored chunk with the bytes.
 func (d *Data) checkCRC(idx int64, b []byte) error {
 	stored := b[:len(b)-4]
-	want := binary.BigEndian.Uint32(b[len(b)-4:])
-	if got := crc32.ChecksumIEEE(stored); got != want {
+	// The CRC first: it pulls the chunk into cache in order, so the
+	// stored value after it is then a cache hit, not a miss on a new page.
+	got := crc32.ChecksumIEEE(stored)
+	if want := binary.BigEndian.Uint32(b[len(b)-4:]); got != want {
 		off, _ := d.storedChunk(idx)
 		return Corrupt(d.path, dataComponent, off,
 			fmt.Sprintf("chunk %d (%d stored bytes) to match its CRC32 %#08x", idx, len(stored), want),

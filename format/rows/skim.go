@@ -67,51 +67,109 @@ func (d *Decoder) SkimRest() (Skim, error) {
 // end byte; it stops, without consuming, at anything it does not handle.
 func (d *Decoder) skimWindow(b []byte) (n int, rows int64, end bool) {
 	fixed := d.schema.ClusteringFixed
-	p := 0
-	for p < len(b) {
-		flags := b[p]
-		if flags == FlagEndOfPartition {
-			return p + 1, rows, true
-		}
-		if flags&(FlagEndOfPartition|FlagIsMarker|FlagExtension) != 0 {
-			return p, rows, false
-		}
-		q := p + 1
-		if len(fixed) > 0 {
-			if d.fixedWidth >= 0 && q < len(b) && b[q] == 0 {
-				q += 1 + d.fixedWidth
-			} else {
-				w, err := clustering.SkipValues(b[q:], len(fixed), fixed)
-				if err != nil {
-					return p, rows, false // short or damaged: Next decides
-				}
-				q += w
+	fast := d.fixedWidth >= 0 && len(fixed) > 0
+	for n < len(b) {
+		if fast {
+			// The common shape gets a loop of its own; skimOne takes the
+			// row it stops at, then the fast loop goes on.
+			m, r, end := skimFixedWindow(b[n:], d.fixedWidth)
+			n, rows = n+m, rows+r
+			if end || n == len(b) {
+				return n, rows, end
 			}
 		}
-		var size uint64
-		if q < len(b) && b[q] < 0x80 {
-			size = uint64(b[q])
-			q++
-		} else {
-			if q > len(b) {
-				return p, rows, false
-			}
-			v, w, err := vint.Unsigned(b[q:])
-			if err != nil {
-				return p, rows, false
-			}
-			size, q = v, q+w
+		m, end, ok := d.skimOne(b[n:], fixed)
+		if !ok {
+			return n, rows, false
 		}
-		// size covers the previous-size vint and the body; a size that
-		// cannot hold that vint, or runs past the window, is Next's to judge.
-		if size == 0 || size > uint64(len(b)-q) {
-			return p, rows, false
+		n += m
+		if end {
+			return n, rows, true
 		}
-		if w := vint.EncodedLen(b[q]); uint64(w) > size {
-			return p, rows, false
-		}
-		p = q + int(size)
 		rows++
 	}
-	return p, rows, false
+	return n, rows, false
+}
+
+// skimFixedWindow steps over rows whose clustering is fixed-width with no
+// null or empty value (a zero header byte) and whose size and
+// previous-size vints take one byte each: such a row is flags, 0x00, width
+// bytes of values, size, then size more bytes. It stops, without
+// consuming, at the first row of any other shape, or after the end byte.
+func skimFixedWindow(b []byte, width int) (n int, rows int64, end bool) {
+	p := 0
+	for {
+		q := p + 2 + width // the size vint
+		if q+1 >= len(b) {
+			if p < len(b) && b[p] == FlagEndOfPartition {
+				return p + 1, rows, true
+			}
+			return p, rows, false
+		}
+		flags, header, size := b[p], b[p+1], b[q]
+		// size-1 >= 0x7f: a zero size, or a size that needs more than one
+		// vint byte; b[q+1] is the first byte of the previous-size vint.
+		if flags&(FlagEndOfPartition|FlagIsMarker|FlagExtension) != 0 || header != 0 || size-1 >= 0x7f || b[q+1] >= 0x80 {
+			if flags == FlagEndOfPartition {
+				return p + 1, rows, true
+			}
+			return p, rows, false
+		}
+		next := q + 1 + int(size)
+		if next > len(b) {
+			return p, rows, false
+		}
+		p = next
+		rows++
+	}
+}
+
+// skimOne steps over one plain row, or the end-of-partition byte (end),
+// at the start of b; ok is false, with nothing consumed, for anything else.
+func (d *Decoder) skimOne(b []byte, fixed []int) (n int, end, ok bool) {
+	if len(b) == 0 {
+		return 0, false, false
+	}
+	flags := b[0]
+	if flags == FlagEndOfPartition {
+		return 1, true, true
+	}
+	if flags&(FlagEndOfPartition|FlagIsMarker|FlagExtension) != 0 {
+		return 0, false, false
+	}
+	q := 1
+	if len(fixed) > 0 {
+		if d.fixedWidth >= 0 && q < len(b) && b[q] == 0 {
+			q += 1 + d.fixedWidth
+		} else {
+			w, err := clustering.SkipValues(b[q:], len(fixed), fixed)
+			if err != nil {
+				return 0, false, false // short or damaged: Next decides
+			}
+			q += w
+		}
+	}
+	var size uint64
+	if q < len(b) && b[q] < 0x80 {
+		size = uint64(b[q])
+		q++
+	} else {
+		if q > len(b) {
+			return 0, false, false
+		}
+		v, w, err := vint.Unsigned(b[q:])
+		if err != nil {
+			return 0, false, false
+		}
+		size, q = v, q+w
+	}
+	// size covers the previous-size vint and the body; a size that cannot
+	// hold that vint, or runs past the window, is Next's to judge.
+	if size == 0 || size > uint64(len(b)-q) {
+		return 0, false, false
+	}
+	if w := vint.EncodedLen(b[q]); uint64(w) > size {
+		return 0, false, false
+	}
+	return q + int(size), false, true
 }
