@@ -160,6 +160,15 @@ func (d *Decoder) ReadPartitionHeader(h *PartitionHeader) error {
 // memory (Buffered); an unfiltered that straddles a chunk is assembled
 // with Peek, growing until it fits.
 func (d *Decoder) Next(skipCells bool) (*Unfiltered, error) {
+	// The common case first: a plain row wholly inside the window.
+	if !skipCells && d.fastRow() {
+		return &d.u, nil
+	}
+	return d.next(skipCells)
+}
+
+// next is Next for everything but the common row.
+func (d *Decoder) next(skipCells bool) (*Unfiltered, error) {
 	if !d.inPartition {
 		return nil, errors.New("rows: Next called outside a partition")
 	}
@@ -680,6 +689,85 @@ func (d *Decoder) largeSubset(r *body, columns []Column, delta uint64) ([]int, e
 	}
 }
 
+// fastRow decodes the common unfiltered, a plain row with fixed-width
+// clustering (or none) that lies wholly in the window, in one call: what
+// reset, parseUnfiltered and decodeRowBody would do, without their general
+// cases, and moves the window past it. For anything else it reports false,
+// having changed nothing that matters; next then starts over and decides.
+func (d *Decoder) fastRow() bool {
+	if n := d.fastRowAt(d.win, d.winOff); n > 0 {
+		d.prevStart = d.winOff
+		d.win = d.win[n:]
+		d.winOff += int64(n)
+		d.pending += int64(n)
+		return true
+	}
+	return false
+}
+
+// fastRowAt is fastRow on window b at Data.db position off: it returns the
+// row's width, or 0.
+func (d *Decoder) fastRowAt(b []byte, off int64) int {
+	if len(b) == 0 || !d.inPartition || slowRowsOnly {
+		return 0
+	}
+	flags := b[0]
+	if flags&(FlagEndOfPartition|FlagIsMarker|FlagExtension) != 0 {
+		return 0
+	}
+	u := &d.u
+	p := 1
+	vals := u.Clustering[:0]
+	if fixed := d.schema.ClusteringFixed; len(fixed) > 0 {
+		// Fixed-width types and no null or empty value (a zero header).
+		if d.fixedWidth < 0 || len(b) < 2+d.fixedWidth || b[1] != 0 {
+			return 0
+		}
+		q := 2
+		for _, w := range fixed {
+			vals = append(vals, b[q:q+w:q+w])
+			q += w
+		}
+		p = q
+	}
+	// One-byte vints are taken inline: uvintAt is too large to inline.
+	size, n := uint64(0), 1
+	if p < len(b) && b[p] < 0x80 {
+		size = uint64(b[p])
+	} else if size, n = uvintAt(b, p); n == 0 {
+		return 0
+	}
+	p += n
+	prev, n := uint64(0), 1
+	if p < len(b) && b[p] < 0x80 {
+		prev = uint64(b[p])
+	} else {
+		prev, n = uvintAt(b, p)
+	}
+	if n == 0 || size < uint64(n) || size-uint64(n) > uint64(len(b)-p-n) {
+		return 0
+	}
+	p += n
+	total := p + int(size) - n
+	u.Kind, u.Offset, u.Size, u.Flags, u.ExtFlags, u.PrevSize = KindRow, off, int64(total), flags, 0, prev
+	u.Clustering = vals
+	u.Bound.Kind = 0
+	if len(u.Bound.Values) > 0 {
+		u.Bound.Values = u.Bound.Values[:0]
+	}
+	u.Liveness = Liveness{}
+	u.EndDeletion, u.StartDeletion = deletiontime.DeletionTime{}, deletiontime.DeletionTime{}
+	u.Shadowable = false
+	if len(u.ComplexDeletions) > 0 {
+		u.ComplexDeletions = u.ComplexDeletions[:0]
+	}
+	used, ok := d.fastRowBody(u, b[p:total:total])
+	if !ok || used != total-p {
+		return 0
+	}
+	return total
+}
+
 // fastRowBody decodes a row body without wording errors: every read is
 // inline on a local cursor, with no closure, no body struct behind a
 // pointer and no error strings built. It reports false on anything it does
@@ -728,7 +816,12 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 	}
 	var missing uint64
 	if flags&FlagHasAllColumns == 0 {
-		enc, n := uvintAt(b, pos)
+		enc, n := uint64(0), 1
+		if pos < len(b) && b[pos] < 0x80 {
+			enc = uint64(b[pos])
+		} else {
+			enc, n = uvintAt(b, pos)
+		}
 		if n == 0 || enc != 0 && (len(columns) >= 64 || enc>>uint(len(columns)) != 0) {
 			return pos, false
 		}
@@ -758,12 +851,17 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 					u.ComplexDeletions = append(u.ComplexDeletions, ComplexDeletion{Column: ci, Deletion: dt})
 				}
 			}
-			var n int
-			count, n = uvintAt(b, pos)
-			if n == 0 || count > 0x7FFFFFFF {
-				return pos, false
+			if pos < len(b) && b[pos] < 0x80 {
+				count = uint64(b[pos])
+				pos++
+			} else {
+				var n int
+				count, n = uvintAt(b, pos)
+				if n == 0 || count > 0x7FFFFFFF {
+					return pos, false
+				}
+				pos += n
 			}
-			pos += n
 			if count > uint64(len(b)-pos) {
 				return pos, false
 			}
