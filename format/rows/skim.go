@@ -93,30 +93,46 @@ func (d *Decoder) skimWindow(b []byte) (n int, rows int64, end bool) {
 
 // skimFixedWindow steps over rows whose clustering is fixed-width with no
 // null or empty value (a zero header byte) and whose size and
-// previous-size vints take one byte each: such a row is flags, 0x00, width
-// bytes of values, size, then size more bytes. It stops, without
-// consuming, at the first row of any other shape, or after the end byte.
+// previous-size vints take one or two bytes each: such a row is flags,
+// 0x00, width bytes of values, size, then size more bytes. It stops,
+// without consuming, at the first row of any other shape, or after the
+// end byte.
 func skimFixedWindow(b []byte, width int) (n int, rows int64, end bool) {
 	p := 0
 	for {
 		q := p + 2 + width // the size vint
-		if q+1 >= len(b) {
+		if q+2 >= len(b) {
 			if p < len(b) && b[p] == FlagEndOfPartition {
 				return p + 1, rows, true
 			}
 			return p, rows, false
 		}
-		flags, header, size := b[p], b[p+1], b[q]
-		// size-1 >= 0x7f: a zero size, or a size that needs more than one
-		// vint byte; b[q+1] is the first byte of the previous-size vint.
-		if flags&(FlagEndOfPartition|FlagIsMarker|FlagExtension) != 0 || header != 0 || size-1 >= 0x7f || b[q+1] >= 0x80 {
+		flags, header := b[p], b[p+1]
+		if flags&(FlagEndOfPartition|FlagIsMarker|FlagExtension) != 0 || header != 0 {
 			if flags == FlagEndOfPartition {
 				return p + 1, rows, true
 			}
 			return p, rows, false
 		}
-		next := q + 1 + int(size)
-		if next > len(b) {
+		// A one-byte vint is 0xxxxxxx, a two-byte one 10xxxxxx xxxxxxxx.
+		size := int(b[q])
+		q++
+		if size >= 0x80 {
+			if size >= 0xC0 {
+				return p, rows, false
+			}
+			size = (size&0x3f)<<8 | int(b[q])
+			q++
+		}
+		// The size covers the previous-size vint: it must hold its width.
+		prevWidth := 1
+		if pb := b[min(q, len(b)-1)]; pb >= 0xC0 {
+			return p, rows, false
+		} else if pb >= 0x80 {
+			prevWidth = 2
+		}
+		next := q + size
+		if size < prevWidth || next > len(b) {
 			return p, rows, false
 		}
 		p = next
