@@ -882,11 +882,13 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 			}
 			var path []byte
 			if col.Complex {
-				if pos >= len(b) || b[pos] >= 0x80 {
+				l := 0
+				if pos < len(b) && b[pos] < 0x80 {
+					l = int(b[pos])
+					pos++
+				} else if l, pos = lengthAt(b, pos); l < 0 {
 					return pos, false
 				}
-				l := int(b[pos])
-				pos++
 				if l > len(b)-pos {
 					return pos, false
 				}
@@ -897,11 +899,12 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 			if flags&CellFlagEmptyValue == 0 {
 				l := col.Fixed
 				if l < 0 {
-					if pos >= len(b) || b[pos] >= 0x80 {
+					if pos < len(b) && b[pos] < 0x80 {
+						l = int(b[pos])
+						pos++
+					} else if l, pos = lengthAt(b, pos); l < 0 {
 						return pos, false
 					}
-					l = int(b[pos])
-					pos++
 				}
 				if l > len(b)-pos {
 					return pos, false
@@ -980,6 +983,17 @@ func (d *Decoder) fastCellTimes(b []byte, pos int, flags byte, u *Unfiltered) (e
 		}
 	}
 	return pos, ts, ldt, ttl, true
+}
+
+// lengthAt reads a length vint (a value or path length, at most 2^31-1)
+// of more than one byte at b[pos:] and returns it with the position after
+// it; the length is -1 when the vint is cut short or too large.
+func lengthAt(b []byte, pos int) (int, int) {
+	v, n := uvintAt(b, pos)
+	if n == 0 || v > 0x7FFFFFFF {
+		return -1, pos
+	}
+	return int(v), pos + n
 }
 
 // uvintAt reads the unsigned vint at b[pos:]; n is 0 when b ends inside
