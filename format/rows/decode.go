@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
@@ -779,20 +780,29 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 	pos := 0
 	u.Deletion = deletiontime.Live
 	if flags&FlagHasTimestamp != 0 {
-		v, n := uvintAt(b, pos)
+		// uvint8 inline first; uvintAt, a call, near the body's end.
+		v, n := uvint8(b, pos)
 		if n == 0 {
-			return pos, false
+			if v, n = uvintAt(b, pos); n == 0 {
+				return pos, false
+			}
 		}
 		pos += n
 		u.Liveness.HasTimestamp = true
 		u.Liveness.Timestamp = int64(v) + s.MinTimestamp
 		if flags&FlagHasTTL != 0 {
-			ttl, n := uvintAt(b, pos)
+			ttl, n := uvint8(b, pos)
+			if n == 0 {
+				ttl, n = uvintAt(b, pos)
+			}
 			if n == 0 || ttl > 0x7FFFFFFF {
 				return pos, false
 			}
 			pos += n
-			ldt, n := uvintAt(b, pos)
+			ldt, n := uvint8(b, pos)
+			if n == 0 {
+				ldt, n = uvintAt(b, pos)
+			}
 			if n == 0 || ldt > 0x7FFFFFFF {
 				return pos, false
 			}
@@ -983,6 +993,20 @@ func (d *Decoder) fastCellTimes(b []byte, pos int, flags byte, u *Unfiltered) (e
 		}
 	}
 	return pos, ts, ldt, ttl, true
+}
+
+// uvint8 reads the unsigned vint at b[pos:] when it takes at most 8 bytes
+// and 8 bytes are left, with one load, a shift and a mask; n is 0
+// otherwise (then uvintAt decides). Small enough to be inlined.
+func uvint8(b []byte, pos int) (v uint64, n int) {
+	if uint(pos)+8 <= uint(len(b)) {
+		x := binary.BigEndian.Uint64(b[pos:])
+		// The length is the first byte's leading ones, plus one.
+		if n = bits.LeadingZeros64(^x) + 1; n <= 8 {
+			return x >> (64 - 8*uint(n)) & (1<<(7*uint(n)) - 1), n
+		}
+	}
+	return 0, 0
 }
 
 // lengthAt reads a length vint (a value or path length, at most 2^31-1)

@@ -11,7 +11,7 @@ import (
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 )
 
-// uvintAt must agree with vint.Unsigned for every width, whether the
+// uvintAt (and uvint8, where it answers) must agree with vint.Unsigned for every width, whether the
 // buffer leaves room for its 8-byte load or ends right after the vint.
 func TestUvintAtMatchesVint(t *testing.T) {
 	for bitsN := 0; bitsN <= 64; bitsN++ {
@@ -26,6 +26,9 @@ func TestUvintAtMatchesVint(t *testing.T) {
 				want, wn, err := vint.Unsigned(b[1:])
 				if err != nil || got != want || n != wn || got != v {
 					t.Fatalf("v=%#x pad=%d: uvintAt=(%#x,%d) vint=(%#x,%d,%v)", v, pad, got, n, want, wn, err)
+				}
+				if v8, n8 := uvint8(b, 1); n8 != 0 && (v8 != v || n8 != wn) || n8 == 0 && wn <= 8 && len(b)-1 >= 8 {
+					t.Fatalf("v=%#x pad=%d: uvint8=(%#x,%d), want (%#x,%d)", v, pad, v8, n8, v, wn)
 				}
 				if _, n := uvintAt(b[:len(enc)], 1); n != 0 {
 					t.Fatalf("v=%#x: a vint cut one byte short read as %d bytes", v, n)
