@@ -696,25 +696,13 @@ func (d *Decoder) largeSubset(r *body, columns []Column, delta uint64) ([]int, e
 // cases, and moves the window past it. For anything else it reports false,
 // having changed nothing that matters; next then starts over and decides.
 func (d *Decoder) fastRow() bool {
-	if n := d.fastRowAt(d.win, d.winOff); n > 0 {
-		d.prevStart = d.winOff
-		d.win = d.win[n:]
-		d.winOff += int64(n)
-		d.pending += int64(n)
-		return true
-	}
-	return false
-}
-
-// fastRowAt is fastRow on window b at Data.db position off: it returns the
-// row's width, or 0.
-func (d *Decoder) fastRowAt(b []byte, off int64) int {
+	b, off := d.win, d.winOff
 	if len(b) == 0 || !d.inPartition || slowRowsOnly {
-		return 0
+		return false
 	}
 	flags := b[0]
 	if flags&(FlagEndOfPartition|FlagIsMarker|FlagExtension) != 0 {
-		return 0
+		return false
 	}
 	u := &d.u
 	p := 1
@@ -722,7 +710,7 @@ func (d *Decoder) fastRowAt(b []byte, off int64) int {
 	if fixed := d.schema.ClusteringFixed; len(fixed) > 0 {
 		// Fixed-width types and no null or empty value (a zero header).
 		if d.fixedWidth < 0 || len(b) < 2+d.fixedWidth || b[1] != 0 {
-			return 0
+			return false
 		}
 		q := 2
 		for _, w := range fixed {
@@ -736,7 +724,7 @@ func (d *Decoder) fastRowAt(b []byte, off int64) int {
 	if p < len(b) && b[p] < 0x80 {
 		size = uint64(b[p])
 	} else if size, n = uvintAt(b, p); n == 0 {
-		return 0
+		return false
 	}
 	p += n
 	prev, n := uint64(0), 1
@@ -746,7 +734,7 @@ func (d *Decoder) fastRowAt(b []byte, off int64) int {
 		prev, n = uvintAt(b, p)
 	}
 	if n == 0 || size < uint64(n) || size-uint64(n) > uint64(len(b)-p-n) {
-		return 0
+		return false
 	}
 	p += n
 	total := p + int(size) - n
@@ -764,9 +752,13 @@ func (d *Decoder) fastRowAt(b []byte, off int64) int {
 	}
 	used, ok := d.fastRowBody(u, b[p:total:total])
 	if !ok || used != total-p {
-		return 0
+		return false
 	}
-	return total
+	d.prevStart = off
+	d.win = b[total:]
+	d.winOff += int64(total)
+	d.pending += int64(total)
+	return true
 }
 
 // fastRowBody decodes a row body without wording errors: every read is
@@ -841,14 +833,12 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 	// Cells are kept in a local slice and stored back once: a store of a
 	// slice header into u per cell costs write barrier checks.
 	cells := u.Cells[:0]
-	present := 0
 	ok := true
 	for ci := range columns {
 		if missing&(1<<uint(ci)) != 0 { // 0 for ci >= 64: missing is 0 then
 			continue
 		}
 		col := &columns[ci]
-		present++
 		count := uint64(1)
 		if col.Complex {
 			if flags&FlagHasComplexDelete != 0 {
@@ -935,7 +925,8 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 		}
 	}
 	u.Cells = cells
-	u.ColumnsPresent = present
+	// Every column not in the missing bitmap (which is below 64 columns).
+	u.ColumnsPresent = len(columns) - bits.OnesCount64(missing)
 	return pos, true
 }
 
