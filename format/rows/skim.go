@@ -107,37 +107,60 @@ func skimFixedWindow(b []byte, width int) (n int, rows int64, end bool) {
 			}
 			return p, rows, false
 		}
-		flags, header := b[p], b[p+1]
-		if flags&(FlagEndOfPartition|FlagIsMarker|FlagExtension) != 0 || header != 0 {
-			if flags == FlagEndOfPartition {
+		// Flags and the clustering header byte, then the size vint's first
+		// byte and the previous-size vint's (when size is one byte), each
+		// pair tested at once: the common row costs two loads and two
+		// branches before its size moves p on.
+		if head := uint16(b[p]) | uint16(b[p+1])<<8; head&(0xff00|FlagEndOfPartition|FlagIsMarker|FlagExtension) != 0 {
+			if b[p] == FlagEndOfPartition {
 				return p + 1, rows, true
 			}
 			return p, rows, false
 		}
-		// A one-byte vint is 0xxxxxxx, a two-byte one 10xxxxxx xxxxxxxx.
 		size := int(b[q])
-		q++
-		if size >= 0x80 {
-			if size >= 0xC0 {
+		if sizes := uint16(b[q]) | uint16(b[q+1])<<8; sizes&0x8080 != 0 || size == 0 {
+			// A size of 128 B or more, a previous row of 128 B or more, or
+			// a zero size: the general rule, vints of up to two bytes.
+			var ok bool
+			if q, size, ok = skimSizes(b, q); !ok {
 				return p, rows, false
 			}
-			size = (size&0x3f)<<8 | int(b[q])
+		} else {
 			q++
 		}
-		// The size covers the previous-size vint: it must hold its width.
-		prevWidth := 1
-		if pb := b[min(q, len(b)-1)]; pb >= 0xC0 {
-			return p, rows, false
-		} else if pb >= 0x80 {
-			prevWidth = 2
-		}
 		next := q + size
-		if size < prevWidth || next > len(b) {
+		if next > len(b) {
 			return p, rows, false
 		}
 		p = next
 		rows++
 	}
+}
+
+// skimSizes reads, at b[q:], a size vint and checks the previous-size vint
+// after it fits in that size, both of one or two bytes (a one-byte vint is
+// 0xxxxxxx, a two-byte one 10xxxxxx xxxxxxxx). It returns the position
+// after the size vint and the size; ok is false for anything else.
+func skimSizes(b []byte, q int) (next, size int, ok bool) {
+	if q+2 >= len(b) {
+		return q, 0, false
+	}
+	size = int(b[q])
+	q++
+	if size >= 0x80 {
+		if size >= 0xC0 {
+			return q, 0, false
+		}
+		size = (size&0x3f)<<8 | int(b[q])
+		q++
+	}
+	prevWidth := 1
+	if pb := b[min(q, len(b)-1)]; pb >= 0xC0 {
+		return q, 0, false
+	} else if pb >= 0x80 {
+		prevWidth = 2
+	}
+	return q, size, size >= prevWidth
 }
 
 // skimOne steps over one plain row, or the end-of-partition byte (end),
