@@ -1,6 +1,7 @@
 package sstable
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -37,7 +38,17 @@ func (s *SSTable) Find(key []byte) (entry *index.Entry, ok bool, err error) {
 	if s.Index == nil {
 		return nil, false, fmt.Errorf("%s: %w", s.Path(format.ComponentIndex), ErrNoIndex)
 	}
-	cmp := s.Partitioner.CompareKeys
+	// Partitioner.CompareKeys hashes both keys on every comparison; key's
+	// token is computed once here, so a lookup's hundred-odd comparisons
+	// (Summary binary search, then up to an index interval of entries)
+	// hash only the keys read from disk. Both callers pass key second.
+	keyToken := s.Partitioner.Token(key)
+	cmp := func(a, b []byte) int {
+		if c := s.Partitioner.Token(a).Compare(keyToken); c != 0 {
+			return c
+		}
+		return bytes.Compare(a, b)
+	}
 	start := int64(0)
 	limit := -1 // entries to scan; -1 = to the end
 	if sum, err := s.Summary(); err == nil && sum.Len() > 0 {
