@@ -181,6 +181,14 @@ func FuzzSkimMatchesNext(f *testing.F) {
 		}
 	}
 	f.Add([]byte{0, 1, 'k', 0x80, 0x24, 0, 4, 0, 0, 0, 0, 1}, true)
+	// Fixed-width clustering rows whose sizes take two vint bytes: a row
+	// of 200 bytes (size 0x80 0xC8), then one whose previous-size vint is
+	// two bytes (0x80 0xD3 = 211), then a small row, then the end byte.
+	big := []byte{0, 1, 'k', 0x80, 0x20, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0x80, 0xC8, 0x05}
+	big = append(big, make([]byte, 199)...)
+	big = append(big, 0x20, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 0x80, 0xD3, 0, 0, 0, 0, 0, 0, 0, 0)
+	big = append(big, 0x20, 0, 1, 2, 3, 4, 5, 6, 7, 8, 3, 21, 0, 0, 1)
+	f.Add(big, true)
 	f.Fuzz(func(t *testing.T, b []byte, fixedClustering bool) {
 		cf := []int{-1}
 		if fixedClustering {
