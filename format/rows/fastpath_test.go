@@ -69,6 +69,15 @@ func FuzzFastRowBodyMatchesSlow(f *testing.F) {
 		0x18, 1, 'p', 1, 'v',
 		0x02, 0x81, 0, 3, 4, 1, 'q', 0,
 		1})
+	// Fixed-width clustering (odd length); a row whose size, a value
+	// length (201) and a path length (130) take two vint bytes each.
+	long := []byte{0, 1, 'k', 0x7f, 0xff, 0xff, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0,
+		0x24, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0x81, 0x59, 0,
+		0, 0x08, 1, 2, 3, 4, 0x08, 0x80, 201}
+	long = append(long, make([]byte, 201)...)
+	long = append(long, 1, 0x0C, 0x80, 130)
+	long = append(long, make([]byte, 130)...)
+	f.Add(append(long, 1))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		clusteringFixed := []int{-1}
 		if len(b)%2 == 1 {
