@@ -1,7 +1,6 @@
 package format
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,11 +25,11 @@ const (
 // Descriptor names one sstable: its directory, version, generation and
 // format, as encoded in every component's file name
 // ("<version>-<generation>-<format>-<component>", io/sstable/Descriptor.java).
+// The format is part of Version.
 type Descriptor struct {
 	Dir        string
 	Version    Version
 	Generation string // an integer, or the base-36 time-UUID id of 4.1+
-	FormatName string // "big" or "bti"
 }
 
 // UnsupportedFormatError is a sstable of a format other than big.
@@ -55,20 +54,17 @@ func ParseDescriptor(path string) (Descriptor, string, error) {
 		return Descriptor{}, "", fmt.Errorf("%s: not an sstable component name (expected <version>-<generation>-<format>-<Component>, e.g. nc-1-big-Data.db)", path)
 	}
 	verName, gen, formatName, component := parts[0], parts[1], parts[2], parts[3]
-	if formatName != "big" {
-		if formatName == "bti" {
-			return Descriptor{}, "", &UnsupportedFormatError{Path: path, Format: formatName, Version: verName}
-		}
-		return Descriptor{}, "", fmt.Errorf("%s: unknown sstable format %q (expected big)", path, formatName)
+	if formatName != string(Big) && formatName != string(BTI) {
+		return Descriptor{}, "", fmt.Errorf("%s: unknown sstable format %q (expected big or bti)", path, formatName)
 	}
-	v, err := ParseVersion(verName)
+	v, err := ParseFormatVersion(Format(formatName), verName)
 	if err != nil {
 		return Descriptor{}, "", fmt.Errorf("%s: %w", path, err)
 	}
 	if gen == "" {
 		return Descriptor{}, "", fmt.Errorf("%s: empty generation in file name", path)
 	}
-	return Descriptor{Dir: filepath.Dir(path), Version: v, Generation: gen, FormatName: formatName}, component, nil
+	return Descriptor{Dir: filepath.Dir(path), Version: v, Generation: gen}, component, nil
 }
 
 // Path returns the file path of one component.
@@ -78,7 +74,7 @@ func (d Descriptor) Path(component string) string {
 
 // Prefix is the file name up to the component: "nc-1-big-".
 func (d Descriptor) Prefix() string {
-	return d.Version.Name + "-" + d.Generation + "-" + d.FormatName + "-"
+	return d.Version.Name + "-" + d.Generation + "-" + string(d.Version.Format) + "-"
 }
 
 // WithDir returns the same sstable name in another directory (for writers).
@@ -127,10 +123,6 @@ func FindSSTables(paths []string, recursive bool) ([]string, error) {
 		return nil
 	}
 	for _, p := range paths {
-		var ufe *UnsupportedFormatError
-		if _, _, err := ParseDescriptor(p); errors.As(err, &ufe) {
-			return nil, err
-		}
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, err

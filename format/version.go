@@ -10,10 +10,19 @@ import (
 	"github.com/sstabletool/sstabletool/deletiontime"
 )
 
-// Version is a big-format sstable version ("ma".."oa") and the layout
+// Format names an sstable format: the second field of a component's file name.
+type Format string
+
+const (
+	Big Format = "big" // Index.db + Summary.db (BigFormat)
+	BTI Format = "bti" // Partitions.db + Rows.db tries (BtiFormat, Cassandra 5.0)
+)
+
+// Version is an sstable version ("ma".."oa" big, "da" bti) and the layout
 // features it implies.
 type Version struct {
-	Name string
+	Name   string
+	Format Format
 
 	HasCommitLogLowerBound     bool // mb+
 	HasCommitLogIntervals      bool // mc+
@@ -48,6 +57,7 @@ func ParseVersion(name string) (Version, error) {
 	m, n := name[0] == 'm', name[0] == 'n'
 	return Version{
 		Name:                       name,
+		Format:                     Big,
 		HasCommitLogLowerBound:     name >= "mb",
 		HasCommitLogIntervals:      name >= "mc",
 		HasAccurateMinMax:          (m && name[1] >= 'd') || n,
@@ -65,6 +75,50 @@ func ParseVersion(name string) (Version, error) {
 		HasTokenSpaceCoverage:      name >= "oa",
 	}, nil
 }
+
+// ParseFormatVersion derives the feature flags of a version of either format.
+// BtiVersion (BtiFormat.java) has one version, da, with every feature of oa
+// (compact DeletionTime, unsigned deletion times, token space coverage, key
+// range) and accurate min/max; its Data.db, Statistics.db, CompressionInfo.db
+// and Filter.db share big's layouts.
+func ParseFormatVersion(format Format, name string) (Version, error) {
+	switch format {
+	case Big:
+		return ParseVersion(name)
+	case BTI:
+		if len(name) != 2 || name[0] < 'a' || name[0] > 'z' || name[1] < 'a' || name[1] > 'z' {
+			return Version{}, fmt.Errorf("sstable version %q is not two lowercase letters", name)
+		}
+		if name < "da" {
+			return Version{}, fmt.Errorf("bti sstable version %q predates da, the first trie-indexed version", name)
+		}
+		if name[0] > 'd' {
+			return Version{}, fmt.Errorf("bti sstable version %q is newer than da, the latest trie-indexed version this tool knows", name)
+		}
+		return Version{
+			Name:                       name,
+			Format:                     BTI,
+			HasCommitLogLowerBound:     true,
+			HasCommitLogIntervals:      true,
+			HasAccurateMinMax:          true,
+			HasOriginatingHostID:       true,
+			HasMaxCompressedLength:     true,
+			HasPendingRepair:           true,
+			HasIsTransient:             true,
+			HasMetadataChecksum:        true,
+			HasImprovedMinMax:          true,
+			HasPartitionLevelDeletions: true,
+			HasKeyRange:                true,
+			HasUIntDeletionTime:        true,
+			HasTokenSpaceCoverage:      true,
+		}, nil
+	}
+	return Version{}, fmt.Errorf("unknown sstable format %q (expected big or bti)", format)
+}
+
+// IsBTI reports whether the sstable is trie-indexed (Partitions.db and
+// Rows.db instead of Index.db and Summary.db).
+func (v Version) IsBTI() bool { return v.Format == BTI }
 
 // MustVersion is ParseVersion for names known at compile time.
 func MustVersion(name string) Version {

@@ -156,7 +156,7 @@ func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
 	m := &Metadata{
 		Path:       s.Path(format.ComponentData),
 		Version:    s.Version().Name,
-		Format:     s.Desc.FormatName,
+		Format:     string(s.Desc.Version.Format),
 		Generation: s.Desc.Generation,
 		Components: s.TOC,
 	}

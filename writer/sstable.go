@@ -109,7 +109,7 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation, FormatName: "big"}
+	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation}
 	st, err := NewStaging(dest, desc.Prefix())
 	if err != nil {
 		return nil, err

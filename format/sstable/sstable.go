@@ -59,6 +59,9 @@ func Open(path string, opts Options) (*SSTable, error) {
 	if err != nil {
 		return nil, err
 	}
+	if desc.Version.IsBTI() {
+		return nil, &format.UnsupportedFormatError{Path: path, Format: string(desc.Version.Format), Version: desc.Version.Name}
+	}
 	s := &SSTable{Desc: desc, opts: opts}
 	if s.TOC, err = desc.ReadTOC(); err != nil {
 		return nil, fmt.Errorf("%s: %w", desc.Path(format.ComponentTOC), err)
