@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/sstabletool/sstabletool/deletiontime"
 	"io"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,14 +49,21 @@ func compareWith(src *sstable.SSTable, stagedData string, o Options, cut boundar
 		return fmt.Errorf("reopening the output: %w", err)
 	}
 	defer out.Close()
+	// With --cap-deletion-times a partition deletion the output layout
+	// cannot hold was capped on purpose: compare it capped.
+	var capTo *deletiontime.Layout
+	if o.CapDeletionTimes {
+		l := out.Version().DeletionTimeLayout()
+		capTo = &l
+	}
 	if cut.n == 0 {
-		return SameContent(src, out)
+		return sameContentBetween(src, out, boundary{}, nil, capTo)
 	}
 	// Data and its decompressors are safe for concurrent use; each half
 	// has its own cursors.
 	second := make(chan error, 1)
-	go func() { second <- sameContentBetween(src, out, cut, nil) }()
-	err = sameContentBetween(src, out, boundary{}, &cut)
+	go func() { second <- sameContentBetween(src, out, cut, nil, capTo) }()
+	err = sameContentBetween(src, out, boundary{}, &cut, capTo)
 	if err2 := <-second; err == nil {
 		err = err2
 	}
@@ -71,13 +79,15 @@ type boundary struct{ a, b, n int64 }
 // liveness, deletions and every cell. Positions and the size fields that a
 // conversion legitimately changes are not content.
 func SameContent(a, b *sstable.SSTable) error {
-	return sameContentBetween(a, b, boundary{}, nil)
+	return sameContentBetween(a, b, boundary{}, nil, nil)
 }
 
 // sameContentBetween compares the partitions from one boundary to the next
 // (nil: to the end of both). Reaching to is checked, not assumed: after
 // to.n partitions both decoders must stand exactly at to's positions.
-func sameContentBetween(a, b *sstable.SSTable, from boundary, to *boundary) error {
+// capTo, when set, is the layout a's partition deletions were capped to
+// (deletiontime.Cap).
+func sameContentBetween(a, b *sstable.SSTable, from boundary, to *boundary, capTo *deletiontime.Layout) error {
 	da, db := a.Decoder(from.a), b.Decoder(from.b)
 	var ha, hb rows.PartitionHeader
 	for n := from.n; ; n++ {
@@ -105,7 +115,11 @@ func sameContentBetween(a, b *sstable.SSTable, from boundary, to *boundary) erro
 		if ea != nil || eb != nil {
 			return fmt.Errorf("partition %d: one sstable ends before the other", n)
 		}
-		if !bytes.Equal(ha.Key, hb.Key) || ha.Deletion != hb.Deletion {
+		want := ha.Deletion
+		if capTo != nil {
+			want, _ = deletiontime.Cap(want, *capTo)
+		}
+		if !bytes.Equal(ha.Key, hb.Key) || want != hb.Deletion {
 			return fmt.Errorf("partition %d: header differs: key %x deletion %+v vs key %x deletion %+v", n, ha.Key, ha.Deletion, hb.Key, hb.Deletion)
 		}
 		for i := 0; ; i++ {

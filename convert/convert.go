@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
@@ -95,6 +96,10 @@ type Options struct {
 	// Progress, when set, is called with source Data.db bytes done.
 	Progress func(done, total int64)
 
+	// estimating is set by Estimate: what Convert would refuse is noted in
+	// Result.Refusals and the estimate goes on with the values capped.
+	estimating bool
+
 	// crash injection for tests (see writer.Staging.CrashAfter).
 	crashBytes   int64
 	crashRenames int
@@ -120,12 +125,16 @@ type Result struct {
 	// exactly the DeletionTime bytes (and size vints) the rewrite saves,
 	// whatever the compressor does with them. Not part of Components,
 	// which are on-disk files.
-	DataUncompressed Component         `json:"data_uncompressed"`
-	Counts           Counts            `json:"deletion_times"`
-	Losses           []stats.Loss      `json:"statistics_losses,omitempty"`
-	Verified         bool              `json:"verified"`
-	Problems         []string          `json:"problems,omitempty"`
-	stats            *stats.Statistics // the written Statistics, for tests
+	DataUncompressed Component    `json:"data_uncompressed"`
+	Counts           Counts       `json:"deletion_times"`
+	Losses           []stats.Loss `json:"statistics_losses,omitempty"`
+	Verified         bool         `json:"verified"`
+	Problems         []string     `json:"problems,omitempty"`
+	// Refusals (estimates only) say why Convert would refuse this sstable
+	// as it stands; the sizes then assume --cap-deletion-times and a
+	// scrubbed serialization header.
+	Refusals []string          `json:"refusals,omitempty"`
+	stats    *stats.Statistics // the written Statistics, for tests
 	// cut is the first partition past the middle of the source, where
 	// verification splits its comparison in two.
 	cut boundary
@@ -221,15 +230,40 @@ func Estimate(srcPath string, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer src.Close()
-	return rewrite(src, o, countingSink{})
+	o.estimating = true
+	res, err := rewrite(src, o, countingSink{})
+	if res != nil && res.Counts.Capped > 0 && !o.CapDeletionTimes {
+		res.Refusals = append(res.Refusals, fmt.Sprintf("%d DeletionTimes outside partition bodies cannot be written as %s unchanged (convert refuses them without --cap-deletion-times)", res.Counts.Capped, o.To.Name))
+	}
+	return res, err
 }
 
-func fileSize(p string) int64 {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return 0
+// headerRefusal says why the serialization header's EncodingStats minima
+// cannot carry over to version to: row bodies are copied as stored, as
+// deltas from these minima, so the target must store the same minima and
+// read every delta the same way. It cannot when a minimum is more than an
+// int away from its epoch (a negative local deletion time left by a
+// Cassandra 3.x/4.x overflow, CASSANDRA-14092), or when the source's
+// release cast a stored minimum with (int) and the target's would not.
+// "" when they carry over.
+func headerRefusal(h *stats.Header, from, to format.Version) string {
+	if h == nil {
+		return ""
 	}
-	return fi.Size()
+	var notes []string
+	if from.CheckedIntVInts != to.CheckedIntVInts {
+		notes = h.CastMinima()
+	}
+	if d := h.MinLocalDeletionTime - stats.DeletionTimeEpoch; d != int64(int32(d)) {
+		notes = append(notes, fmt.Sprintf("EncodingStats min local deletion time %d is more than an int from the epoch, which %s cannot store (negative: deletion times that overflowed, CASSANDRA-14092)", h.MinLocalDeletionTime, to.Name))
+	}
+	if h.MinTTL != int64(int32(h.MinTTL)) {
+		notes = append(notes, fmt.Sprintf("EncodingStats min TTL %d does not fit an int", h.MinTTL))
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s; row bodies are copied as deltas from it, so run sstablescrub on the node first (it rewrites them)", strings.Join(notes, "; "))
 }
 
 // rewrite produces every component of the converted sstable into out.
@@ -287,15 +321,27 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		return res, err
 	}
 
+	if why := headerRefusal(src.Stats.Header, from, to); why != "" {
+		if !o.estimating {
+			return res, fmt.Errorf("%s: not convertible: %s", dataPath, why)
+		}
+		res.Refusals = append(res.Refusals, why)
+	}
 	st, losses, err := src.Stats.Convert(to)
 	if err != nil {
 		return res, err
 	}
 	res.Losses = losses
+	if why := headerRefusal(src.Stats.Header, from, to); why != "" && o.estimating {
+		// Estimate the header as a scrubbed one: minima at their epochs,
+		// one vint byte each.
+		st.Header.MinLocalDeletionTime, st.Header.MinTTL = stats.DeletionTimeEpoch, 0
+		st.Header.HasRaw = false
+	}
 	sizes := st.Stats.PartitionSizes
 
 	rl := &relinker{src: src.Data.Cursor(0), dst: dw, fixed: src.Schema.ClusteringFixed,
-		from: from.DeletionTimeLayout(), to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes,
+		from: from.DeletionTimeLayout(), to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes || o.estimating,
 		file: dataPath, counts: &res.Counts}
 	outCodec := &index.Codec{Version: to, ClusteringFixed: src.Schema.ClusteringFixed}
 	scan := index.NewScanner(src.Index, src.IndexCodec, 0, true)
@@ -516,4 +562,12 @@ func (c Counts) MarshalJSON() ([]byte, error) {
 		BlocksWithoutMarker int64        `json:"index_blocks_without_marker"`
 		Capped              int64        `json:"capped"`
 	}{c.ByPlace(), c.BlocksWithoutMarker, c.Capped})
+}
+
+func fileSize(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }

@@ -74,7 +74,7 @@ func (r *relinker) convertDeletion(dt deletiontime.DeletionTime, place string, o
 		if !r.capDT {
 			return dt, fmt.Errorf("%s: %s at source byte %d cannot be written as %s: %w (use --cap-deletion-times to cap it)", r.file, place, off, r.to, err)
 		}
-		c, changed := deletiontime.Cap(dt)
+		c, changed := deletiontime.Cap(dt, r.to)
 		if err := r.to.Check(c); err != nil {
 			return dt, fmt.Errorf("%s: %s at source byte %d: even capped: %w", r.file, place, off, err)
 		}

@@ -151,10 +151,28 @@ func (l Layout) Check(d DeletionTime) error {
 	return nil
 }
 
-// Cap returns d with a localDeletionTime the legacy layout can hold, the way
-// Cassandra's legacy serializer clamps it, and whether it changed anything.
-func Cap(d DeletionTime) (DeletionTime, bool) {
-	if d.IsLive() || d.LocalDeletionTime <= math.MaxInt32-1 {
+// InvalidLocalDeletionTime is what Cassandra 5.0 stores for a local
+// deletion time that is not valid (negative after a 3.x/4.x overflow, or
+// past the maximum): Cell.INVALID_DELETION_TIME, the largest unsigned int
+// but one (DeletionTime.InvalidDeletionTime).
+const InvalidLocalDeletionTime = math.MaxUint32 - 1
+
+// Cap returns d changed the way Cassandra changes a DeletionTime that layout
+// l cannot hold, and whether it changed anything: the legacy layout clamps
+// a local deletion time past 2038 to the largest it can hold; the compact
+// layout of 5.0 stores a negative one as InvalidLocalDeletionTime.
+func Cap(d DeletionTime, l Layout) (DeletionTime, bool) {
+	if d.IsLive() {
+		return d, false
+	}
+	if l == Compact {
+		if d.LocalDeletionTime >= 0 && d.LocalDeletionTime <= math.MaxUint32 {
+			return d, false
+		}
+		d.LocalDeletionTime = InvalidLocalDeletionTime
+		return d, true
+	}
+	if d.LocalDeletionTime <= math.MaxInt32-1 {
 		return d, false
 	}
 	d.LocalDeletionTime = math.MaxInt32 - 1

@@ -58,9 +58,26 @@ func TestRangeChecks(t *testing.T) {
 	if _, err := Compact.Append(nil, past2038); err != nil {
 		t.Fatalf("compact holds unsigned ints: %v", err)
 	}
-	c, changed := Cap(past2038)
+	c, changed := Cap(past2038, Legacy)
 	if !changed || c.LocalDeletionTime != math.MaxInt32-1 {
 		t.Fatalf("cap gave %+v %v", c, changed)
+	}
+	if _, changed := Cap(past2038, Compact); changed {
+		t.Fatal("compact holds 2038+; Cap changed it")
+	}
+	// A 3.x/4.x overflow (negative) becomes 5.0's invalid deletion time,
+	// which the compact layout holds and decodes unchanged.
+	neg := DeletionTime{MarkedForDeleteAt: 1677485274992000, LocalDeletionTime: -1}
+	if _, err := Compact.Append(nil, neg); err == nil {
+		t.Fatal("compact must refuse a negative localDeletionTime")
+	}
+	c, changed = Cap(neg, Compact)
+	b, err := Compact.Append(nil, c)
+	if !changed || err != nil || c.LocalDeletionTime != 0xFFFFFFFE {
+		t.Fatalf("cap of a negative ldt gave %+v %v %v", c, changed, err)
+	}
+	if back, _, err := Compact.Decode(b); err != nil || back != c {
+		t.Fatalf("decoded %+v %v, want %+v", back, err, c)
 	}
 	if _, err := Compact.Append(nil, DeletionTime{MarkedForDeleteAt: -5, LocalDeletionTime: 1}); err == nil {
 		t.Fatalf("compact must refuse a negative markedForDeleteAt")

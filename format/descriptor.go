@@ -2,6 +2,7 @@ package format
 
 import (
 	"fmt"
+	"github.com/sstabletool/sstabletool/reader"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,7 +89,7 @@ func (d Descriptor) String() string { return d.Path(ComponentData) }
 // ReadTOC reads TOC.txt, the list of components Cassandra wrote. A missing
 // TOC is not an error (old or hand-copied sstables); it returns nil.
 func (d Descriptor) ReadTOC() ([]string, error) {
-	b, err := os.ReadFile(d.Path(ComponentTOC))
+	b, err := reader.ReadFile(d.Path(ComponentTOC))
 	if os.IsNotExist(err) {
 		return nil, nil
 	}

@@ -39,6 +39,13 @@ type Version struct {
 	HasKeyRange                bool // nc+: first/last key in stats
 	HasUIntDeletionTime        bool // oa+: compact DeletionTime, unsigned ldt
 	HasTokenSpaceCoverage      bool // oa+
+	// CheckedIntVInts: the Cassandra release that writes this version
+	// (5.0: nc, oa, da) reads int-sized vints (deletion-time and TTL deltas,
+	// EncodingStats minima) with a checked cast and refuses values that do
+	// not fit (CASSANDRA-18099). The 3.x/4.x releases that wrote ma..nb cast
+	// them with (int) and add in 32 bits, so overflowed values wrap
+	// (CASSANDRA-14092); this tool reads each version as its release does.
+	CheckedIntVInts bool
 }
 
 // ParseVersion derives the feature flags of a big-format version the way
@@ -73,6 +80,7 @@ func ParseVersion(name string) (Version, error) {
 		HasKeyRange:                name >= "nc",
 		HasUIntDeletionTime:        name >= "oa",
 		HasTokenSpaceCoverage:      name >= "oa",
+		CheckedIntVInts:            name >= "nc",
 	}, nil
 }
 
@@ -111,6 +119,7 @@ func ParseFormatVersion(format Format, name string) (Version, error) {
 			HasKeyRange:                true,
 			HasUIntDeletionTime:        true,
 			HasTokenSpaceCoverage:      true,
+			CheckedIntVInts:            true,
 		}, nil
 	}
 	return Version{}, fmt.Errorf("unknown sstable format %q (expected big or bti)", format)
@@ -139,3 +148,19 @@ func (v Version) DeletionTimeLayout() deletiontime.Layout {
 }
 
 func (v Version) String() string { return v.Name }
+
+// IntDelta is minimum + delta for an int-sized vint delta (a deletion time
+// or TTL relative to the EncodingStats minimum, or a minimum relative to
+// its epoch), computed as this version's Cassandra release computes it.
+// fits reports whether raw is a Java int (sign-extended when negative, as
+// writeUnsignedVInt32 writes one). Releases with checked casts refuse a raw
+// value that does not fit (the caller reports it) and add in 64 bits;
+// 3.x/4.x truncate with (int) and add in 32 bits, so the sum wraps.
+func (v Version) IntDelta(raw uint64, minimum int64) (value int64, fits bool) {
+	delta := int32(raw)
+	fits = int64(delta) == int64(raw)
+	if v.CheckedIntVInts {
+		return int64(delta) + minimum, fits
+	}
+	return int64(delta + int32(minimum)), fits
+}

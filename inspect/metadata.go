@@ -141,6 +141,13 @@ type Header struct {
 	MinTimestamp    int64    `json:"min_timestamp"`
 	MinLocalDelTime int64    `json:"min_local_deletion_time"`
 	MinTTL          int64    `json:"min_ttl"`
+	// The stored deltas where they are not Java ints, so that Cassandra
+	// 3.x/4.x read them cast (the interpreted values are above).
+	RawMinLocalDelTime *uint64 `json:"raw_min_local_deletion_time_delta,omitempty"`
+	RawMinTTL          *uint64 `json:"raw_min_ttl,omitempty"`
+	// Notes say where the header as stored was read differently (a cast
+	// minimum, a frozen UDT recorded as non-frozen).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Column is a header column.
@@ -227,6 +234,15 @@ func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
 		for _, c := range h.ClusteringTypes {
 			m.Header.ClusteringTypes = append(m.Header.ClusteringTypes, c.Class)
 		}
+		if int64(h.RawMinLocalDeletionTime) != int64(int32(h.RawMinLocalDeletionTime)) && h.HasRaw {
+			raw := h.RawMinLocalDeletionTime
+			m.Header.RawMinLocalDelTime = &raw
+		}
+		if int64(h.RawMinTTL) != int64(int32(h.RawMinTTL)) && h.HasRaw {
+			raw := h.RawMinTTL
+			m.Header.RawMinTTL = &raw
+		}
+		m.Header.Notes = append(m.Header.Notes, h.CastMinima()...)
 		for i, c := range s.Schema.Static {
 			m.Header.StaticColumns = append(m.Header.StaticColumns, Column{Name: c.Name, Type: c.Type, CQL: s.StaticTypes[i].CQL()})
 		}

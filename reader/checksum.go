@@ -95,17 +95,27 @@ func (c *ChunkChecksums) Encode() []byte {
 
 // Verify checks every chunk of the uncompressed Data.db f against c and
 // returns one *CorruptError per bad chunk (wrapping ErrChecksum), plus one
-// when the number of CRCs does not match the file's size. A read failure
-// ends the check with that error.
+// when CRC.db holds too few CRCs for the file's size. Extra CRCs are what
+// a writer leaves when it flushes an empty last chunk (ChecksumWriter
+// appends the CRC32 of no bytes, 0): those are fine, any other extra CRC is
+// reported. A read failure ends the check with that error.
 func (c *ChunkChecksums) Verify(f File) []error {
 	var errs []error
 	size := f.Size()
 	chunk := int64(c.ChunkSize)
 	chunks := (size + chunk - 1) / chunk
-	if chunks != int64(len(c.CRCs)) {
-		errs = append(errs, Corrupt(f.Path(), crcComponent, 4,
+	if chunks > int64(len(c.CRCs)) {
+		errs = append(errs, Corrupt(f.Path(), crcComponent, 4+4*int64(len(c.CRCs)),
 			fmt.Sprintf("%d CRCs for %d bytes of Data.db in chunks of %d", chunks, size, chunk),
-			fmt.Errorf("found %d", len(c.CRCs))))
+			fmt.Errorf("%w: found %d", io.ErrUnexpectedEOF, len(c.CRCs))))
+	}
+	emptyCRC := crc32.ChecksumIEEE(nil)
+	for i := chunks; i < int64(len(c.CRCs)); i++ {
+		if c.CRCs[i] != emptyCRC {
+			errs = append(errs, Corrupt(f.Path(), crcComponent, 4+4*i,
+				fmt.Sprintf("CRC %d, past the %d chunks of Data.db, to be the CRC32 of an empty chunk (%#08x)", i, chunks, emptyCRC),
+				fmt.Errorf("found %#08x", c.CRCs[i])))
+		}
 	}
 	var mapped, buf []byte
 	if m, ok := f.(Mapped); ok {
@@ -148,6 +158,7 @@ func VerifyChunks(d *Data) []error {
 	}
 	var errs []error
 	var ra readAhead
+	dataChunks := d.info.DataChunks()
 	for i := range d.info.ChunkOffsets {
 		b, err := d.readStored(int64(i), &ra)
 		if err != nil {
@@ -155,7 +166,37 @@ func VerifyChunks(d *Data) []error {
 		}
 		if err := d.checkCRC(int64(i), b); err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		// A chunk past the data length is read by no one; writers leave
+		// one empty chunk there. Anything in it is data the length lost.
+		if i >= dataChunks {
+			if err := d.checkEmptyChunk(int64(i), b); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	return errs
+}
+
+// checkEmptyChunk reports a chunk past the data length that holds bytes.
+func (d *Data) checkEmptyChunk(idx int64, b []byte) error {
+	off, stored := d.storedChunk(idx)
+	var n int
+	if int64(stored) >= d.threshold {
+		n = stored
+	} else {
+		// Limited to one chunk: the stored length prefix is not trusted.
+		out, err := d.comp.(limitedDecompressor).decompressLimit(nil, b[:stored], int(d.chunkLen))
+		if err != nil {
+			return Corrupt(d.path, dataComponent, off, fmt.Sprintf("chunk %d, past the data length, to decompress with %s", idx, d.comp.Name()), err)
+		}
+		n = len(out)
+	}
+	if n != 0 {
+		return Corrupt(d.path, dataComponent, off,
+			fmt.Sprintf("chunk %d, past the data length of %d, to be empty", idx, d.length),
+			fmt.Errorf("it holds %d uncompressed bytes", n))
+	}
+	return nil
 }

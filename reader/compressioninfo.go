@@ -42,6 +42,12 @@ type CompressionInfo struct {
 	// ChunkOffsets are the Data.db file offsets of the chunks, in order.
 	ChunkOffsets []int64
 
+	// TrailingBytes counts bytes after the last chunk offset: Cassandra
+	// ignores them; verify reports them.
+	TrailingBytes int
+
+	// countAt is where the chunk count is stored (0 when not decoded).
+	countAt int64
 	// offsetsAt is the position of ChunkOffsets[0] in the decoded bytes,
 	// kept so errors about an offset can name where it is stored.
 	offsetsAt int64
@@ -111,12 +117,15 @@ func (d *decodeBuf) utf(expected string) (string, error) {
 }
 
 // DecodeCompressionInfo decodes CompressionInfo.db. hasMaxCompressedLength
-// is the version's flag (na and later). Besides the layout it checks what
-// Cassandra's reader relies on: a positive power-of-two chunk length, a
-// non-negative data length, a chunk count that is positive and equals
-// ceil(DataLength / ChunkLength), increasing chunk offsets, and no bytes
-// after the last offset. Errors are *CorruptError with Component
-// "CompressionInfo.db" and an empty File (OpenData fills it in).
+// is the version's flag (na and later). It accepts what Cassandra's reader
+// accepts and checks what it relies on: a positive power-of-two chunk
+// length, a non-negative data length, a positive chunk count whose offsets
+// are all present and increase by at least a CRC's 4 bytes. The count may
+// exceed ceil(DataLength / ChunkLength) (real writers end with an empty
+// chunk) or fall short of it (reads past the last chunk then fail), and
+// bytes may follow the offsets; Check reports all three. Errors are
+// *CorruptError with Component "CompressionInfo.db" and an empty File
+// (OpenData fills it in).
 func DecodeCompressionInfo(b []byte, hasMaxCompressedLength bool) (*CompressionInfo, error) {
 	d := &decodeBuf{b: b, component: compressionInfoComponent}
 	c := &CompressionInfo{}
@@ -183,29 +192,39 @@ func DecodeCompressionInfo(b []byte, hasMaxCompressedLength bool) (*CompressionI
 	if err != nil {
 		return nil, err
 	}
-	want := (c.DataLength + int64(c.ChunkLength) - 1) / int64(c.ChunkLength)
-	if want == 0 {
-		// No count fits: the reader needs at least one chunk, and an empty
-		// Data.db has none.
-		return nil, d.fail(at, "at least 1 chunk, which needs a data length above 0", fmt.Errorf("found %d chunks for data length 0", chunks))
+	// Cassandra's reader (CompressionMetadata.readChunkOffsets) demands at
+	// least one chunk and never compares the count with the data length:
+	// writers end files with an empty chunk (flushData writes one even for
+	// an empty buffer), and chunk i covers positions i×chunk length on, so
+	// extra chunks are simply never read. Fewer chunks than the data needs
+	// fail only when a position past them is read, as in Cassandra.
+	if chunks <= 0 {
+		return nil, d.fail(at, "a positive chunk count", fmt.Errorf("found %d", chunks))
 	}
-	if int64(chunks) != want {
-		return nil, d.fail(at, fmt.Sprintf("chunk count %d (data length %d / chunk length %d)", want, c.DataLength, c.ChunkLength), fmt.Errorf("found %d", chunks))
+	if int64(chunks)*8 > int64(len(b)-d.off) {
+		return nil, d.fail(at, fmt.Sprintf("a chunk count whose offsets (8 bytes each) fit in the %d bytes that follow", len(b)-d.off), fmt.Errorf("%w: found %d chunks", io.ErrUnexpectedEOF, chunks))
 	}
-	if int64(chunks)*8 != int64(len(b)-d.off) {
-		return nil, d.fail(d.off, fmt.Sprintf("%d chunk offsets of 8 bytes and nothing after them", chunks), fmt.Errorf("%d bytes remain", len(b)-d.off))
-	}
+	c.countAt = int64(at)
 	c.offsetsAt = int64(d.off)
 	c.ChunkOffsets = make([]int64, chunks)
 	for i := range c.ChunkOffsets {
 		at := d.off
 		v, _ := d.i64("chunk offset")
-		if v < 0 || (i > 0 && v <= c.ChunkOffsets[i-1]) {
-			return nil, d.fail(at, fmt.Sprintf("chunk %d offset non-negative and above the previous one", i), fmt.Errorf("found %d", v))
+		if v < 0 || (i > 0 && v < c.ChunkOffsets[i-1]+4) {
+			return nil, d.fail(at, fmt.Sprintf("chunk %d offset non-negative and at least 4 bytes (a CRC) above the previous one", i), fmt.Errorf("found %d", v))
 		}
 		c.ChunkOffsets[i] = v
 	}
+	// Bytes after the offsets are never read by Cassandra; verify reports them.
+	c.TrailingBytes = len(b) - d.off
 	return c, nil
+}
+
+// DataChunks is the number of chunks the data length needs:
+// ceil(DataLength / ChunkLength), and at least one (an empty Data.db still
+// has its one empty chunk).
+func (c *CompressionInfo) DataChunks() int {
+	return int(max((c.DataLength+int64(c.ChunkLength)-1)/int64(c.ChunkLength), 1))
 }
 
 // Validate reports why the struct cannot be encoded as CompressionInfo.db:
@@ -238,8 +257,7 @@ func (c *CompressionInfo) Validate() error {
 	if c.DataLength < 0 {
 		return fmt.Errorf("negative data length %d", c.DataLength)
 	}
-	want := (c.DataLength + int64(c.ChunkLength) - 1) / int64(c.ChunkLength)
-	if n := int64(len(c.ChunkOffsets)); n == 0 || n != want || n > math.MaxInt32 {
+	if n := int64(len(c.ChunkOffsets)); n < int64(c.DataChunks()) || n > math.MaxInt32 {
 		return fmt.Errorf("%d chunk offsets for data length %d in chunks of %d", n, c.DataLength, c.ChunkLength)
 	}
 	for i, o := range c.ChunkOffsets {
@@ -292,6 +310,27 @@ func (c *CompressionInfo) rawThreshold(hasMaxCompressedLength bool) int64 {
 		return math.MaxInt32
 	}
 	return int64(c.MaxCompressedLength)
+}
+
+// Check reports what a strict verifier flags although Cassandra's reader
+// tolerates it: fewer chunks than the data length needs (the positions past
+// them cannot be read) and bytes after the last chunk offset. More chunks
+// than needed are not reported here: real writers end with an empty chunk,
+// and VerifyChunks checks that extra chunks hold nothing. path names the
+// file in the errors.
+func (c *CompressionInfo) Check(path string) []error {
+	var errs []error
+	if n, want := len(c.ChunkOffsets), c.DataChunks(); n < want {
+		errs = append(errs, Corrupt(path, compressionInfoComponent, c.countAt,
+			fmt.Sprintf("at least %d chunks for data length %d in chunks of %d", want, c.DataLength, c.ChunkLength),
+			fmt.Errorf("found %d: uncompressed bytes from %d on are in no chunk", n, int64(n)*int64(c.ChunkLength))))
+	}
+	if c.TrailingBytes > 0 {
+		end := c.offsetsAt + 8*int64(len(c.ChunkOffsets))
+		errs = append(errs, Corrupt(path, compressionInfoComponent, end,
+			"nothing after the last chunk offset", fmt.Errorf("%d stray bytes", c.TrailingBytes)))
+	}
+	return errs
 }
 
 // ChunkCount is the number of chunks.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"sync"
 )
 
@@ -29,6 +28,12 @@ type DataOptions struct {
 	// Verify checks each compressed chunk's CRC32 before using it. Callers
 	// should default to true; Cassandra's crc_check_chance is 1.0.
 	Verify bool
+	// ChecksumsPath is the table's CRC.db, for an uncompressed Data.db:
+	// with Verify set, each chunk of CRC.db's chunk size is checked against
+	// its CRC when first read. Cassandra's own read path skips this (only
+	// its verifier reads CRC.db), but a dump must not print a flipped byte
+	// as data. "" reads unchecked.
+	ChecksumsPath string
 }
 
 // Data is a Data.db seen as its uncompressed bytes. For a compressed table
@@ -48,6 +53,8 @@ type Data struct {
 	length int64  // uncompressed length
 
 	info      *CompressionInfo // nil when uncompressed
+	crcs      *ChunkChecksums  // CRC.db of an uncompressed Data.db, when checked
+	crcPath   string
 	comp      Compressor
 	threshold int64 // stored length at which a chunk is raw
 	verify    bool
@@ -64,8 +71,22 @@ func OpenData(dataPath string, a Access, o DataOptions) (*Data, error) {
 	var ci []byte
 	if o.CompressionInfoPath != "" {
 		var err error
-		if ci, err = os.ReadFile(o.CompressionInfoPath); err != nil {
+		if ci, err = ReadFile(o.CompressionInfoPath); err != nil {
 			return nil, fmt.Errorf("reading compression info: %w", err)
+		}
+	}
+	var crcs *ChunkChecksums
+	if o.CompressionInfoPath == "" && o.ChecksumsPath != "" && o.Verify {
+		b, err := ReadFile(o.ChecksumsPath)
+		if err != nil {
+			return nil, fmt.Errorf("reading CRC.db: %w", err)
+		}
+		if crcs, err = DecodeChecksums(b); err != nil {
+			var ce *CorruptError
+			if errors.As(err, &ce) {
+				ce.File = o.ChecksumsPath
+			}
+			return nil, err
 		}
 	}
 	f, err := Open(dataPath, a)
@@ -77,7 +98,26 @@ func OpenData(dataPath string, a Access, o DataOptions) (*Data, error) {
 		f.Close()
 		return nil, err
 	}
+	if crcs != nil {
+		d.crcs, d.crcPath = crcs, o.ChecksumsPath
+		d.chunkLen = int64(crcs.ChunkSize)
+	}
 	return d, nil
+}
+
+// ReadFile reads a metadata component whole, like os.ReadFile, but refuses
+// anything that is not a regular file (reading a FIFO would block forever).
+func ReadFile(path string) ([]byte, error) {
+	f, err := Open(path, Buffered)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, f.Size())
+	if _, err := f.ReadAt(b, 0); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return b, nil
 }
 
 // newData builds a Data over an open file; ci is the CompressionInfo.db
@@ -124,9 +164,11 @@ func (d *Data) checkChunkBounds(ciPath string) error {
 		if i+1 < len(d.info.ChunkOffsets) {
 			end = d.info.ChunkOffsets[i+1]
 		}
-		if end-off < 5 {
+		// An empty trailing chunk of the Noop compressor stores no byte at
+		// all, so only the CRC is certain to be there.
+		if end-off < 4 {
 			return Corrupt(ciPath, compressionInfoComponent, d.info.OffsetPosition(i),
-				fmt.Sprintf("chunk %d offset %d to leave room for at least 1 stored byte and a 4-byte CRC before %d (Data.db is %d bytes)", i, off, end, size),
+				fmt.Sprintf("chunk %d offset %d to leave room for a 4-byte CRC before %d (Data.db is %d bytes)", i, off, end, size),
 				nil)
 		}
 	}
@@ -275,18 +317,36 @@ func (d *Data) checkCRC(idx int64, b []byte) error {
 func (d *Data) readChunk(idx int64, buf []byte, ra *readAhead) (data, newBuf []byte, err error) {
 	start, n := d.chunkBounds(idx)
 	if d.info == nil {
+		var b []byte
 		if d.mapped != nil {
-			return d.mapped[start : start+int64(n)], buf, nil
-		}
-		buf = grow(buf[:0], n)
-		b := buf[:n]
-		if _, err := d.f.ReadAt(b, start); err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
+			b = d.mapped[start : start+int64(n)]
+		} else {
+			buf = grow(buf[:0], n)
+			b = buf[:n]
+			if _, err := d.f.ReadAt(b, start); err != nil {
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return nil, buf, Corrupt(d.path, dataComponent, start, fmt.Sprintf("%d bytes", n), err)
 			}
-			return nil, buf, Corrupt(d.path, dataComponent, start, fmt.Sprintf("%d bytes", n), err)
+		}
+		// Chunks CRC.db has no CRC for are read unchecked, as Cassandra
+		// reads them; verify reports the short CRC.db.
+		if d.crcs != nil && idx < int64(len(d.crcs.CRCs)) {
+			if got, want := crc32.ChecksumIEEE(b), d.crcs.CRCs[idx]; got != want {
+				return nil, buf, Corrupt(d.path, dataComponent, start,
+					fmt.Sprintf("chunk %d (%d bytes) to match CRC.db's CRC32 %#08x", idx, n, want),
+					fmt.Errorf("%w: computed %#08x", ErrChecksum, got))
+			}
 		}
 		return b, buf, nil
+	}
+	if idx >= int64(len(d.info.ChunkOffsets)) {
+		// Cassandra's chunkFor fails the same way: the data length claims
+		// bytes that no chunk holds.
+		return nil, buf, Corrupt(d.path, dataComponent, start,
+			fmt.Sprintf("chunk %d to hold uncompressed bytes %d..%d (CompressionInfo.db lists %d chunks for a data length of %d)", idx, start, start+int64(n), len(d.info.ChunkOffsets), d.length),
+			io.ErrUnexpectedEOF)
 	}
 	off, stored := d.storedChunk(idx)
 	isRaw := int64(stored) >= d.threshold
@@ -300,7 +360,9 @@ func (d *Data) readChunk(idx int64, buf []byte, ra *readAhead) (data, newBuf []b
 		}
 	}
 	if isRaw {
-		last := idx == int64(len(d.info.ChunkOffsets))-1
+		// The last chunk holding data may be zero-padded up to the
+		// threshold (an empty chunk may still follow it).
+		last := start+int64(n) == d.length
 		if stored != n && !(last && stored > n && int64(stored) == d.threshold) {
 			return nil, buf, Corrupt(d.path, dataComponent, off,
 				fmt.Sprintf("raw chunk %d (stored length %d ≥ max compressed length %d) to hold its %d uncompressed bytes", idx, stored, d.threshold, n), nil)

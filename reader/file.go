@@ -76,6 +76,13 @@ func Open(path string, a Access) (File, error) {
 	default:
 		return nil, fmt.Errorf("open %s: unknown access mode %d", path, int(a))
 	}
+	// Stat before opening: opening a FIFO for reading blocks until a writer
+	// appears, so it must be refused without being opened.
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("open %s: not a regular file (%s)", path, st.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,13 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 const maxProblems = 100
 
 func (r *Report) add(p Problem) {
+	// The checksum pass and the decoding pass can meet the same bad chunk;
+	// report it once.
+	for _, q := range r.Problems {
+		if q == p {
+			return
+		}
+	}
 	if len(r.Problems) < maxProblems {
 		r.Problems = append(r.Problems, p)
 	}
@@ -114,15 +121,51 @@ func check(path string, opts sstable.Options, skimRows bool, progress func(done,
 	}
 	defer s.Close()
 	r.Checks = append(r.Checks, "Statistics.db checksums and layout")
+	checkComponentsPresent(s, r)
 	checkChecksums(s, r)
 	checkStructure(s, r, skimRows, progress)
 	return r
+}
+
+// checkComponentsPresent lists every component that should be there and is
+// not: those TOC.txt names, TOC.txt itself, and (with no TOC to go by) the
+// summary, filter and digest every big-format writer produces. Reads do
+// without them (the summary is rebuilt in memory), so they are problems
+// for the verifier only. A missing CRC.db is reported with the checksums.
+func checkComponentsPresent(s *sstable.SSTable, r *Report) {
+	missing := s.MissingComponents()
+	if len(s.TOC) == 0 {
+		for _, c := range []string{format.ComponentSummary, format.ComponentFilter, format.ComponentDigest} {
+			if !s.HasComponent(c) {
+				missing = append(missing, c)
+			}
+		}
+	}
+	for _, c := range missing {
+		if c == format.ComponentCRC {
+			continue
+		}
+		msg := "missing (TOC.txt lists it)"
+		switch {
+		case c == format.ComponentTOC:
+			msg = "missing: the sstable's list of components is gone"
+		case len(s.TOC) == 0:
+			msg = "missing (every big-format writer produces it)"
+		}
+		if c == format.ComponentSummary && s.Index != nil {
+			msg += "; reads sample Index.db in its place, as Cassandra rebuilds it"
+		}
+		r.add(Problem{File: s.Path(c), Component: c, Offset: -1, Message: msg})
+	}
 }
 
 func checkChecksums(s *sstable.SSTable, r *Report) {
 	dataPath := s.Path(format.ComponentData)
 	if s.Data.Compressed() {
 		r.Checks = append(r.Checks, "Data.db chunk CRC32s")
+		for _, err := range s.Data.Info().Check(s.Path(format.ComponentCompressionInfo)) {
+			r.addErr(s.Path(format.ComponentCompressionInfo), "CompressionInfo.db", err)
+		}
 		for _, err := range reader.VerifyChunks(s.Data) {
 			r.addErr(dataPath, "Data.db", err)
 		}
@@ -189,6 +232,12 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 	sc := newSummaryCheck(s, r)
 	var prevKey []byte
 	dec := s.Decoder(0)
+	dec.CollectTimeAnomalies()
+	if h := s.Stats.Header; h != nil {
+		for _, msg := range h.CastMinima() {
+			r.add(Problem{File: s.Path(format.ComponentStatistics), Component: "Statistics.db", Offset: -1, Message: msg})
+		}
+	}
 	var h rows.PartitionHeader
 	total := s.Data.Length()
 	for {
@@ -201,6 +250,12 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 			return
 		}
 		r.Partitions++
+		if !h.Deletion.IsLive() && h.Deletion.LocalDeletionTime < 0 {
+			// Only the legacy layout stores a signed int; 5.0 reads this as
+			// an InvalidDeletionTime and scrub rewrites it.
+			r.add(Problem{File: dataPath, Component: "Data.db", Offset: h.Offset + 2 + int64(len(h.Key)),
+				Message: fmt.Sprintf("partition deletion of key %x: localDeletionTime %d is negative (an overflowed or invalid deletion time; sstablescrub rewrites it)", h.Key, h.Deletion.LocalDeletionTime)})
+		}
 		if prevKey != nil && s.Partitioner.CompareKeys(prevKey, h.Key) >= 0 {
 			r.add(Problem{File: dataPath, Component: "Data.db", Offset: h.Offset,
 				Message: fmt.Sprintf("partition key %x is not after the previous key %x in %s order", h.Key, prevKey, s.Partitioner.Name())})
@@ -228,7 +283,12 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 		if skimRows {
 			skip = dec.SkipRest
 		}
-		if err := skip(); err != nil {
+		err = skip()
+		for _, a := range dec.TakeTimeAnomalies() {
+			r.add(Problem{File: dataPath, Component: "Data.db", Offset: a.Offset,
+				Message: fmt.Sprintf("%s: stored delta %d, read as %d: %s", a.What, a.Raw, a.Value, a.Reason)})
+		}
+		if err != nil {
 			r.addErr(dataPath, "Data.db", s.WrapDataError(err))
 			return
 		}

@@ -147,6 +147,15 @@ func printMetadata(w io.Writer, m *inspect.Metadata) {
 	for _, b := range m.TombstoneDropTimes {
 		fmt.Fprintf(w, "   %-30s %10d\n", seconds(b.Time), b.Count)
 	}
+	raw := func(v int64, r *uint64) string {
+		if r == nil {
+			return fmt.Sprint(v)
+		}
+		return fmt.Sprintf("%d (stored delta %d does not fit an int: cast as Cassandra 3.x/4.x read it)", v, *r)
+	}
+	p("EncodingStats minTTL", raw(m.Header.MinTTL, m.Header.RawMinTTL))
+	p("EncodingStats minLocalDeletionTime", raw(m.Header.MinLocalDelTime, m.Header.RawMinLocalDelTime))
+	p("EncodingStats minTimestamp", m.Header.MinTimestamp)
 	fmt.Fprintln(w, "Serialization header:")
 	fmt.Fprintf(w, "   key type:         %s\n", m.Header.KeyType)
 	fmt.Fprintf(w, "   clustering types: %s\n", strings.Join(m.Header.ClusteringTypes, ", "))
@@ -155,6 +164,9 @@ func printMetadata(w io.Writer, m *inspect.Metadata) {
 	}
 	for _, col := range m.Header.RegularColumns {
 		fmt.Fprintf(w, "   regular %-20s %s\n", col.Name, col.CQL)
+	}
+	for _, n := range m.Header.Notes {
+		fmt.Fprintf(w, "   note: %s\n", n)
 	}
 	fmt.Fprintln(w)
 }

@@ -93,6 +93,9 @@ func savingsAction(c *cli.Context) error {
 		if !c.Bool("json") {
 			fmt.Fprintf(stdout, "%s (%s -> oa, %d partitions)\n", p, res.From, res.Partitions)
 			printSavings(stdout, res.Components, res.DataUncompressed, &res.Counts)
+			for _, why := range res.Refusals {
+				fmt.Fprintf(stdout, "  convert refuses this sstable as it stands (the sizes above assume it was fixed): %s\n", why)
+			}
 			fmt.Fprintln(stdout)
 		}
 	}

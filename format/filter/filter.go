@@ -22,7 +22,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/sstabletool/sstabletool/format/token/murmur"
 	"github.com/sstabletool/sstabletool/reader"
@@ -56,7 +55,7 @@ func (f *BloomFilter) IsAlwaysPresent() bool { return f.alwaysPresent }
 
 // ReadFile reads and decodes a Filter.db, naming the file in errors.
 func ReadFile(path string, oldFormat bool) (*BloomFilter, error) {
-	b, err := os.ReadFile(path)
+	b, err := reader.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading bloom filter: %w", err)
 	}

@@ -66,11 +66,63 @@ type Decoder struct {
 	// fixed-width and none is null or empty; -1 when types vary.
 	fixedWidth int
 	need       int // bytes parseUnfiltered asked for
+	// ldtLimit and ttlLimit bound the deletion-time and TTL deltas the
+	// fast paths take: below them minimum + delta is the same in 32 and 64
+	// bits and not negative, so no cast is involved. Anything else goes
+	// to the general path, which casts as the version's release does.
+	ldtLimit, ttlLimit uint64
+	// timeNotes collects deletion times and TTLs a verifier flags, when
+	// noteTimes is set (CollectTimeAnomalies).
+	noteTimes bool
+	timeNotes []TimeAnomaly
+}
+
+// A TimeAnomaly is a deletion time or TTL that Cassandra's reader of this
+// version accepts but sstablescrub would flag (CASSANDRA-14092): a stored
+// delta that is not a Java int (3.x/4.x truncate it), or a result that is
+// negative (a local deletion time that overflowed past 2038, a TTL that
+// wrapped).
+type TimeAnomaly struct {
+	Offset int64  // where the vint starts in uncompressed Data.db
+	What   string // e.g. "cell local deletion time"
+	Raw    uint64 // the stored delta
+	Value  int64  // what Cassandra computes from it
+	Reason string
+}
+
+// CollectTimeAnomalies makes the decoder note every TimeAnomaly it meets
+// on the general path; fast paths never meet one (see ldtLimit). TakeTimeAnomalies
+// returns and clears them.
+func (d *Decoder) CollectTimeAnomalies() { d.noteTimes = true }
+
+// TakeTimeAnomalies returns the anomalies noted since the last call.
+func (d *Decoder) TakeTimeAnomalies() []TimeAnomaly {
+	out := d.timeNotes
+	d.timeNotes = nil
+	return out
+}
+
+// castLimit is the exclusive bound on a delta from minimum below which
+// minimum + delta is what every path computes and is not negative: a Java
+// int delta, and for releases that add in 32 bits (3.x/4.x) a sum that
+// does not wrap.
+func castLimit(minimum int64, checked bool) uint64 {
+	switch {
+	case minimum < 0:
+		return 0
+	case checked:
+		return 0x80000000
+	case minimum > 0x7FFFFFFF:
+		return 0
+	}
+	return uint64(0x80000000 - minimum)
 }
 
 // NewDecoder returns a decoder reading src with schema.
 func NewDecoder(src Source, schema *Schema) *Decoder {
-	d := &Decoder{src: src, schema: schema, fixedWidth: -1}
+	d := &Decoder{src: src, schema: schema, fixedWidth: -1,
+		ldtLimit: castLimit(schema.MinLocalDeletionTime, schema.Version.CheckedIntVInts),
+		ttlLimit: castLimit(schema.MinTTL, schema.Version.CheckedIntVInts)}
 	if n := len(schema.ClusteringFixed); n > 0 && n <= 32 {
 		d.fixedWidth = 0
 		for _, w := range schema.ClusteringFixed {
@@ -397,10 +449,14 @@ func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, e
 	}
 	body := b[p:total:total]
 	var used int
+	notes := len(d.timeNotes)
 	if u.Kind == KindMarker {
 		used, err = d.decodeMarkerBody(u, body)
 	} else {
 		used, err = d.decodeRowBody(u, body)
+	}
+	for i := notes; i < len(d.timeNotes); i++ {
+		d.timeNotes[i].Offset += off + int64(p)
 	}
 	if err != nil {
 		var de *DecodeError
@@ -478,17 +534,36 @@ func (d *Decoder) timestamp(r *body, what string) (int64, error) {
 }
 
 func (d *Decoder) localDeletionTime(r *body, what string) (int64, error) {
-	v, err := r.uvint32(what)
-	if err != nil {
-		return 0, err
-	}
-	ldt := int64(v) + d.schema.MinLocalDeletionTime
-	return ldt, nil
+	return d.intDelta(r, what, d.schema.MinLocalDeletionTime)
 }
 
 func (d *Decoder) ttl(r *body, what string) (int64, error) {
-	v, err := r.uvint32(what)
-	return int64(v) + d.schema.MinTTL, err
+	return d.intDelta(r, what, d.schema.MinTTL)
+}
+
+// intDelta reads an int-sized delta and adds it to minimum as the
+// version's Cassandra release does (format.Version.IntDelta): 5.0 refuses
+// a delta that is not a Java int, 3.x/4.x wrap it.
+func (d *Decoder) intDelta(r *body, what string, minimum int64) (int64, error) {
+	at := r.pos
+	raw, err := r.uvint(what)
+	if err != nil {
+		return 0, err
+	}
+	v, fits := d.schema.Version.IntDelta(raw, minimum)
+	if !fits && d.schema.Version.CheckedIntVInts {
+		r.pos = at
+		return 0, r.err(what+" delta that fits an int (Cassandra 5.0 reads it with a checked cast)", fmt.Errorf("found %d", raw))
+	}
+	if d.noteTimes && (!fits || v < 0) {
+		reason := "negative: the value overflowed a signed int (scrub rewrites it)"
+		if !fits {
+			reason = fmt.Sprintf("the stored delta is not a Java int; Cassandra 3.x/4.x cast it with (int) and read %d", v)
+		}
+		// Body-relative for now; parseUnfiltered makes it absolute.
+		d.timeNotes = append(d.timeNotes, TimeAnomaly{Offset: int64(at), What: what, Raw: raw, Value: v, Reason: reason})
+	}
+	return v, nil
 }
 
 // deletionTime reads a DeletionTime written as header deltas (rows,
@@ -787,7 +862,7 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 			if n == 0 {
 				ttl, n = uvintAt(b, pos)
 			}
-			if n == 0 || ttl > 0x7FFFFFFF {
+			if n == 0 || ttl >= d.ttlLimit {
 				return pos, false
 			}
 			pos += n
@@ -795,7 +870,7 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 			if n == 0 {
 				ldt, n = uvintAt(b, pos)
 			}
-			if n == 0 || ldt > 0x7FFFFFFF {
+			if n == 0 || ldt >= d.ldtLimit {
 				return pos, false
 			}
 			pos += n
@@ -938,7 +1013,7 @@ func (d *Decoder) fastDeletionTime(b []byte, pos int) (deletiontime.DeletionTime
 		return deletiontime.DeletionTime{}, 0, false
 	}
 	ldt, n2 := uvintAt(b, pos+n1)
-	if n2 == 0 || ldt > 0x7FFFFFFF {
+	if n2 == 0 || ldt >= d.ldtLimit {
 		return deletiontime.DeletionTime{}, 0, false
 	}
 	dt := deletiontime.DeletionTime{
@@ -969,14 +1044,14 @@ func (d *Decoder) fastCellTimes(b []byte, pos int, flags byte, u *Unfiltered) (e
 	}
 	if flags&(CellFlagDeleted|CellFlagExpiring) != 0 {
 		v, n := uvintAt(b, pos)
-		if n == 0 || v > 0x7FFFFFFF {
+		if n == 0 || v >= d.ldtLimit {
 			return pos, 0, 0, 0, false
 		}
 		pos += n
 		ldt = int64(v) + d.schema.MinLocalDeletionTime
 		if flags&CellFlagExpiring != 0 {
 			v, n := uvintAt(b, pos)
-			if n == 0 || v > 0x7FFFFFFF {
+			if n == 0 || v >= d.ttlLimit {
 				return pos, 0, 0, 0, false
 			}
 			pos += n

@@ -13,18 +13,49 @@ import (
 	"github.com/sstabletool/sstabletool/format/summary"
 )
 
-// Summary reads Summary.db once and keeps it.
+// Summary reads Summary.db once and keeps it. When Summary.db is missing
+// it samples Index.db in memory the way Cassandra rebuilds a lost summary
+// (IndexSummaryBuilder at the default min_index_interval 128, full sampling
+// level); SummaryRebuilt then reports true. It is not safe for concurrent
+// use.
 func (s *SSTable) Summary() (*summary.Summary, error) {
 	if s.summary != nil || s.summaryErr != nil {
 		return s.summary, s.summaryErr
 	}
 	p := s.Path(format.ComponentSummary)
 	if _, err := os.Stat(p); err != nil {
-		s.summaryErr = fmt.Errorf("%s: component Summary.db is missing: %w", p, err)
-		return nil, s.summaryErr
+		if s.Index == nil {
+			s.summaryErr = fmt.Errorf("%s: component Summary.db is missing, and so is Index.db to rebuild it from: %w", p, err)
+			return nil, s.summaryErr
+		}
+		s.summary, s.summaryErr = s.rebuildSummary()
+		s.summaryRebuilt = s.summaryErr == nil
+		return s.summary, s.summaryErr
 	}
 	s.summary, s.summaryErr = summary.ReadFile(p)
 	return s.summary, s.summaryErr
+}
+
+// SummaryRebuilt reports whether Summary returned a summary sampled from
+// Index.db because Summary.db is missing.
+func (s *SSTable) SummaryRebuilt() bool { return s.summaryRebuilt }
+
+// defaultMinIndexInterval is the table option min_index_interval's default.
+const defaultMinIndexInterval = 128
+
+func (s *SSTable) rebuildSummary() (*summary.Summary, error) {
+	b, err := summary.NewBuilder(0, defaultMinIndexInterval, summary.BaseSamplingLevel)
+	if err != nil {
+		return nil, err
+	}
+	sc := index.NewScanner(s.Index, s.IndexCodec, 0, false)
+	for sc.Next() {
+		b.Add(sc.Entry().Key, sc.EntryPos())
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("rebuilding the missing Summary.db from Index.db: %w", err)
+	}
+	return b.Build()
 }
 
 // ErrNoIndex is returned by lookups on an sstable without Index.db.

@@ -46,8 +46,9 @@ type SSTable struct {
 	IndexCodec *index.Codec
 	opts       Options
 
-	summary    *summary.Summary
-	summaryErr error
+	summary        *summary.Summary
+	summaryErr     error
+	summaryRebuilt bool
 
 	lookupCursor  *reader.Cursor
 	lookupDecoder *rows.Decoder
@@ -71,13 +72,15 @@ func Open(path string, opts Options) (*SSTable, error) {
 			return nil, fmt.Errorf("%s: required component %s is missing: %w", desc.Path(format.ComponentData), c, err)
 		}
 	}
-	// A component TOC.txt lists but the directory lacks would change how
-	// the rest reads (without CompressionInfo.db, Data.db would be taken
-	// as uncompressed): refuse rather than guess.
-	for _, c := range s.TOC {
-		if _, err := os.Stat(desc.Path(c)); err != nil {
-			return nil, fmt.Errorf("%s: component %s listed in TOC.txt is missing", desc.Path(c), c)
-		}
+	// Summary.db, Filter.db, CRC.db, Digest.crc32 and TOC.txt itself may be
+	// absent (Cassandra rebuilds the summary and filter; hand-copied or
+	// streamed sstables lose the rest); reads do without them and verify
+	// lists them. Only CompressionInfo.db changes how Data.db reads: without
+	// it Data.db would be taken as uncompressed, so when TOC.txt lists it
+	// and it is gone, say so instead of decoding compressed bytes as rows.
+	if s.listed(format.ComponentCompressionInfo) && !fileExists(desc.Path(format.ComponentCompressionInfo)) {
+		return nil, reader.Corrupt(desc.Path(format.ComponentCompressionInfo), format.ComponentCompressionInfo, -1,
+			"CompressionInfo.db, which TOC.txt lists (Data.db is compressed and cannot be read without it)", os.ErrNotExist)
 	}
 	if s.Stats, err = stats.ReadFile(desc.Path(format.ComponentStatistics), desc.Version); err != nil {
 		return nil, err
@@ -88,6 +91,8 @@ func Open(path string, opts Options) (*SSTable, error) {
 	dopts := reader.DataOptions{HasMaxCompressedLength: desc.Version.HasMaxCompressedLength, Verify: !opts.NoVerify}
 	if ci := desc.Path(format.ComponentCompressionInfo); fileExists(ci) {
 		dopts.CompressionInfoPath = ci
+	} else if crc := desc.Path(format.ComponentCRC); fileExists(crc) {
+		dopts.ChecksumsPath = crc
 	}
 	if s.Data, err = reader.OpenData(desc.Path(format.ComponentData), opts.Access, dopts); err != nil {
 		return nil, err
@@ -99,6 +104,32 @@ func Open(path string, opts Options) (*SSTable, error) {
 		}
 	}
 	return s, nil
+}
+
+// listed reports whether TOC.txt names component c (false without a TOC).
+func (s *SSTable) listed(c string) bool {
+	for _, t := range s.TOC {
+		if t == c {
+			return true
+		}
+	}
+	return false
+}
+
+// MissingComponents lists the components TOC.txt names that are not on
+// disk, and TOC.txt itself when it is absent. Reads work without them;
+// verify reports each.
+func (s *SSTable) MissingComponents() []string {
+	var out []string
+	if !s.HasComponent(format.ComponentTOC) {
+		out = append(out, format.ComponentTOC)
+	}
+	for _, c := range s.TOC {
+		if c != format.ComponentTOC && !s.HasComponent(c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func fileExists(p string) bool {

@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/sstabletool/sstabletool/format"
 	"math"
 
 	"github.com/sstabletool/sstabletool/format/vint"
@@ -83,6 +84,12 @@ type Header struct {
 	MinTimestamp         int64 // microseconds
 	MinLocalDeletionTime int64 // seconds
 	MinTTL               int64 // seconds
+	// The two int-sized minima as stored (deltas from their epochs), when
+	// decoded. Cassandra 3.x/4.x cast them with (int), so a value that does
+	// not fit an int is read wrapped (CASSANDRA-14092): MinLocalDeletionTime
+	// and MinTTL are what Cassandra computes, these what the file holds.
+	RawMinLocalDeletionTime, RawMinTTL uint64
+	HasRaw                             bool // the Raw fields were decoded
 
 	KeyType         TypeName
 	ClusteringTypes []TypeName
@@ -104,25 +111,25 @@ const (
 	DeletionTimeEpoch int64 = 1442880000
 )
 
-// fitsVInt32 mirrors VIntCoding.readUnsignedVInt32's checked cast: the
-// value must be a Java int, sign-extended when negative.
-func fitsVInt32(u uint64) bool { return int64(u) == int64(int32(u)) }
-
-func decodeHeader(c *cursor) *Header {
-	h := &Header{}
+func decodeHeader(c *cursor, v format.Version) *Header {
+	h := &Header{HasRaw: true}
 	h.MinTimestamp = TimestampEpoch + int64(c.uvint("EncodingStats min timestamp"))
+	// 5.0 reads the two int-sized minima with checked casts and refuses
+	// what does not fit; 3.x/4.x cast them (Version.IntDelta).
 	at := c.pos
 	ldt := c.uvint("EncodingStats min local deletion time")
-	if c.err == nil && !fitsVInt32(ldt) {
+	var fits bool
+	h.MinLocalDeletionTime, fits = v.IntDelta(ldt, DeletionTimeEpoch)
+	if c.err == nil && !fits && v.CheckedIntVInts {
 		c.fail(at, fmt.Sprintf("EncodingStats min local deletion time delta that fits an int, found %d", ldt), nil)
 	}
-	h.MinLocalDeletionTime = DeletionTimeEpoch + int64(int32(ldt))
 	at = c.pos
 	ttl := c.uvint("EncodingStats min TTL")
-	if c.err == nil && !fitsVInt32(ttl) {
+	h.MinTTL, fits = v.IntDelta(ttl, 0)
+	if c.err == nil && !fits && v.CheckedIntVInts {
 		c.fail(at, fmt.Sprintf("EncodingStats min TTL that fits an int, found %d", ttl), nil)
 	}
-	h.MinTTL = int64(int32(ttl))
+	h.RawMinLocalDeletionTime, h.RawMinTTL = ldt, ttl
 	h.KeyType = c.typeName("key type")
 	h.ClusteringTypes = c.typeList("clustering type")
 	h.StaticColumns = c.columns("static column")
@@ -144,18 +151,45 @@ func (c *cursor) columns(what string) []Column {
 	return out
 }
 
-func (h *Header) appendTo(dst []byte) ([]byte, error) {
+// CastMinima lists the EncodingStats minima whose stored value is not a
+// Java int, so that Cassandra 3.x/4.x read them wrapped: what a verifier
+// reports.
+func (h *Header) CastMinima() []string {
+	if !h.HasRaw {
+		return nil
+	}
+	var out []string
+	if int64(h.RawMinLocalDeletionTime) != int64(int32(h.RawMinLocalDeletionTime)) {
+		out = append(out, fmt.Sprintf("EncodingStats min local deletion time delta %d does not fit an int; Cassandra 3.x/4.x read it as %d", h.RawMinLocalDeletionTime, h.MinLocalDeletionTime))
+	}
+	if int64(h.RawMinTTL) != int64(int32(h.RawMinTTL)) {
+		out = append(out, fmt.Sprintf("EncodingStats min TTL %d does not fit an int; Cassandra 3.x/4.x read it as %d", h.RawMinTTL, h.MinTTL))
+	}
+	return out
+}
+
+func (h *Header) appendTo(dst []byte, v format.Version) ([]byte, error) {
 	dst = vint.AppendUnsigned(dst, uint64(h.MinTimestamp-TimestampEpoch))
-	d := h.MinLocalDeletionTime - DeletionTimeEpoch
-	if d != int64(int32(d)) {
-		return dst, fmt.Errorf("stats: EncodingStats min local deletion time %d is more than an int away from the epoch", h.MinLocalDeletionTime)
+	// A decoded value that was cast is written back as stored, so that a
+	// file re-encodes byte for byte; otherwise Java writes the int delta
+	// sign-extended.
+	if got, _ := v.IntDelta(h.RawMinLocalDeletionTime, DeletionTimeEpoch); h.HasRaw && got == h.MinLocalDeletionTime {
+		dst = vint.AppendUnsigned(dst, h.RawMinLocalDeletionTime)
+	} else {
+		d := h.MinLocalDeletionTime - DeletionTimeEpoch
+		if d != int64(int32(d)) {
+			return dst, fmt.Errorf("stats: EncodingStats min local deletion time %d is more than an int away from the epoch", h.MinLocalDeletionTime)
+		}
+		dst = vint.AppendUnsigned(dst, uint64(d))
 	}
-	// Java writes the int delta sign-extended.
-	dst = vint.AppendUnsigned(dst, uint64(d))
-	if h.MinTTL != int64(int32(h.MinTTL)) {
-		return dst, fmt.Errorf("stats: EncodingStats min TTL %d does not fit an int", h.MinTTL)
+	if got, _ := v.IntDelta(h.RawMinTTL, 0); h.HasRaw && got == h.MinTTL {
+		dst = vint.AppendUnsigned(dst, h.RawMinTTL)
+	} else {
+		if h.MinTTL != int64(int32(h.MinTTL)) {
+			return dst, fmt.Errorf("stats: EncodingStats min TTL %d does not fit an int", h.MinTTL)
+		}
+		dst = vint.AppendUnsigned(dst, uint64(h.MinTTL))
 	}
-	dst = vint.AppendUnsigned(dst, uint64(h.MinTTL))
 	dst = appendVintBytes(dst, []byte(h.KeyType.Class))
 	dst = appendTypeList(dst, h.ClusteringTypes)
 	for _, cols := range [][]Column{h.StaticColumns, h.RegularColumns} {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"os"
+	"sort"
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/reader"
@@ -61,7 +61,7 @@ func headerSize(n int, v format.Version) int {
 
 // ReadFile reads and decodes a Statistics.db; errors name the file.
 func ReadFile(path string, v format.Version) (*Statistics, error) {
-	b, err := os.ReadFile(path)
+	b, err := reader.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -104,39 +104,58 @@ func Decode(b []byte, v format.Version) (*Statistics, error) {
 	if top.err != nil {
 		return nil, top.err
 	}
-	types := make([]MetadataType, n)
-	offsets := make([]int, n+1)
+	// Cassandra 3.x and 4.x look each component up by its type and seek to
+	// its offset, so the table of contents may list them in any order
+	// (ScyllaDB writes 3,2,0,1 over components laid out 0,1,2,3). Each
+	// component ends where the next one in file order starts.
+	type tocEntry struct {
+		t      MetadataType
+		off    int
+		stored int // where the entry's offset is stored, for errors
+	}
+	list := make([]tocEntry, n)
+	var seen [numTypes]bool
 	entries := &cursor{b: toc, base: int64(tocStart), part: "table of contents:"}
 	for i := 0; i < n; i++ {
 		at := entries.pos
-		types[i] = MetadataType(entries.i32("component type"))
-		if entries.err == nil && (types[i] < 0 || types[i] >= numTypes || (i > 0 && types[i] <= types[i-1])) {
-			entries.fail(at, fmt.Sprintf("component type ordinals in increasing order, each below %d, found %d", numTypes, types[i]), nil)
+		t := MetadataType(entries.i32("component type"))
+		if entries.err == nil && (t < 0 || t >= numTypes || seen[t]) {
+			entries.fail(at, fmt.Sprintf("component type ordinals below %d, each listed once, found %d", numTypes, t), nil)
 		}
+		if entries.err != nil {
+			return nil, entries.err
+		}
+		seen[t] = true
 		at = entries.pos
-		off := entries.i32(types[i].String() + " offset")
-		if entries.err == nil && (off < 0 || int64(off) > int64(len(b))) {
-			entries.fail(at, fmt.Sprintf("%s offset within the file's %d bytes, found %d", types[i], len(b), off), nil)
+		off := entries.i32(t.String() + " offset")
+		if entries.err == nil && (off < int32(headerSize(n, v)) || int64(off) > int64(len(b))) {
+			entries.fail(at, fmt.Sprintf("%s offset after the table of contents (byte %d) and within the file's %d bytes, found %d", t, headerSize(n, v), len(b), off), nil)
 		}
-		offsets[i] = int(off)
+		if entries.err != nil {
+			return nil, entries.err
+		}
+		list[i] = tocEntry{t: t, off: int(off), stored: tocStart + at}
 	}
-	if entries.err != nil {
-		return nil, entries.err
-	}
-	offsets[n] = len(b)
-	if want := headerSize(n, v); offsets[0] != want {
-		top.fail(8+boolInt(v.HasMetadataChecksum)*4, fmt.Sprintf("the first component to start right after the table of contents, at byte %d, found %d", want, offsets[0]), nil)
+	sort.SliceStable(list, func(i, j int) bool { return list[i].off < list[j].off })
+	// From na on the components are read back to back after the table of
+	// contents (each length from the next offset), so the first must start
+	// right after it; before na each is found by seeking.
+	if want := headerSize(n, v); v.HasMetadataChecksum && list[0].off != want {
+		top.fail(list[0].stored, fmt.Sprintf("the first component to start right after the table of contents, at byte %d, found %d", want, list[0].off), nil)
 		return nil, top.err
 	}
 	s := &Statistics{Version: v}
-	for i, t := range types {
-		start, end := offsets[i], offsets[i+1]
+	for i, e := range list {
+		t, start, end := e.t, e.off, len(b)
+		if i+1 < n {
+			end = list[i+1].off
+		}
 		minLen := 0
 		if v.HasMetadataChecksum {
 			minLen = checksumSize
 		}
 		if end-start < minLen {
-			top.fail(8+8*i+boolInt(v.HasMetadataChecksum)*4, fmt.Sprintf("%s offsets in increasing order leaving room for its checksum, found %d then %d", t, start, end), nil)
+			top.fail(e.stored, fmt.Sprintf("%s offsets leaving room for its checksum, found %d then %d", t, start, end), nil)
 			return nil, top.err
 		}
 		body := b[start : end-minLen]
@@ -164,7 +183,7 @@ func Decode(b []byte, v format.Version) (*Statistics, error) {
 				pad = s.Stats.padding(v)
 			}
 		case TypeHeader:
-			s.Header = decodeHeader(c)
+			s.Header = decodeHeader(c, v)
 			trailing = &s.Header.TrailingBytes
 		}
 		if c.err != nil {
@@ -242,7 +261,7 @@ func (s *Statistics) Encode(v format.Version) ([]byte, error) {
 			func() int { return m.padding(v) }, m.TrailingBytes}
 	}
 	if m := s.Header; m != nil {
-		comps[TypeHeader] = component{TypeHeader, true, m.appendTo, nil, m.TrailingBytes}
+		comps[TypeHeader] = component{TypeHeader, true, func(dst []byte) ([]byte, error) { return m.appendTo(dst, v) }, nil, m.TrailingBytes}
 	}
 	n := 0
 	for _, c := range comps {

@@ -23,7 +23,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 
 	"github.com/sstabletool/sstabletool/reader"
@@ -113,7 +112,7 @@ func (s *Summary) EffectiveIntervalAfter(i int) int {
 
 // ReadFile reads and decodes a Summary.db, naming the file in errors.
 func ReadFile(path string) (*Summary, error) {
-	b, err := os.ReadFile(path)
+	b, err := reader.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading index summary: %w", err)
 	}
