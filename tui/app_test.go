@@ -444,6 +444,7 @@ func TestCorruptPartitionInStatusLine(t *testing.T) {
 	// (after a 2+4+12-byte header and the flags) now claims too much.
 	b[127+18+1] = 0xfe
 	os.WriteFile(data, b, 0o644)
+	fixtures.ResealCRC(t, data)
 
 	d := newDriver(t, 120, 30, data)
 	st, isErr := d.a.Status()

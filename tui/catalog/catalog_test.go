@@ -148,6 +148,7 @@ func TestScanSurvivesCorruptPartition(t *testing.T) {
 	if err := os.WriteFile(data, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	fixtures.ResealCRC(t, data)
 	tb := open(t, data)
 	l, err = tb.ListPartitions()
 	if err != nil {
