@@ -243,6 +243,9 @@ func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
 			m.Header.RawMinTTL = &raw
 		}
 		m.Header.Notes = append(m.Header.Notes, h.CastMinima()...)
+		for _, f := range s.HeaderFixes() {
+			m.Header.Notes = append(m.Header.Notes, f.String())
+		}
 		for i, c := range s.Schema.Static {
 			m.Header.StaticColumns = append(m.Header.StaticColumns, Column{Name: c.Name, Type: c.Type, CQL: s.StaticTypes[i].CQL()})
 		}

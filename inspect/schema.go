@@ -91,7 +91,17 @@ func parseTable(src string) (*cqltype.TableSchema, error) {
 
 // CheckSchema compares a table definition with the serialization header:
 // the key, clustering and every stored column must have the same types.
+//
+// Where the schema declares a UDT column frozen and the header records it
+// as a plain (multi-cell) UserType, the schema wins: Cassandra 3.x wrote
+// frozen UDTs that way (CASSANDRA-15035) and SSTableHeaderFix repaired such
+// headers from the schema. The sstable then reads the column as frozen.
 func CheckSchema(s *sstable.SSTable, ts *cqltype.TableSchema) error {
+	for _, c := range ts.Columns {
+		if c.Type.Kind == cqltype.UDT && !c.Type.IsMultiCell() {
+			s.FreezeColumn(c.Name, "the schema declares it "+c.Type.CQL()+"; Cassandra 3.x recorded frozen UDTs as non-frozen in the header (CASSANDRA-15035), and the schema wins, as in SSTableHeaderFix")
+		}
+	}
 	var keyTypes []*cqltype.Type
 	if s.KeyType.Kind == cqltype.Composite {
 		keyTypes = s.KeyType.Params
@@ -165,8 +175,14 @@ func columnNames(cols []rows.Column) []string {
 }
 
 // CreateTable rebuilds the CREATE TABLE statement the sstable implies.
+//
+// Columns whose header type was corrected (HeaderFixes) are preceded by a
+// CQL comment that says so.
 func CreateTable(s *sstable.SSTable, n Names) string {
 	var b strings.Builder
+	for _, f := range s.HeaderFixes() {
+		fmt.Fprintf(&b, "-- header corrected: %s\n", f)
+	}
 	fmt.Fprintf(&b, "CREATE TABLE %s.%s (\n", quoteIdent(n.Keyspace), quoteIdent(n.Table))
 	keyTypes := []*cqltype.Type{s.KeyType}
 	if s.KeyType.Kind == cqltype.Composite {

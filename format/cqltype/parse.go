@@ -421,3 +421,20 @@ func freeze(t *Type) *Type {
 	}
 	return &c
 }
+
+// Frozen returns t as a top-level frozen<...> column of the same type: the
+// class wrapped in FrozenType(...) and every nested collection, UDT and
+// tuple frozen. t is not modified. A type that cannot be frozen (a scalar)
+// is returned as it is.
+func Frozen(t *Type) *Type {
+	switch t.Kind {
+	case List, Set, Map, UDT, Tuple:
+	default:
+		return t
+	}
+	f := freeze(t)
+	if t.Kind != Tuple {
+		f.Class = "org.apache.cassandra.db.marshal.FrozenType(" + t.Class + ")"
+	}
+	return f
+}

@@ -52,6 +52,8 @@ type SSTable struct {
 
 	lookupCursor  *reader.Cursor
 	lookupDecoder *rows.Decoder
+
+	headerFixes []HeaderFix
 }
 
 // Open opens the sstable that path (any of its components) belongs to.
@@ -95,6 +97,10 @@ func Open(path string, opts Options) (*SSTable, error) {
 		dopts.ChecksumsPath = crc
 	}
 	if s.Data, err = reader.OpenData(desc.Path(format.ComponentData), opts.Access, dopts); err != nil {
+		return nil, err
+	}
+	if err := s.fixFrozenUDTHeader(); err != nil {
+		s.Close()
 		return nil, err
 	}
 	if ip := desc.Path(format.ComponentIndex); fileExists(ip) {
