@@ -150,8 +150,11 @@ var ignorePositions = cmpopts.IgnoreFields(rows.Unfiltered{}, "Offset", "Size", 
 // sameUnfiltered compares content by hand: it runs once per row of every
 // converted sstable, where reflection would dominate the cost.
 func sameUnfiltered(a, b *rows.Unfiltered) bool {
-	if a.Kind != b.Kind || a.Flags != b.Flags || a.ExtFlags != b.ExtFlags || a.Liveness != b.Liveness ||
-		a.Deletion != b.Deletion || a.Shadowable != b.Shadowable || a.EndDeletion != b.EndDeletion ||
+	// The deletion flags are compared as content by sameRowDeletion.
+	const delFlags = rows.FlagHasDeletion | rows.FlagExtension
+	const delExt = rows.ExtFlagShadowableDel | rows.ExtFlagScyllaShadowable
+	if a.Kind != b.Kind || a.Flags&^delFlags != b.Flags&^delFlags || a.ExtFlags&^delExt != b.ExtFlags&^delExt || a.Liveness != b.Liveness ||
+		!sameRowDeletion(a, b) || a.EndDeletion != b.EndDeletion ||
 		a.StartDeletion != b.StartDeletion || a.ColumnsPresent != b.ColumnsPresent ||
 		a.Bound.Kind != b.Bound.Kind || !sameValues(a.Clustering, b.Clustering) || !sameValues(a.Bound.Values, b.Bound.Values) ||
 		len(a.Cells) != len(b.Cells) || len(a.ComplexDeletions) != len(b.ComplexDeletions) {
@@ -170,6 +173,21 @@ func sameUnfiltered(a, b *rows.Unfiltered) bool {
 		}
 	}
 	return true
+}
+
+// sameRowDeletion compares row deletions. ScyllaDB's own shadowable
+// deletion (extended flag 0x80) is written as Cassandra's shadowable one
+// (0x02) by a conversion, so the two spellings are the same content.
+func sameRowDeletion(a, b *rows.Unfiltered) bool {
+	norm := func(u *rows.Unfiltered) (deletiontime.DeletionTime, bool) {
+		if u.ExtFlags&rows.ExtFlagScyllaShadowable != 0 && !u.HasDeletion() {
+			return u.ScyllaShadowable, true
+		}
+		return u.Deletion, u.Shadowable
+	}
+	da, sa := norm(a)
+	db, sb := norm(b)
+	return da == db && sa == sb
 }
 
 func sameBytes(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }

@@ -246,6 +246,14 @@ func Estimate(srcPath string, o Options) (*Result, error) {
 // Cassandra 3.x/4.x overflow, CASSANDRA-14092), or when the source's
 // release cast a stored minimum with (int) and the target's would not.
 // "" when they carry over.
+// minimaUnused reports whether Statistics.db records no local deletion
+// time and no TTL at all, so no row body holds a delta from the header's
+// EncodingStats minima for them.
+func minimaUnused(st *stats.Stats) bool {
+	return st != nil && st.MinLocalDeletionTime == stats.NoDeletionTime && st.MaxLocalDeletionTime == stats.NoDeletionTime &&
+		st.MinTTL == 0 && st.MaxTTL == 0
+}
+
 func headerRefusal(h *stats.Header, from, to format.Version) string {
 	if h == nil {
 		return ""
@@ -321,7 +329,15 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		return res, err
 	}
 
-	if why := headerRefusal(src.Stats.Header, from, to); why != "" {
+	why := headerRefusal(src.Stats.Header, from, to)
+	unused := minimaUnused(src.Stats.Stats)
+	if why != "" && unused {
+		// No row body holds a deletion time or TTL (Statistics.db says
+		// so, and verification re-checks every cell): the minima are never
+		// added to anything, so the target gets sane ones.
+		why = ""
+	}
+	if why != "" {
 		if !o.estimating {
 			return res, fmt.Errorf("%s: not convertible: %s", dataPath, why)
 		}
@@ -332,9 +348,14 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		return res, err
 	}
 	res.Losses = losses
-	if why := headerRefusal(src.Stats.Header, from, to); why != "" && o.estimating {
-		// Estimate the header as a scrubbed one: minima at their epochs,
-		// one vint byte each.
+	if headerRefusal(src.Stats.Header, from, to) != "" {
+		// Unused minima (see above) are written as the epochs; for an
+		// estimate of a refused sstable this is what a scrubbed header
+		// would hold: one vint byte each.
+		if unused {
+			res.Losses = append(res.Losses, stats.Loss{Field: "Header.MinLocalDeletionTime/MinTTL",
+				Reason: fmt.Sprintf("stored minima (deltas %d and %d) that %s cannot hold are unused (no deletion time or TTL in Data.db); written as the epochs", src.Stats.Header.RawMinLocalDeletionTime, src.Stats.Header.RawMinTTL, to.Name)})
+		}
 		st.Header.MinLocalDeletionTime, st.Header.MinTTL = stats.DeletionTimeEpoch, 0
 		st.Header.HasRaw = false
 	}

@@ -31,6 +31,7 @@ type relinker struct {
 	file    string // source Data.db, for errors
 	scratch [][]byte
 	buf     []byte
+	flagBuf []byte // a prefix whose flags were rewritten
 
 	counts *Counts
 }
@@ -179,6 +180,11 @@ func (r *relinker) partition(wantKey []byte, events []event) (partitionResult, [
 		if err != nil {
 			return pr, events, r.corrupt(uoff, "a clustering prefix", err)
 		}
+		if flags&rows.FlagExtension != 0 && raw[1]&rows.ExtFlagScyllaShadowable != 0 {
+			if raw, err = r.cassandraShadowable(raw, uoff); err != nil {
+				return pr, events, err
+			}
+		}
 		if _, err := r.dst.Write(raw); err != nil {
 			return pr, events, err
 		}
@@ -220,6 +226,22 @@ func (r *relinker) partition(wantKey []byte, events []event) (partitionResult, [
 			bodyLen -= k
 		}
 	}
+}
+
+// cassandraShadowable rewrites the flags of a row that carries ScyllaDB's
+// shadowable deletion (extended flag 0x80, the deletion after the regular
+// one in the body) as Cassandra's: the row deletion flag with extended flag
+// 0x02, which reads the same body bytes as one shadowable deletion. A row
+// with both a regular and a Scylla shadowable deletion has no Cassandra
+// spelling. raw (flags, extended flags, clustering) is copied, not changed.
+func (r *relinker) cassandraShadowable(raw []byte, off int64) ([]byte, error) {
+	if raw[0]&rows.FlagHasDeletion != 0 {
+		return nil, fmt.Errorf("%s: row at source byte %d carries a regular and a ScyllaDB shadowable deletion; Cassandra's format holds only one: not convertible", r.file, off)
+	}
+	r.flagBuf = append(r.flagBuf[:0], raw...)
+	r.flagBuf[0] |= rows.FlagHasDeletion
+	r.flagBuf[1] = r.flagBuf[1]&^rows.ExtFlagScyllaShadowable | rows.ExtFlagShadowableDel
+	return r.flagBuf, nil
 }
 
 // prefixLen is the width of flags, extended flags and clustering prefix of

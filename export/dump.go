@@ -188,9 +188,11 @@ func floorDiv(a, b int64) int64 {
 
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
-func (d *Dumper) deletion(dt deletiontime.DeletionTime) {
+func (d *Dumper) deletion(dt deletiontime.DeletionTime) { d.deletionField("deletion_info", dt) }
+
+func (d *Dumper) deletionField(name string, dt deletiontime.DeletionTime) {
 	j := d.j
-	j.Field("deletion_info")
+	j.Field(name)
 	j.BeginObject(true)
 	j.Field("marked_deleted")
 	j.String(d.date(time.Microsecond, dt.MarkedForDeleteAt))
@@ -295,6 +297,11 @@ func (d *Dumper) unfiltered(u *rows.Unfiltered) error {
 	}
 	if u.HasDeletion() {
 		d.deletion(u.Deletion)
+	}
+	if sd := u.ScyllaShadowable; u.ExtFlags&rows.ExtFlagScyllaShadowable != 0 {
+		// Not in sstabledump (Cassandra has no such field): ScyllaDB's
+		// shadowable row tombstone, beside any regular one.
+		d.deletionField("shadowable_deletion_info", sd)
 	}
 	j.Field("cells")
 	j.BeginArray(false)

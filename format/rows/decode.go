@@ -644,6 +644,11 @@ func (d *Decoder) slowRowBody(u *Unfiltered, b []byte) (int, error) {
 		}
 		u.Shadowable = u.ExtFlags&ExtFlagShadowableDel != 0
 	}
+	if u.ExtFlags&ExtFlagScyllaShadowable != 0 {
+		if u.ScyllaShadowable, err = d.deletionTime(r, "ScyllaDB shadowable row deletion"); err != nil {
+			return r.pos, err
+		}
+	}
 	columns := d.schema.Regular
 	if u.Kind == KindStaticRow {
 		columns = d.schema.Static
@@ -886,6 +891,9 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 		pos += n
 		u.Deletion = dt
 		u.Shadowable = u.ExtFlags&ExtFlagShadowableDel != 0
+	}
+	if u.ExtFlags&ExtFlagScyllaShadowable != 0 {
+		return pos, false // rare: the general path reads it
 	}
 	columns := s.Regular
 	if u.Kind == KindStaticRow {

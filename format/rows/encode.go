@@ -130,6 +130,10 @@ func (e *Encoder) rowBody(body []byte, u *Unfiltered, ext byte) ([]byte, byte, b
 		}
 		body = e.appendDeletion(body, u.Deletion)
 	}
+	if sd := u.ScyllaShadowable; !sd.IsLive() && sd != (deletiontime.DeletionTime{}) {
+		ext |= ExtFlagScyllaShadowable
+		body = e.appendDeletion(body, sd)
+	}
 	if len(u.ComplexDeletions) > 0 {
 		flags |= FlagHasComplexDelete
 	}

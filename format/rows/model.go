@@ -53,6 +53,11 @@ const (
 	FlagExtension        = 0x80
 	ExtFlagIsStatic      = 0x01
 	ExtFlagShadowableDel = 0x02
+	// ExtFlagScyllaShadowable is ScyllaDB's own extension of Cassandra's
+	// m* formats: a second, shadowable row deletion follows the regular one
+	// (Scylla can hold both; Cassandra's 0x02 marks the one deletion
+	// shadowable). Cassandra does not know the bit.
+	ExtFlagScyllaShadowable = 0x80
 	CellFlagDeleted      = 0x01
 	CellFlagExpiring     = 0x02
 	CellFlagEmptyValue   = 0x04
@@ -142,6 +147,9 @@ type Unfiltered struct {
 	Liveness   Liveness
 	Deletion   deletiontime.DeletionTime // row deletion, or a bound marker's deletion
 	Shadowable bool
+	// ScyllaShadowable is the shadowable row deletion ScyllaDB writes under
+	// ExtFlagScyllaShadowable; the zero value when there is none.
+	ScyllaShadowable deletiontime.DeletionTime
 
 	// Boundary markers close one deletion and open another.
 	EndDeletion, StartDeletion deletiontime.DeletionTime
@@ -167,6 +175,7 @@ func (u *Unfiltered) reset() {
 	u.Liveness = Liveness{}
 	u.Deletion, u.EndDeletion, u.StartDeletion = deletiontime.DeletionTime{}, deletiontime.DeletionTime{}, deletiontime.DeletionTime{}
 	u.Shadowable = false
+	u.ScyllaShadowable = deletiontime.DeletionTime{}
 	if len(u.Cells) > 0 {
 		u.Cells = u.Cells[:0]
 	}

@@ -8,6 +8,7 @@ package sstable
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/sstabletool/sstabletool/format"
@@ -99,6 +100,10 @@ func Open(path string, opts Options) (*SSTable, error) {
 	if s.Data, err = reader.OpenData(desc.Path(format.ComponentData), opts.Access, dopts); err != nil {
 		return nil, err
 	}
+	if err := s.checkUncompressedGuess(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.fixFrozenUDTHeader(); err != nil {
 		s.Close()
 		return nil, err
@@ -110,6 +115,24 @@ func Open(path string, opts Options) (*SSTable, error) {
 		}
 	}
 	return s, nil
+}
+
+// checkUncompressedGuess catches a compressed Data.db whose
+// CompressionInfo.db and TOC.txt are both gone: nothing says it is
+// compressed, so it would be decoded as rows and fail somewhere inside,
+// after a command printed part of its output. An uncompressed Data.db
+// nearly always has CRC.db beside it; without either, the first partition
+// header must decode, or the error says what is likely missing.
+func (s *SSTable) checkUncompressedGuess() error {
+	if s.Data.Compressed() || s.HasComponent(format.ComponentCRC) || s.Data.Length() == 0 {
+		return nil
+	}
+	var h rows.PartitionHeader
+	err := s.Decoder(0).ReadPartitionHeader(&h)
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return fmt.Errorf("%w; Data.db has neither CompressionInfo.db nor CRC.db beside it and does not decode as uncompressed: if the table is compressed, its CompressionInfo.db is missing", s.WrapDataError(err))
 }
 
 // listed reports whether TOC.txt names component c (false without a TOC).

@@ -194,6 +194,9 @@ func ExtFlags(f byte) string {
 	if f&rows.ExtFlagIsStatic != 0 {
 		parts = append(parts, "IS_STATIC")
 	}
+	if f&rows.ExtFlagScyllaShadowable != 0 {
+		parts = append(parts, "HAS_SCYLLA_SHADOWABLE_DELETION")
+	}
 	if f&rows.ExtFlagShadowableDel != 0 {
 		parts = append(parts, "HAS_SHADOWABLE_DELETION")
 	}
