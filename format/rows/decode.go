@@ -1048,6 +1048,9 @@ func (d *Decoder) fastCellTimes(b []byte, pos int, flags byte, u *Unfiltered) (e
 		ts = int64(v) + d.schema.MinTimestamp
 	}
 	if flags&CellFlagUseRowTTL != 0 {
+		if flags&(CellFlagDeleted|CellFlagExpiring) == 0 {
+			return pos, 0, 0, 0, false // not how Cassandra writes it: the general path
+		}
 		return pos, ts, u.Liveness.LocalExpirationTime, u.Liveness.TTL, true
 	}
 	if flags&(CellFlagDeleted|CellFlagExpiring) != 0 {
@@ -1152,6 +1155,12 @@ func (d *Decoder) fillCell(r *body, u *Unfiltered, c *Cell, ci int, col *Column)
 	if flags&CellFlagUseRowTTL != 0 {
 		c.LocalDeletionTime = u.Liveness.LocalExpirationTime
 		c.TTL = u.Liveness.TTL
+		if flags&(CellFlagDeleted|CellFlagExpiring) == 0 && u.Liveness.Expiring() {
+			// Cassandra takes the row's TTL and calls a cell expiring when
+			// its TTL is set (Cell.isExpiring), whatever IS_EXPIRING says;
+			// its writers always set both flags, others may not.
+			c.Flags |= CellFlagExpiring
+		}
 	} else if flags&(CellFlagDeleted|CellFlagExpiring) != 0 {
 		if c.LocalDeletionTime, err = d.localDeletionTime(r, "cell local deletion time"); err != nil {
 			return err

@@ -83,14 +83,26 @@ func FuzzFastRowBodyMatchesSlow(f *testing.F) {
 		if len(b)%2 == 1 {
 			clusteringFixed = []int{8, 4} // all fixed-width: the clustering shortcut
 		}
+		// The minima and the version decide how deltas are cast and added
+		// (32-bit wrap for me, checked casts for oa); a minimum near the
+		// top of an int makes small deltas wrap, a negative one makes every
+		// sum suspect: the fast path must hand all of those to the general one.
+		variant := len(b) / 2 % 3
+		minLDT, minTTL, version := int64(50), int64(7), "me"
+		switch variant {
+		case 1:
+			minLDT, minTTL = 0x7FFFFF00, 0x7FFFFFF0
+		case 2:
+			minLDT, minTTL, version = -3, -1, "oa"
+		}
 		s := &Schema{
-			Version:              format.MustVersion("me"),
+			Version:              format.MustVersion(version),
 			ClusteringFixed:      clusteringFixed,
 			Static:               []Column{{Name: "st", Fixed: -1}},
 			Regular:              []Column{{Name: "a", Fixed: 4}, {Name: "b", Fixed: -1}, {Name: "s", Fixed: -1, Complex: true}},
 			MinTimestamp:         1000,
-			MinLocalDeletionTime: 50,
-			MinTTL:               7,
+			MinLocalDeletionTime: minLDT,
+			MinTTL:               minTTL,
 		}
 		walk := func() ([]*Unfiltered, string) {
 			d := NewDecoder(NewBytesSource(b, 0), s)

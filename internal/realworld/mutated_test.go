@@ -1,0 +1,310 @@
+package realworld_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sstabletool/sstabletool/export"
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/format/stats"
+	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/reader"
+	"github.com/sstabletool/sstabletool/verify"
+)
+
+// The same causes as the realworld files, made on copies of Cassandra's
+// own fixtures, so each is tested where the rest of the sstable is known.
+
+func dumpAll(t *testing.T, path string) []byte {
+	t.Helper()
+	s, err := sstable.Open(path, sstable.Options{})
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	defer s.Close()
+	var buf bytes.Buffer
+	d := export.NewDumper(&buf, s, export.Options{})
+	d.Begin()
+	if err := s.EachPartition(d.Partition); err != nil {
+		t.Fatalf("dump %s: %v", path, err)
+	}
+	if err := d.End(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func problems(t *testing.T, path string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range verify.SSTable(path, sstable.Options{}, nil).Problems {
+		out = append(out, p.Component+": "+p.Message)
+	}
+	return out
+}
+
+func dataOf(dir string) string {
+	m, _ := filepath.Glob(filepath.Join(dir, "*-Data.db"))
+	return m[0]
+}
+
+// appendChunk adds one compressed chunk after the last of a compressed
+// Data.db, holding plain (empty: what CompressedSequentialWriter.flushData
+// leaves), and counts it in CompressionInfo.db; Digest.crc32 follows.
+func appendChunk(t *testing.T, data string, plain []byte) {
+	t.Helper()
+	ciPath := strings.TrimSuffix(data, "Data.db") + "CompressionInfo.db"
+	cb, _ := os.ReadFile(ciPath)
+	ci, err := reader.DecodeCompressionInfo(cb, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp, err := reader.CompressorFor(ci.Compressor, ci.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := comp.Compress(nil, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _ := os.ReadFile(data)
+	ci.ChunkOffsets = append(ci.ChunkOffsets, int64(len(db)))
+	db = binary.BigEndian.AppendUint32(append(db, stored...), crc32.ChecksumIEEE(stored))
+	out := ci.Encode(true)
+	if out == nil {
+		t.Fatalf("CompressionInfo with an extra chunk does not encode: %v", ci.Validate())
+	}
+	os.WriteFile(ciPath, out, 0o644)
+	os.WriteFile(data, db, 0o644)
+	fixtures.RewriteDigest(t, data)
+}
+
+func TestTrailingEmptyChunkIsRead(t *testing.T) {
+	src := fixtures.Table(t, "nc", "legacy_nc_clust")
+	want := dumpAll(t, dataOf(src))
+	dir := fixtures.CopyTable(t, src)
+	appendChunk(t, dataOf(dir), nil)
+	if got := dumpAll(t, dataOf(dir)); !bytes.Equal(got, want) {
+		t.Error("dump changed after an empty chunk was appended")
+	}
+	if p := problems(t, dataOf(dir)); len(p) != 0 {
+		t.Errorf("verify calls an empty trailing chunk a problem: %q", p)
+	}
+	// A trailing chunk with bytes in it is data the length lost.
+	dir = fixtures.CopyTable(t, src)
+	appendChunk(t, dataOf(dir), []byte("lost"))
+	if p := problems(t, dataOf(dir)); len(p) != 1 || !strings.Contains(p[0], "past the data length") {
+		t.Errorf("verify on a non-empty trailing chunk: %q", p)
+	}
+}
+
+func TestTrailingCRCIsRead(t *testing.T) {
+	src := fixtures.Table(t, "me-collections", "table_with_set-8fe7efd0a1c711eeae8c6d2c86545d91")
+	want := dumpAll(t, dataOf(src))
+	for _, c := range []struct {
+		crc  uint32
+		prob string
+	}{{crc32.ChecksumIEEE(nil), ""}, {0xdeadbeef, "CRC.db: expected CRC 1, past the 1 chunks of Data.db, to be the CRC32 of an empty chunk"}} {
+		dir := fixtures.CopyTable(t, src)
+		crcPath := strings.TrimSuffix(dataOf(dir), "Data.db") + "CRC.db"
+		b, _ := os.ReadFile(crcPath)
+		os.WriteFile(crcPath, binary.BigEndian.AppendUint32(b, c.crc), 0o644)
+		if got := dumpAll(t, dataOf(dir)); !bytes.Equal(got, want) {
+			t.Error("dump changed after a CRC was appended to CRC.db")
+		}
+		p := problems(t, dataOf(dir))
+		if c.prob == "" && len(p) != 0 || c.prob != "" && (len(p) != 1 || !strings.HasPrefix(p[0], c.prob)) {
+			t.Errorf("extra CRC %#x: problems %q, want %q", c.crc, p, c.prob)
+		}
+	}
+}
+
+// rewriteStats decodes Statistics.db, lets edit change it, and writes it
+// back (for versions before na nothing else checks it; from na on Encode
+// writes the checksums).
+func rewriteStats(t *testing.T, data string, edit func(st *stats.Statistics, b []byte) []byte) {
+	t.Helper()
+	d, _, err := format.ParseDescriptor(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := d.Path(format.ComponentStatistics)
+	b, _ := os.ReadFile(p)
+	st, err := stats.Decode(b, d.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, edit(st, b), 0o644)
+}
+
+func TestStatisticsTOCInAnyOrder(t *testing.T) {
+	for _, fx := range [][2]string{{"nc", "legacy_nc_clust"}, {"me-collections", "table_with_map-901f2c70a1c711eeae8c6d2c86545d91"}} {
+		src := fixtures.Table(t, fx[0], fx[1])
+		dir := fixtures.CopyTable(t, src)
+		d, _, _ := format.ParseDescriptor(dataOf(dir))
+		var orig *stats.Statistics
+		rewriteStats(t, dataOf(dir), func(st *stats.Statistics, b []byte) []byte {
+			orig = st
+			// The table of contents as ScyllaDB writes it: 3,2,0,1.
+			out := append([]byte(nil), b...)
+			toc := 4
+			if d.Version.HasMetadataChecksum {
+				toc = 8
+			}
+			entry := func(i int) []byte { return b[toc+8*i : toc+8*i+8] }
+			var reordered []byte
+			for _, i := range []int{3, 2, 0, 1} {
+				reordered = append(reordered, entry(i)...)
+			}
+			copy(out[toc:], reordered)
+			if d.Version.HasMetadataChecksum {
+				crc := crc32.Update(crc32.ChecksumIEEE(out[:4]), crc32.IEEETable, reordered)
+				binary.BigEndian.PutUint32(out[toc+32:], crc)
+			}
+			return out
+		})
+		b, _ := os.ReadFile(d.Path(format.ComponentStatistics))
+		st, err := stats.Decode(b, d.Version)
+		if err != nil {
+			t.Fatalf("%s: reordered table of contents: %v", fx[1], err)
+		}
+		// Decoded from either order, it re-encodes to the original bytes.
+		a, _ := orig.Encode(d.Version)
+		c, err := st.Encode(d.Version)
+		if err != nil || !bytes.Equal(a, c) {
+			t.Errorf("%s: reordered table of contents decodes differently (%v)", fx[1], err)
+		}
+		if !bytes.Equal(dumpAll(t, dataOf(dir)), dumpAll(t, dataOf(src))) {
+			t.Errorf("%s: dump differs", fx[1])
+		}
+	}
+}
+
+// The EncodingStats minima as ScyllaDB wrote them in write_empty_counter:
+// not ints. Cassandra 3.x/4.x (me here) cast them; 5.0 (nc) refuses them.
+func TestEncodingStatsMinimaCastAsTheReleaseDoes(t *testing.T) {
+	for _, fx := range [][2]string{{"me-collections", "table_with_map-901f2c70a1c711eeae8c6d2c86545d91"}, {"nc", "legacy_nc_simple"}} {
+		src := fixtures.Table(t, fx[0], fx[1])
+		dir := fixtures.CopyTable(t, src)
+		v := format.MustVersion(fx[0][:2])
+		rewriteStats(t, dataOf(dir), func(st *stats.Statistics, _ []byte) []byte {
+			h := st.Header
+			h.RawMinTTL = 1<<63 - 1
+			h.MinTTL, _ = v.IntDelta(h.RawMinTTL, 0)
+			out, err := st.Encode(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		})
+		_, err := sstable.Open(dataOf(dir), sstable.Options{})
+		if v.CheckedIntVInts {
+			if err == nil || !strings.Contains(err.Error(), "min TTL that fits an int") {
+				t.Errorf("nc: %v, want the checked cast's refusal", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("me: %v", err)
+		}
+		if !bytes.Equal(dumpAll(t, dataOf(dir)), dumpAll(t, dataOf(src))) {
+			t.Error("me: dump differs")
+		}
+		if p := problems(t, dataOf(dir)); len(p) != 1 || !strings.Contains(p[0], "min TTL 9223372036854775807 does not fit an int; Cassandra 3.x/4.x read it as -1") {
+			t.Errorf("me: problems %q", p)
+		}
+	}
+}
+
+func TestMissingDerivedComponents(t *testing.T) {
+	src := fixtures.Table(t, "nc", "legacy_nc_clust")
+	want := dumpAll(t, dataOf(src))
+	dir := fixtures.CopyTable(t, src)
+	gone := []string{format.ComponentSummary, format.ComponentFilter, format.ComponentDigest, format.ComponentTOC}
+	d, _, _ := format.ParseDescriptor(dataOf(dir))
+	for _, c := range gone {
+		os.Remove(d.Path(c))
+	}
+	if got := dumpAll(t, dataOf(dir)); !bytes.Equal(got, want) {
+		t.Error("dump differs without the derived components")
+	}
+	s, err := sstable.Open(dataOf(dir), sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lookups go through a summary sampled from Index.db.
+	for _, key := range []string{"0", "3", "4"} {
+		e, ok, err := s.Find([]byte(key))
+		if err != nil || !ok || string(e.Key) != key {
+			t.Errorf("Find(%q) without Summary.db: %v %v", key, ok, err)
+		}
+	}
+	if !s.SummaryRebuilt() {
+		t.Error("Summary() did not say it was rebuilt")
+	}
+	s.Close()
+	p := problems(t, dataOf(dir))
+	if len(p) != len(gone) {
+		t.Errorf("problems %q, want one per missing component", p)
+	}
+	for _, c := range gone {
+		found := false
+		for _, q := range p {
+			found = found || strings.HasPrefix(q, c+": missing")
+		}
+		if !found {
+			t.Errorf("verify does not list %s as missing: %q", c, p)
+		}
+	}
+}
+
+func TestMissingCompressionInfoIsNamed(t *testing.T) {
+	src := fixtures.Table(t, "oa", "legacy_oa_simple")
+	for _, withTOC := range []bool{true, false} {
+		dir := fixtures.CopyTable(t, src)
+		d, _, _ := format.ParseDescriptor(dataOf(dir))
+		os.Remove(d.Path(format.ComponentCompressionInfo))
+		if !withTOC {
+			os.Remove(d.Path(format.ComponentTOC))
+		}
+		_, err := sstable.Open(dataOf(dir), sstable.Options{})
+		if err == nil || !strings.Contains(err.Error(), "CompressionInfo.db") {
+			t.Errorf("TOC %v: %v, want an error naming CompressionInfo.db", withTOC, err)
+		}
+	}
+}
+
+// An uncompressed Data.db is checked against CRC.db while it is read: a
+// flipped byte is an error with its offset, never a wrong value.
+func TestUncompressedReadsCheckCRC(t *testing.T) {
+	dir := fixtures.CopyTable(t, fixtures.Table(t, "me-collections", "table_with_set-8fe7efd0a1c711eeae8c6d2c86545d91"))
+	data := dataOf(dir)
+	b, _ := os.ReadFile(data)
+	b[30] ^= 0x40
+	os.WriteFile(data, b, 0o644)
+	s, err := sstable.Open(data, sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.EachPartition(func(h *rowsHeader, dec *rowsDecoder) error { return dec.SkipRestDecoding() })
+	var ce *reader.CorruptError
+	if !asCorrupt(err, &ce) || ce.Component != "Data.db" || ce.Offset != 0 || !strings.Contains(err.Error(), "CRC.db") {
+		t.Fatalf("read of a flipped byte: %v", err)
+	}
+}
+
+type (
+	rowsHeader  = rows.PartitionHeader
+	rowsDecoder = rows.Decoder
+)
+
+func asCorrupt(err error, ce **reader.CorruptError) bool { return errors.As(err, ce) }
