@@ -120,12 +120,16 @@ type Result struct {
 	// exactly the DeletionTime bytes (and size vints) the rewrite saves,
 	// whatever the compressor does with them. Not part of Components,
 	// which are on-disk files.
-	DataUncompressed Component         `json:"data_uncompressed"`
-	Counts           Counts            `json:"deletion_times"`
-	Losses           []stats.Loss      `json:"statistics_losses,omitempty"`
-	Verified         bool              `json:"verified"`
-	Problems         []string          `json:"problems,omitempty"`
-	stats            *stats.Statistics // the written Statistics, for tests
+	DataUncompressed Component    `json:"data_uncompressed"`
+	Counts           Counts       `json:"deletion_times"`
+	Losses           []stats.Loss `json:"statistics_losses,omitempty"`
+	Verified         bool         `json:"verified"`
+	Problems         []string     `json:"problems,omitempty"`
+	// Recovered says what was repaired in the output directory before
+	// writing: leftovers of killed runs removed or completed (see package
+	// writer).
+	Recovered []string          `json:"recovered,omitempty"`
+	stats     *stats.Statistics // the written Statistics, for tests
 	// cut is the first partition past the middle of the source, where
 	// verification splits its comparison in two.
 	cut boundary
@@ -194,6 +198,9 @@ func Convert(srcPath, outDir string, o Options) (*Result, error) {
 		}
 	}()
 	res, err := rewrite(src, o, stagingSink{st: st, prefix: outDesc.Prefix()})
+	if res != nil {
+		res.Recovered = st.Recovered()
+	}
 	if err != nil {
 		return res, err
 	}
