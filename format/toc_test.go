@@ -38,7 +38,9 @@ func tocCopy(t *testing.T, content func(real []byte) []byte) (format.Descriptor,
 // Binary garbage in TOC.txt is an error that names the file, the line and
 // its byte offset, with the bytes quoted, never echoed raw.
 func TestTOCGarbageIsQuoted(t *testing.T) {
-	d, _ := tocCopy(t, func(real []byte) []byte { return append(append(real, "\n"...), 0xff, 0x00, 0x1b, '[', '2', 'J', 0xfe, '\n') })
+	d, _ := tocCopy(t, func(real []byte) []byte {
+		return append(append(real, "\n"...), 0xff, 0x00, 0x1b, '[', '2', 'J', 0xfe, '\n')
+	})
 	_, err := d.ReadTOC()
 	var ce *reader.CorruptError
 	if !errors.As(err, &ce) || ce.File != d.Path(format.ComponentTOC) {
