@@ -72,6 +72,9 @@ func generateAction(c *cli.Context) error {
 		return writeJSON(map[string]any{"data_path": res.DataPath, "version": v.Name, "profile": p.Name,
 			"partitions": res.Partitions, "rows": res.Rows, "uncompressed_bytes": res.DataBytes})
 	}
+	for _, n := range res.Recovered {
+		fmt.Fprintf(stdout, "recovered: %s\n", n)
+	}
 	fmt.Fprintf(stdout, "wrote %s (%s, %d partitions, %d rows, profile %s)\n", res.DataPath, v.Name, res.Partitions, res.Rows, p.Name)
 	return nil
 }
