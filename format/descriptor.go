@@ -99,6 +99,11 @@ func (d Descriptor) ReadTOC() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseTOC(d.Path(ComponentTOC), b)
+}
+
+// parseTOC parses TOC.txt's bytes; path names the file in errors.
+func parseTOC(path string, b []byte) ([]string, error) {
 	// Cassandra reads it with Files.readAllLines: UTF-8, lines ended by
 	// \n, \r or \r\n; bytes that are not UTF-8 make it fail to load.
 	var out []string
@@ -106,7 +111,7 @@ func (d Descriptor) ReadTOC() ([]string, error) {
 	for i, line := range lines {
 		if !utf8.ValidString(line) {
 			n, off := tocLine(b, i)
-			return nil, reader.Corrupt(d.Path(ComponentTOC), ComponentTOC, off,
+			return nil, reader.Corrupt(path, ComponentTOC, off,
 				fmt.Sprintf("line %d to be a component name in UTF-8 (Cassandra reads TOC.txt as UTF-8)", n),
 				fmt.Errorf("found %s", quoteLine(line)))
 		}
