@@ -9,8 +9,11 @@
 // unfiltered size" is recomputed; row bodies are copied byte for byte.
 // Statistics.db is converted field by field (stats.Convert) with the
 // partition size histogram and the compression ratio recomputed from what
-// was written; Summary.db keeps the source's sampling with new Index.db
-// positions; Filter.db keeps its bits.
+// was written. Summary.db, Filter.db, CRC.db, Digest.crc32 and TOC.txt are
+// built anew from what is written, present in the source or not: the
+// summary with the source Summary.db's sampling (Cassandra's defaults
+// without one), the filter from the keys with Statistics.db's
+// bloom_filter_fp_chance, sized for the exact partition count.
 package convert
 
 import (
@@ -133,8 +136,12 @@ type Result struct {
 	// Refusals (estimates only) say why Convert would refuse this sstable
 	// as it stands; the sizes then assume --cap-deletion-times and a
 	// scrubbed serialization header.
-	Refusals []string          `json:"refusals,omitempty"`
-	stats    *stats.Statistics // the written Statistics, for tests
+	Refusals []string `json:"refusals,omitempty"`
+	// Recovered says what was repaired in the output directory before
+	// writing: leftovers of killed runs removed or completed (see package
+	// writer).
+	Recovered []string          `json:"recovered,omitempty"`
+	stats     *stats.Statistics // the written Statistics, for tests
 	// cut is the first partition past the middle of the source, where
 	// verification splits its comparison in two.
 	cut boundary
@@ -203,6 +210,9 @@ func Convert(srcPath, outDir string, o Options) (*Result, error) {
 		}
 	}()
 	res, err := rewrite(src, o, stagingSink{st: st, prefix: outDesc.Prefix()})
+	if res != nil {
+		res.Recovered = st.Recovered()
+	}
 	if err != nil {
 		return res, err
 	}
@@ -285,10 +295,6 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	if src.Index == nil {
 		return res, fmt.Errorf("%s: Index.db is missing; convert needs every component", dataPath)
 	}
-	sum, err := src.Summary()
-	if err != nil {
-		return res, err
-	}
 	if src.Stats.Stats == nil || src.Stats.Validation == nil || src.Stats.Header == nil {
 		return res, fmt.Errorf("%s: Statistics.db lacks a component convert needs", src.Path(format.ComponentStatistics))
 	}
@@ -324,9 +330,26 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	sb, err := summary.NewBuilder(0, sum.MinIndexInterval, sum.SamplingLevel)
+	// Summary.db and Filter.db are derived from the keys, so they are
+	// built anew from what is written, whether or not the source has them:
+	// the summary with the source's sampling (Cassandra's defaults without
+	// one), the filter with Statistics.db's bloom_filter_fp_chance, sized
+	// for the exact partition count as Cassandra sizes it on flush.
+	keys, err := countKeys(src)
 	if err != nil {
 		return res, err
+	}
+	minInterval, level, err := summarySampling(src)
+	if err != nil {
+		return res, err
+	}
+	sb, err := summary.NewBuilder(keys, minInterval, level)
+	if err != nil {
+		return res, err
+	}
+	bf, err := filter.New(keys, src.Stats.Validation.BloomFilterFPChance)
+	if err != nil {
+		return res, fmt.Errorf("%s: Filter.db: %w", src.Path(format.ComponentStatistics), err)
 	}
 
 	why := headerRefusal(src.Stats.Header, from, to)
@@ -393,6 +416,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 			res.cut = boundary{a: pr.oldStart, b: pr.newStart, n: res.Partitions}
 		}
 		sb.Add(e.Key, idxPos)
+		bf.Add(e.Key)
 		if idxBuf, err = outCodec.Append(idxBuf[:0], e); err != nil {
 			return res, fmt.Errorf("%s: index entry of key %x: %w", dataPath, e.Key, err)
 		}
@@ -457,10 +481,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	filterBytes, err := convertFilter(src, to)
-	if err != nil {
-		return res, err
-	}
+	filterBytes := bf.Encode(to.HasOldBloomFilterFormat)
 
 	sizesAfter := map[string]int64{format.ComponentData: dataSize, format.ComponentIndex: idxSize}
 	small := []struct {
@@ -545,19 +566,35 @@ func tocFor(srcTOC, written []string) []string {
 	return out
 }
 
-// convertFilter re-encodes Filter.db for the target's serialization (the
-// bits stay: same keys, same hash). A missing Filter.db is written as the
-// always-present filter Cassandra uses then.
-func convertFilter(src *sstable.SSTable, to format.Version) ([]byte, error) {
-	p := src.Path(format.ComponentFilter)
-	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-		return filter.AlwaysPresent().Encode(to.HasOldBloomFilterFormat), nil
+// countKeys counts Index.db's entries (heads only): the filter and the
+// summary are sized for the partition count before the keys arrive.
+func countKeys(src *sstable.SSTable) (int64, error) {
+	scan := index.NewScanner(src.Index, src.IndexCodec, 0, false)
+	var n int64
+	for scan.Next() {
+		n++
 	}
-	f, err := filter.ReadFile(p, src.Version().HasOldBloomFilterFormat)
+	if err := scan.Err(); err != nil {
+		return n, fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
+	}
+	return n, nil
+}
+
+// defaultMinIndexInterval is min_index_interval's default (TableParams).
+const defaultMinIndexInterval = 128
+
+// summarySampling is the source Summary.db's min index interval and
+// sampling level, or what Cassandra writes a new sstable with (the table
+// default interval, full sampling) when the source has none.
+func summarySampling(src *sstable.SSTable) (minInterval, level int, err error) {
+	if !src.HasComponent(format.ComponentSummary) {
+		return defaultMinIndexInterval, summary.BaseSamplingLevel, nil
+	}
+	sum, err := src.Summary()
 	if err != nil {
-		return nil, err
+		return 0, 0, err
 	}
-	return f.Encode(to.HasOldBloomFilterFormat), nil
+	return sum.MinIndexInterval, sum.SamplingLevel, nil
 }
 
 // PlaceCount is the count of LIVE and non-LIVE DeletionTimes in one place.

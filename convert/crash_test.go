@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sstabletool/sstabletool/format"
@@ -23,6 +24,9 @@ func hashDir(t *testing.T, dir string) map[string][32]byte {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)
@@ -32,32 +36,55 @@ func hashDir(t *testing.T, dir string) map[string][32]byte {
 	return out
 }
 
+func stagingDirs(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
 // TestCrashAnywhere kills the conversion at random points (a byte count
-// across all files written, or a rename) and checks the output directory
-// holds either no sstable or a complete one that verifies, and that the
-// source never changes. Half the trials write into a directory that does
-// not exist yet (one atomic rename), half into an existing one.
+// across all files written, or a rename, the commit marker's included)
+// and checks: the output directory shows no sstable unless the run
+// finished; the killed run's staging directory is inside the output
+// directory and nothing is left beside it; the next run repairs what was
+// left (removes an unfinished staging directory, completes a decided
+// commit) and says so; after it the output holds exactly the sstable an
+// uninterrupted run writes, byte for byte; the source never changes. Half
+// the trials write into a directory that does not exist yet.
 func TestCrashAnywhere(t *testing.T) {
 	srcDir := fixtures.Table(t, "nc", "legacy_nc_clust")
 	src := dataPath(t, srcDir)
 	before := hashDir(t, srcDir)
 	to := format.MustVersion("oa")
 
-	// The total a full conversion writes bounds the crash points.
-	full, err := Convert(src, filepath.Join(t.TempDir(), "full"), Options{To: to})
+	// The total a full conversion writes bounds the crash points; its
+	// files are what every repaired output must hold.
+	fullDir := filepath.Join(t.TempDir(), "full")
+	full, err := Convert(src, fullDir, Options{To: to})
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := hashDir(t, fullDir)
 	var total int64
 	for _, c := range full.Components {
 		total += c.After
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	const trials = 60
-	complete := 0
+	complete, completedByRecovery, removedByRecovery := 0, 0, 0
 	for i := 0; i < trials; i++ {
 		root := t.TempDir()
-		out := filepath.Join(root, "data", "ks", "tbl")
+		parent := filepath.Join(root, "data", "ks")
+		out := filepath.Join(parent, "tbl")
 		existing := i%2 == 1
 		if existing {
 			if err := os.MkdirAll(out, 0o755); err != nil {
@@ -66,8 +93,9 @@ func TestCrashAnywhere(t *testing.T) {
 			os.WriteFile(filepath.Join(out, "unrelated.txt"), []byte("x"), 0o644)
 		}
 		o := Options{To: to, Verify: i%3 == 0, crash: true, crashBytes: -1, crashRenames: -1}
-		if rng.IntN(4) == 0 {
-			o.crashRenames = rng.IntN(len(full.Components) + 1)
+		if rng.IntN(3) == 0 {
+			// The marker and every file are renamed; past them the run finishes.
+			o.crashRenames = rng.IntN(len(full.Components) + 2)
 		} else {
 			o.crashBytes = rng.Int64N(total + 1)
 		}
@@ -75,34 +103,66 @@ func TestCrashAnywhere(t *testing.T) {
 		if err != nil && !errors.Is(err, writer.ErrInjectedCrash) {
 			t.Fatalf("trial %d: unexpected error %v", i, err)
 		}
-		found, ferr := format.FindSSTables([]string{out}, true)
-		if ferr != nil && !errors.Is(ferr, os.ErrNotExist) {
-			if _, serr := os.Stat(out); serr == nil {
-				t.Fatalf("trial %d: scanning output: %v", i, ferr)
-			}
+		found, ferr := format.FindSSTables([]string{out}, false)
+		if ferr != nil {
+			t.Fatalf("trial %d: scanning output: %v", i, ferr)
+		}
+		if ents, _ := os.ReadDir(parent); len(ents) != 1 {
+			t.Fatalf("trial %d: the run left something beside the output directory: %v", i, ents)
 		}
 		switch {
 		case err != nil && len(found) != 0:
 			t.Fatalf("trial %d (bytes %d renames %d): crashed, yet %v is in the output directory", i, o.crashBytes, o.crashRenames, found)
+		case err != nil && len(stagingDirs(t, out)) != 1:
+			t.Fatalf("trial %d: crashed, staging directories in the output: %v", i, stagingDirs(t, out))
 		case err == nil:
-			if len(found) != 1 {
-				t.Fatalf("trial %d: finished but output holds %v", i, found)
+			if len(found) != 1 || res.Output != found[0] {
+				t.Fatalf("trial %d: finished but output holds %v (result %s)", i, found, res.Output)
 			}
-			if rep := verify.SSTable(found[0], sstable.Options{}, nil); !rep.OK() {
-				t.Fatalf("trial %d: complete output does not verify: %v", i, rep.Problems)
-			}
-			if res.Output != found[0] {
-				t.Fatalf("trial %d: output %s, found %s", i, res.Output, found[0])
+			if d := stagingDirs(t, out); len(d) != 0 {
+				t.Fatalf("trial %d: finished but left %v", i, d)
 			}
 			complete++
 		}
-		// Nothing else inside the destination but what was there.
-		if ents, err := os.ReadDir(out); err == nil {
-			for _, e := range ents {
-				if e.IsDir() {
-					t.Fatalf("trial %d: directory %s left inside the output", i, e.Name())
-				}
+
+		// The rerun: it repairs, names what it repaired, and converts
+		// when the killed run had not decided its commit.
+		res2, err2 := Convert(src, out, Options{To: to})
+		switch {
+		case err == nil:
+			if err2 == nil || !strings.Contains(err2.Error(), "already holds") || res2 != nil && len(res2.Recovered) > 0 {
+				t.Fatalf("trial %d: rerun over a finished output: %v", i, err2)
 			}
+		case err2 == nil:
+			if len(res2.Recovered) != 1 || !strings.Contains(res2.Recovered[0], "removed") || !strings.Contains(res2.Recovered[0], writer.StagingPrefix) {
+				t.Fatalf("trial %d: rerun did not report the leftover it removed: %v", i, res2.Recovered)
+			}
+			removedByRecovery++
+		default:
+			if !strings.Contains(err2.Error(), "already holds") || !strings.Contains(err2.Error(), "completed the commit") {
+				t.Fatalf("trial %d: rerun after a crash: %v", i, err2)
+			}
+			completedByRecovery++
+		}
+		if d := stagingDirs(t, out); len(d) != 0 {
+			t.Fatalf("trial %d: after the rerun, %v is left", i, d)
+		}
+		got := hashDir(t, out)
+		delete(got, "unrelated.txt")
+		if len(got) != len(want) {
+			t.Fatalf("trial %d: output holds %d files, a full run writes %d", i, len(got), len(want))
+		}
+		for name, h := range want {
+			if got[name] != h {
+				t.Fatalf("trial %d: %s differs from an uninterrupted run's", i, name)
+			}
+		}
+		found, _ = format.FindSSTables([]string{out}, false)
+		if len(found) != 1 {
+			t.Fatalf("trial %d: output holds %v", i, found)
+		}
+		if rep := verify.SSTable(found[0], sstable.Options{}, nil); !rep.OK() {
+			t.Fatalf("trial %d: output does not verify: %v", i, rep.Problems)
 		}
 	}
 	if after := hashDir(t, srcDir); len(after) != len(before) {
@@ -114,5 +174,43 @@ func TestCrashAnywhere(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d trials completed before the crash point", complete, trials)
+	if completedByRecovery == 0 || removedByRecovery == 0 {
+		t.Fatalf("trials exercised too little: %d completed by the rerun, %d removed", completedByRecovery, removedByRecovery)
+	}
+	t.Logf("%d of %d trials finished; the rerun completed %d decided commits and removed %d unfinished stagings",
+		complete, trials, completedByRecovery, removedByRecovery)
+}
+
+// A partial set with no staging directory to finish it (an older
+// sstabletool, a hand copy) is refused with the files named and the way
+// out.
+func TestPartialSetWithoutStagingIsExplained(t *testing.T) {
+	src := dataPath(t, fixtures.Table(t, "nc", "legacy_nc_clust"))
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "oa-1-big-Index.db"), []byte("x"), 0o644)
+	_, err := Convert(src, out, Options{To: format.MustVersion("oa")})
+	if err == nil || !strings.Contains(err.Error(), "oa-1-big-Index.db") || !strings.Contains(err.Error(), "rm "+filepath.Join(out, "oa-1-big-*")) {
+		t.Fatalf("partial set: %v", err)
+	}
+}
+
+// A staging directory whose owner is alive is left alone.
+func TestLiveStagingIsLeftAlone(t *testing.T) {
+	out := t.TempDir()
+	st, err := writer.NewStaging(out, "oa-7-big-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Abort()
+	src := dataPath(t, fixtures.Table(t, "nc", "legacy_nc_clust"))
+	res, err := Convert(src, out, Options{To: format.MustVersion("oa")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Recovered) != 0 {
+		t.Fatalf("a live staging directory was recovered: %v", res.Recovered)
+	}
+	if _, err := os.Stat(st.Dir()); err != nil {
+		t.Fatalf("the live staging directory is gone: %v", err)
+	}
 }

@@ -2,10 +2,13 @@ package format
 
 import (
 	"fmt"
-	"github.com/sstabletool/sstabletool/reader"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/sstabletool/sstabletool/reader"
 )
 
 // Component names as they appear in file names and TOC.txt.
@@ -96,13 +99,60 @@ func (d Descriptor) ReadTOC() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseTOC(d.Path(ComponentTOC), b)
+}
+
+// parseTOC parses TOC.txt's bytes; path names the file in errors.
+func parseTOC(path string, b []byte) ([]string, error) {
+	// Cassandra reads it with Files.readAllLines: UTF-8, lines ended by
+	// \n, \r or \r\n; bytes that are not UTF-8 make it fail to load.
 	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
+	lines := strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' || r == '\r' })
+	for i, line := range lines {
+		if !utf8.ValidString(line) {
+			n, off := tocLine(b, i)
+			return nil, reader.Corrupt(path, ComponentTOC, off,
+				fmt.Sprintf("line %d to be a component name in UTF-8 (Cassandra reads TOC.txt as UTF-8)", n),
+				fmt.Errorf("found %s", quoteLine(line)))
+		}
 		if line = strings.TrimSpace(line); line != "" {
 			out = append(out, line)
 		}
 	}
 	return out, nil
+}
+
+// quoteLine is strconv.Quote for messages: a long line is cut.
+func quoteLine(s string) string {
+	const max = 64
+	if len(s) > max {
+		return strconv.Quote(s[:max]) + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// tocLine returns the 1-based line number and byte offset of the i-th
+// non-empty line in b, counting \r\n, \r and \n as line ends as Java does.
+func tocLine(b []byte, i int) (line int, off int64) {
+	n, seen := 1, 0
+	for p := 0; p < len(b); {
+		end := p
+		for end < len(b) && b[end] != '\n' && b[end] != '\r' {
+			end++
+		}
+		if end > p {
+			if seen == i {
+				return n, int64(p)
+			}
+			seen++
+		}
+		if end+1 < len(b) && b[end] == '\r' && b[end+1] == '\n' {
+			end++
+		}
+		p = end + 1
+		n++
+	}
+	return n, int64(len(b))
 }
 
 // FindSSTables returns one Data.db path per big-format sstable under the

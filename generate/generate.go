@@ -60,6 +60,9 @@ type Result struct {
 	Partitions int64
 	Rows       int64
 	DataBytes  int64 // uncompressed Data.db length
+	// Recovered says what was repaired in the output directory first
+	// (leftovers of killed runs; see writer.Staging.Recovered).
+	Recovered []string
 }
 
 type table struct {
@@ -302,7 +305,7 @@ func Generate(p *workload.Profile, dir string, o Options) (*Result, error) {
 		return token.Murmur3.CompareKeys(ka, kb)
 	})
 	tokens = nil
-	res := &Result{Partitions: n}
+	res := &Result{Partitions: n, Recovered: w.Staging().Recovered()}
 	g := &partGen{t: t}
 	for i, pi := range order {
 		if err := g.write(w, pi, res); err != nil {

@@ -4,8 +4,13 @@
 // Statistics.db metadata checksums, checked when it is decoded) and the
 // structure that ties the components together: every Index.db entry points
 // at the start of a partition with the same key in Data.db, keys ascend in
-// the partitioner's order, Summary.db samples are Index.db entries, and the
-// bloom filter holds every key. Data.db is decoded completely in one pass.
+// the partitioner's order, every promoted index block's first and last
+// names, offset, width and end-open marker match the rows it covers (and
+// the entry is byte for byte its canonical encoding), Summary.db's first
+// and last keys are Index.db's and its samples are Index.db entries, the
+// bloom filter holds every key and is not the empty always-present filter
+// unless bloom_filter_fp_chance is 1. Data.db is decoded completely in one
+// pass.
 package verify
 
 import (
@@ -215,7 +220,7 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 	var idx *index.Scanner
 	if s.Index != nil {
 		idx = index.NewScanner(s.Index, s.IndexCodec, 0, true)
-		r.Checks = append(r.Checks, "Index.db positions, keys, promoted indexes and order")
+		r.Checks = append(r.Checks, "Index.db positions, keys, order, and promoted index blocks against the rows")
 	} else {
 		r.add(Problem{File: indexPath, Component: "Index.db", Offset: -1, Message: "missing"})
 	}
@@ -231,6 +236,8 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 	}
 	sc := newSummaryCheck(s, r)
 	var prevKey []byte
+	var bw *blockWalk
+	var rawEntry, canonEntry []byte // reused for indexed entries
 	dec := s.Decoder(0)
 	dec.CollectTimeAnomalies()
 	if h := s.Stats.Header; h != nil {
@@ -275,15 +282,22 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 				}
 				idx = nil
 			} else {
-				checkEntry(s, r, idx, &h)
+				if checkEntry(s, r, idx, &h) && idx.Entry().Indexed() {
+					n := idx.Pos() - idx.EntryPos()
+					if int64(cap(rawEntry)) < n {
+						rawEntry = make([]byte, n)
+					}
+					rawEntry = rawEntry[:n]
+					if _, err := s.Index.ReadAt(rawEntry, idx.EntryPos()); err != nil {
+						r.addErr(indexPath, "Index.db", err)
+					} else {
+						bw = newBlockWalk(r, indexPath, s.IndexCodec, idx.Entry(), idx.EntryPos(), rawEntry, &canonEntry)
+					}
+				}
 				sc.entry(idx.EntryPos(), idx.Entry().Key)
 			}
 		}
-		skip := dec.SkipRestDecoding
-		if skimRows {
-			skip = dec.SkipRest
-		}
-		err = skip()
+		err = walkPartition(dec, &h, bw, skimRows)
 		for _, a := range dec.TakeTimeAnomalies() {
 			r.add(Problem{File: dataPath, Component: "Data.db", Offset: a.Offset,
 				Message: fmt.Sprintf("%s: stored delta %d, read as %d: %s", a.What, a.Raw, a.Value, a.Reason)})
@@ -292,6 +306,7 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 			r.addErr(dataPath, "Data.db", s.WrapDataError(err))
 			return
 		}
+		bw = nil
 		if progress != nil {
 			progress(h.Offset, total)
 		}
@@ -306,19 +321,63 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 		}
 	}
 	sc.finish()
+	checkFilterKind(s, r, bf)
 }
 
-func checkEntry(s *sstable.SSTable, r *Report, idx *index.Scanner, h *rows.PartitionHeader) {
+// walkPartition reads the rest of the partition: every cell decoded (or,
+// skimming, rows stepped over by their sizes), except that a partition
+// with a promoted index is decoded unfiltered by unfiltered beside its
+// blocks.
+func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, skimRows bool) error {
+	if bw == nil {
+		if skimRows {
+			return dec.SkipRest()
+		}
+		return dec.SkipRestDecoding()
+	}
+	for {
+		u, err := dec.Next(false)
+		if err != nil {
+			return err
+		}
+		if u == nil {
+			bw.finish(dec.Pos() - h.Offset)
+			return nil
+		}
+		bw.unfiltered(u, u.Offset-h.Offset)
+	}
+}
+
+// checkFilterKind flags an empty Filter.db (the always-present filter) on
+// an sstable whose bloom_filter_fp_chance asks for a real one: Cassandra
+// writes that filter only for fp chance 1.0 (FilterFactory.getFilter), so
+// an empty file for any other chance is a lost filter, and every read then
+// goes to disk.
+func checkFilterKind(s *sstable.SSTable, r *Report, bf *filter.BloomFilter) {
+	if bf == nil || !bf.IsAlwaysPresent() || r.Partitions == 0 || s.Stats == nil || s.Stats.Validation == nil {
+		return
+	}
+	if fp := s.Stats.Validation.BloomFilterFPChance; fp < 1 {
+		r.add(Problem{File: s.Path(format.ComponentFilter), Component: "Filter.db", Offset: -1,
+			Message: fmt.Sprintf("empty (the always-present filter), but Statistics.db's bloom_filter_fp_chance is %v: Cassandra writes an empty filter only for 1.0", fp)})
+	}
+}
+
+// checkEntry compares the Index.db entry with the partition header; it
+// reports whether the entry is the partition's, so its promoted index can
+// be checked against the partition's rows.
+func checkEntry(s *sstable.SSTable, r *Report, idx *index.Scanner, h *rows.PartitionHeader) bool {
 	indexPath := s.Path(format.ComponentIndex)
 	e := idx.Entry()
 	if e.Position != h.Offset {
 		r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
 			Message: fmt.Sprintf("entry points at Data.db byte %d, the partition starts at %d", e.Position, h.Offset)})
-		return
+		return false
 	}
 	if !bytes.Equal(e.Key, h.Key) {
 		r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
 			Message: fmt.Sprintf("entry key %x, Data.db partition key %x", e.Key, h.Key)})
+		return false
 	}
 	if e.Indexed() {
 		if e.Deletion != h.Deletion {
@@ -328,8 +387,10 @@ func checkEntry(s *sstable.SSTable, r *Report, idx *index.Scanner, h *rows.Parti
 		if e.HeaderLength < int64(h.Size) {
 			r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
 				Message: fmt.Sprintf("promoted index header length %d is below the partition header's %d bytes", e.HeaderLength, h.Size)})
+			return false
 		}
 	}
+	return true
 }
 
 // summaryCheck walks Summary.db's samples in step with the Index.db scan,
@@ -340,6 +401,9 @@ type summaryCheck struct {
 	sum  *summary.Summary
 	next int
 	path string
+	// lastKey is the last Index.db key seen.
+	lastKey []byte
+	seen    bool
 }
 
 func newSummaryCheck(s *sstable.SSTable, r *Report) *summaryCheck {
@@ -353,7 +417,7 @@ func newSummaryCheck(s *sstable.SSTable, r *Report) *summaryCheck {
 		return c
 	}
 	c.sum = sum
-	r.Checks = append(r.Checks, "Summary.db samples are Index.db entries")
+	r.Checks = append(r.Checks, "Summary.db first, last and sampled keys are Index.db's")
 	return c
 }
 
@@ -361,6 +425,7 @@ func (c *summaryCheck) entry(pos int64, key []byte) {
 	if c.sum == nil {
 		return
 	}
+	c.lastKey, c.seen = append(c.lastKey[:0], key...), true
 	if pos == 0 && !bytes.Equal(c.sum.First, key) {
 		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
 			Message: fmt.Sprintf("first key %x, Index.db's first key %x", c.sum.First, key)})
@@ -379,9 +444,16 @@ func (c *summaryCheck) entry(pos int64, key []byte) {
 	}
 }
 
+// finish checks what is left once Index.db is read: Summary.db's last key
+// must be Index.db's last (Cassandra takes the sstable's last key from Summary.db, and its
+// verifier compares it with the index's).
 func (c *summaryCheck) finish() {
 	if c.sum == nil {
 		return
+	}
+	if c.seen && !bytes.Equal(c.sum.Last, c.lastKey) {
+		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+			Message: fmt.Sprintf("last key %x, Index.db's last key %x", c.sum.Last, c.lastKey)})
 	}
 	for ; c.next < c.sum.Len(); c.next++ {
 		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,

@@ -89,6 +89,7 @@ type DataWriter struct {
 	codec     reader.Compressor
 	hasMaxLen bool // the version stores MaxCompressedLength (na+)
 	chunk     []byte
+	size      int // uncompressed bytes per chunk
 	cbuf      []byte
 	pos       int64 // uncompressed bytes accepted
 	filePos   int64
@@ -128,12 +129,17 @@ func NewDataWriter(out io.Writer, comp *Compression, hasMaxCompressedLength bool
 		w.codec = codec
 		size = comp.ChunkLength
 	}
-	w.chunk = make([]byte, 0, size)
+	// Buffers start small and grow with the data up to the chunk length:
+	// a chunk length of 1 GiB (valid) over a few KiB of data must not
+	// reserve gigabytes.
+	w.size = size
+	initial := min(size, initialChunkBuffer)
+	w.chunk = make([]byte, 0, initial)
 	const buffers = 3
 	w.jobs = make(chan []byte, buffers)
 	w.free = make(chan []byte, buffers)
 	for i := 1; i < buffers; i++ {
-		w.free <- make([]byte, 0, size)
+		w.free <- make([]byte, 0, initial)
 	}
 	w.done = make(chan struct{})
 	go w.worker()
@@ -187,7 +193,7 @@ func (w *DataWriter) Write(p []byte) (int, error) {
 	}
 	n := len(p)
 	for len(p) > 0 {
-		room := cap(w.chunk) - len(w.chunk)
+		room := w.size - len(w.chunk)
 		if room == 0 {
 			if err := w.handOff(); err != nil {
 				return n - len(p), err
@@ -195,11 +201,28 @@ func (w *DataWriter) Write(p []byte) (int, error) {
 			continue
 		}
 		k := min(room, len(p))
+		w.grow(k)
 		w.chunk = append(w.chunk, p[:k]...)
 		p = p[k:]
 		w.pos += int64(k)
 	}
 	return n, nil
+}
+
+// initialChunkBuffer is the starting capacity of a chunk buffer.
+const initialChunkBuffer = 64 << 10
+
+// grow makes room for k more bytes in the chunk buffer, doubling but never
+// past the chunk length, so a buffer holds at most what the data needs.
+func (w *DataWriter) grow(k int) {
+	need := len(w.chunk) + k
+	if need <= cap(w.chunk) {
+		return
+	}
+	c := min(max(2*cap(w.chunk), need), w.size)
+	b := make([]byte, len(w.chunk), c)
+	copy(b, w.chunk)
+	w.chunk = b
 }
 
 // Abort stops the worker without finishing the file (error paths).
@@ -213,7 +236,7 @@ func (w *DataWriter) Abort() {
 
 // WriteByte accepts one uncompressed byte.
 func (w *DataWriter) WriteByte(b byte) error {
-	if len(w.chunk) < cap(w.chunk) && w.err == nil && !w.finished {
+	if len(w.chunk) < cap(w.chunk) && len(w.chunk) < w.size && w.err == nil && !w.finished {
 		w.chunk = append(w.chunk, b)
 		w.pos++
 		return nil

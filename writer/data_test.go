@@ -14,11 +14,11 @@ import (
 
 // Data.db written by DataWriter reads back through the independent reader
 // (chunk CRCs checked) in every storage mode: compressed chunks, raw chunks
-// at or above maxCompressedLength (the short last one zero-padded), and
-// uncompressed with CRC.db.
+// at or above maxCompressedLength (the short last one zero-padded), one
+// chunk far longer than the data, and uncompressed with CRC.db.
 func TestDataWriterReadsBack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	data := make([]byte, 50_000)
+	data := make([]byte, 200_000)
 	for i := range data {
 		if i%2 == 0 {
 			// Half random: compressible, but never below the 1 KiB
@@ -35,6 +35,9 @@ func TestDataWriterReadsBack(t *testing.T) {
 		{"lz4", &Compression{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 4096, MaxCompressedLength: 1<<31 - 1}},
 		{"raw-chunks", &Compression{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 4096, MaxCompressedLength: 1024}},
 		{"zstd", &Compression{Class: "ZstdCompressor", Options: map[string]string{}, ChunkLength: 8192, MaxCompressedLength: 1<<31 - 1}},
+		// One chunk of 1 GiB: the buffer grows with the data (64 KiB at
+		// first, past it twice), never to the chunk length.
+		{"1GiB-chunk", &Compression{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 1 << 30, MaxCompressedLength: 1<<31 - 1}},
 		{"uncompressed", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,18 +1,29 @@
 // Package writer writes sstable components crash-safely: every file goes
-// into a staging directory beside the destination, is fsynced, the staging
-// directory is fsynced, and only then are the files renamed into place.
-// It also holds the Data.db chunk writer (compressed chunks with their CRC32
-// and CompressionInfo.db, or raw data with CRC.db) and the small components
-// (TOC.txt, Digest.crc32).
+// into a hidden staging directory inside the destination, is fsynced, the
+// staging directory is fsynced, and only then are the files renamed into
+// place. It also holds the Data.db chunk writer (compressed chunks with
+// their CRC32 and CompressionInfo.db, or raw data with CRC.db) and the
+// small components (TOC.txt, Digest.crc32).
 //
-// Rename protocol. When the destination directory does not exist yet, the
-// staging directory itself is renamed onto it: one rename(2), so a crash
-// leaves either nothing or the complete sstable. When it exists (a table's
-// data directory), the components are renamed one by one with Data.db last:
-// every reader (ours, Cassandra's) finds an sstable through its Data.db, so
-// until that final rename no sstable is visible; a crash between renames can
-// leave inert component files without Data.db, which NewStaging then reports
-// as a conflict instead of overwriting.
+// Staging inside the destination keeps every rename on one filesystem (a
+// destination that is a mount point works), and keeps whatever a killed
+// run leaves where the next run into the same destination finds it.
+//
+// Commit protocol. Once every file is written and fsynced, Commit writes a
+// COMMIT marker into the staging directory (to a temporary name, fsynced,
+// renamed, the directory fsynced) that lists the component files. From
+// then on the commit is decided: the files are renamed into the
+// destination one by one with Data.db last (every reader, ours and
+// Cassandra's, finds an sstable through its Data.db, so none is visible
+// until that final rename), the destination is fsynced, and the staging
+// directory is removed. A crash therefore leaves one of two decidable
+// states, which the next NewStaging into the same destination repairs and
+// reports (Staging.Recovered): a staging directory without COMMIT (the
+// write never finished: it is removed) or one with COMMIT (its remaining
+// files are renamed into place, Data.db last, completing the sstable). A
+// staging directory is only touched once its owner is gone: the owner
+// holds an exclusive flock on it for its whole life, which the kernel
+// drops when the process dies.
 package writer
 
 import (
@@ -21,6 +32,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -30,72 +42,250 @@ import (
 // written, flushed, renamed or cleaned up.
 var ErrInjectedCrash = errors.New("writer: injected crash")
 
-// stagingPrefix starts the name of every staging directory, so leftovers of
-// a killed run are recognisable (and never look like sstables to a scan of
-// the destination, which lives beside them, not above them).
-const stagingPrefix = ".sstabletool-staging-"
+// StagingPrefix starts the name of every staging directory, so leftovers
+// of a killed run are recognisable; scans for sstables skip directories
+// named so.
+const StagingPrefix = ".sstabletool-staging-"
 
-// Staging is a directory beside the destination that receives the files of
-// one sstable until Commit renames them into place.
+// commitMarker is the file whose presence in a staging directory says the
+// commit was decided; it lists the component files, one per line.
+const commitMarker = "COMMIT"
+
+// ownerFile names the process that staged (for people reading a leftover).
+const ownerFile = "OWNER"
+
+// Staging is a hidden directory inside the destination that receives the
+// files of one sstable until Commit renames them into place.
 type Staging struct {
-	dest     string
-	tmp      string
-	destNew  bool // dest did not exist: rename the whole directory
-	files    []*File
-	names    []string
-	done     bool
-	crashed  bool
-	budget   int64 // bytes left before an injected crash; <0 = none
-	renames  int   // renames left before an injected crash; <0 = none
-	syncDirs bool
+	dest        string
+	tmp         string
+	destCreated bool // NewStaging made dest: Abort removes it again if empty
+	lock        *os.File
+	files       []*File
+	names       []string
+	done        bool
+	crashed     bool
+	budget      int64 // bytes left before an injected crash; <0 = none
+	renames     int   // renames left before an injected crash; <0 = none
+	recovered   []string
 	// mu guards the crash budget: Data.db is written by the chunk worker
 	// while the caller writes Index.db.
 	mu sync.Mutex
 }
 
 // NewStaging creates a staging directory for files that will end up in
-// dest. prefix is the sstable's file-name prefix ("oa-1-big-"): if dest
-// already holds any file starting with it, NewStaging refuses, so an
-// existing sstable (or the leftovers of an interrupted rename) is never
-// overwritten.
+// dest (created if missing). prefix is the sstable's file-name prefix
+// ("oa-1-big-"). It first repairs what killed runs left in dest (see the
+// package comment; Recovered says what it did). If dest then holds any
+// file starting with prefix, NewStaging refuses: an existing sstable is
+// never overwritten.
 func NewStaging(dest, prefix string) (*Staging, error) {
 	dest = filepath.Clean(dest)
-	st := &Staging{dest: dest, budget: -1, renames: -1, syncDirs: true}
+	st := &Staging{dest: dest, budget: -1, renames: -1}
 	fi, err := os.Stat(dest)
 	switch {
 	case err == nil && !fi.IsDir():
 		return nil, fmt.Errorf("output %s is not a directory", dest)
-	case err == nil:
-		ents, err := os.ReadDir(dest)
-		if err != nil {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(dest, 0o755); err != nil {
 			return nil, fmt.Errorf("output directory: %w", err)
 		}
-		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), prefix) {
-				return nil, fmt.Errorf("output directory %s already holds %s (sstable %s*); refusing to overwrite it", dest, e.Name(), prefix)
-			}
+		st.destCreated = true
+	case err != nil:
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	if st.recovered, err = Recover(dest); err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(dest)
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	var partial []string
+	hasData := false
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), prefix) {
+			partial = append(partial, e.Name())
+			hasData = hasData || strings.HasSuffix(e.Name(), "-Data.db")
 		}
-	case errors.Is(err, os.ErrNotExist):
-		st.destNew = true
-	default:
-		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	parent := filepath.Dir(dest)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
+	switch {
+	case hasData:
+		err := fmt.Errorf("output directory %s already holds %sData.db (%s); refusing to overwrite it", dest, prefix, strings.Join(partial, ", "))
+		if len(st.recovered) > 0 {
+			err = fmt.Errorf("%w (before looking, %s)", err, strings.Join(st.recovered, "; "))
+		}
+		return nil, err
+	case len(partial) > 0:
+		return nil, fmt.Errorf("output directory %s holds %s but no %sData.db, and no staging directory there holds the rest: "+
+			"an interrupted copy or an older sstabletool left them; no sstable is visible without Data.db, so remove them (rm %s) and run again",
+			dest, strings.Join(partial, ", "), prefix, filepath.Join(dest, prefix+"*"))
 	}
-	st.tmp, err = os.MkdirTemp(parent, stagingPrefix+filepath.Base(dest)+"-")
+	st.tmp, err = os.MkdirTemp(dest, StagingPrefix+prefix)
 	if err != nil {
 		return nil, fmt.Errorf("staging directory: %w", err)
 	}
-	if st.destNew {
-		// MkdirTemp makes it private; it becomes the data directory.
-		if err := os.Chmod(st.tmp, 0o755); err != nil {
-			os.Remove(st.tmp)
-			return nil, fmt.Errorf("staging directory: %w", err)
-		}
+	if st.lock, err = lockDir(st.tmp); err != nil {
+		os.RemoveAll(st.tmp)
+		return nil, fmt.Errorf("staging directory: %w", err)
+	}
+	owner := fmt.Sprintf("pid %d\n", os.Getpid())
+	if err := os.WriteFile(filepath.Join(st.tmp, ownerFile), []byte(owner), 0o644); err != nil {
+		st.Abort()
+		return nil, fmt.Errorf("staging directory: %w", err)
 	}
 	return st, nil
+}
+
+// Recovered says what NewStaging repaired in the destination: one line per
+// leftover of a killed run it removed or completed.
+func (s *Staging) Recovered() []string { return s.recovered }
+
+// Recover repairs what killed runs left in dest: each staging directory
+// whose owner is gone is completed (it holds a COMMIT marker: its files go
+// into place, Data.db last) or removed (it does not). It returns one line
+// per leftover. Staging directories of running processes are left alone.
+func Recover(dest string) ([]string, error) {
+	ents, err := os.ReadDir(dest)
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	var notes []string
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), StagingPrefix) {
+			continue
+		}
+		dir := filepath.Join(dest, e.Name())
+		lock, err := tryLockDir(dir)
+		if err != nil {
+			return notes, fmt.Errorf("staging directory %s: %w", dir, err)
+		}
+		if lock == nil {
+			continue // its owner is still running
+		}
+		note, err := recoverOne(dest, dir)
+		lock.Close()
+		if err != nil {
+			return notes, err
+		}
+		notes = append(notes, note)
+	}
+	return notes, nil
+}
+
+func recoverOne(dest, dir string) (string, error) {
+	names, err := readMarker(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		size := dirSize(dir)
+		if err := os.RemoveAll(dir); err != nil {
+			return "", fmt.Errorf("removing the unfinished staging directory %s: %w", dir, err)
+		}
+		return fmt.Sprintf("removed %s (%d bytes), left by a run killed before its sstable was complete", dir, size), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("staging directory %s: %w", dir, err)
+	}
+	moved, err := moveInto(dir, dest, names, nil)
+	if err != nil {
+		return "", fmt.Errorf("completing the interrupted commit in %s: %w", dir, err)
+	}
+	if err := syncDir(dest); err != nil {
+		return "", err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return "", fmt.Errorf("removing %s: %w", dir, err)
+	}
+	return fmt.Sprintf("completed the commit a killed run left in %s: moved %d of %d files into place (%s)",
+		dir, moved, len(names), dataName(names)), nil
+}
+
+func dataName(names []string) string {
+	for _, n := range names {
+		if strings.HasSuffix(n, "-Data.db") {
+			return n
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func readMarker(dir string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, commitMarker))
+	if err != nil {
+		return nil, err
+	}
+	text := string(b)
+	if !strings.HasSuffix(text, "end\n") {
+		return nil, fmt.Errorf("%s is incomplete", commitMarker)
+	}
+	var names []string
+	for _, n := range strings.Split(strings.TrimSuffix(text, "end\n"), "\n") {
+		if n == "" {
+			continue
+		}
+		if n != filepath.Base(n) || strings.HasPrefix(n, ".") {
+			return nil, fmt.Errorf("%s names %q, not a component file", commitMarker, n)
+		}
+		names = append(names, n)
+	}
+	return names, nil
+}
+
+// moveInto renames the named files from dir into dest, Data.db last; a
+// file already in dest and no longer in dir was moved before a crash.
+// rename, when set, does the renames (crash injection). It returns how
+// many it moved.
+func moveInto(dir, dest string, names []string, rename func(from, to string) error) (int, error) {
+	if rename == nil {
+		rename = func(from, to string) error {
+			if err := os.Rename(from, to); err != nil {
+				return fmt.Errorf("writer: moving into place: %w", err)
+			}
+			return nil
+		}
+	}
+	order := slices.Clone(names)
+	slices.SortStableFunc(order, func(a, b string) int {
+		ad, bd := strings.HasSuffix(a, "-Data.db"), strings.HasSuffix(b, "-Data.db")
+		switch {
+		case ad == bd:
+			return 0
+		case ad:
+			return 1
+		}
+		return -1
+	})
+	moved := 0
+	for _, n := range order {
+		from, to := filepath.Join(dir, n), filepath.Join(dest, n)
+		_, ferr := os.Lstat(from)
+		_, terr := os.Lstat(to)
+		switch {
+		case ferr == nil && terr == nil:
+			return moved, fmt.Errorf("writer: %s appeared in %s while converting; not overwriting it", n, dest)
+		case ferr != nil && terr == nil:
+			continue // moved before the crash
+		case ferr != nil:
+			return moved, fmt.Errorf("writer: %s is neither staged nor in place: %w", n, ferr)
+		}
+		if err := rename(from, to); err != nil {
+			return moved, err
+		}
+		moved++
+	}
+	return moved, nil
 }
 
 // Dir is the staging directory: files are there until Commit.
@@ -121,7 +311,7 @@ func (s *Staging) Create(name string) (*File, error) {
 	if s.done {
 		return nil, errors.New("writer: staging already committed or aborted")
 	}
-	if name != filepath.Base(name) || strings.HasPrefix(name, ".") {
+	if name != filepath.Base(name) || strings.HasPrefix(name, ".") || name == commitMarker || name == ownerFile {
 		return nil, fmt.Errorf("writer: bad component file name %q", name)
 	}
 	f, err := os.OpenFile(filepath.Join(s.tmp, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -150,8 +340,8 @@ func (s *Staging) WriteFile(name string, b []byte) error {
 
 // Commit makes the staged files visible in the destination: every file must
 // have been closed (which fsyncs it); the staging directory is fsynced, the
-// files are renamed (see the package comment for the order) and the
-// destination and its parent are fsynced.
+// COMMIT marker written, the files renamed (see the package comment for the
+// order), the destination fsynced and the staging directory removed.
 func (s *Staging) Commit() error {
 	if s.crashed {
 		return ErrInjectedCrash
@@ -167,42 +357,56 @@ func (s *Staging) Commit() error {
 	if err := syncDir(s.tmp); err != nil {
 		return err
 	}
-	parent := filepath.Dir(s.dest)
-	if s.destNew {
-		if err := s.rename(s.tmp, s.dest); err != nil {
-			return err
-		}
-		s.done = true
-		return syncDir(parent)
+	if err := s.writeMarker(); err != nil {
+		return err
 	}
-	order := make([]string, 0, len(s.names))
-	var data []string
-	for _, n := range s.names {
-		if strings.HasSuffix(n, "-Data.db") {
-			data = append(data, n)
-		} else {
-			order = append(order, n)
-		}
-	}
-	order = append(order, data...)
-	for _, n := range order {
-		if _, err := os.Lstat(filepath.Join(s.dest, n)); err == nil {
-			return fmt.Errorf("writer: %s appeared in %s while converting; not overwriting it", n, s.dest)
-		}
-		if err := s.rename(filepath.Join(s.tmp, n), filepath.Join(s.dest, n)); err != nil {
-			return err
-		}
+	if _, err := moveInto(s.tmp, s.dest, s.names, s.rename); err != nil {
+		return err
 	}
 	if err := syncDir(s.dest); err != nil {
 		return err
 	}
 	s.done = true
-	return os.Remove(s.tmp)
+	if err := os.RemoveAll(s.tmp); err != nil {
+		return fmt.Errorf("writer: removing the staging directory: %w", err)
+	}
+	s.unlock()
+	return syncDir(s.dest)
+}
+
+// writeMarker decides the commit: COMMIT is written under another name,
+// fsynced and renamed, so it exists only whole.
+func (s *Staging) writeMarker() error {
+	var b strings.Builder
+	for _, n := range s.names {
+		b.WriteString(n)
+		b.WriteByte('\n')
+	}
+	b.WriteString("end\n")
+	tmp := filepath.Join(s.tmp, commitMarker+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("writer: commit marker: %w", err)
+	}
+	_, err = f.WriteString(b.String())
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writer: commit marker: %w", err)
+	}
+	if err := s.rename(tmp, filepath.Join(s.tmp, commitMarker)); err != nil {
+		return err
+	}
+	return syncDir(s.tmp)
 }
 
 func (s *Staging) rename(from, to string) error {
 	if s.renames == 0 {
-		s.crashed = true
+		s.crash()
 		return ErrInjectedCrash
 	}
 	if s.renames > 0 {
@@ -214,8 +418,9 @@ func (s *Staging) rename(from, to string) error {
 	return nil
 }
 
-// Abort removes the staging directory and everything in it. After an
-// injected crash it does nothing (a killed process cleans nothing up).
+// Abort removes the staging directory and everything in it, and the
+// destination too when NewStaging created it and it is still empty. After
+// an injected crash it does nothing (a killed process cleans nothing up).
 func (s *Staging) Abort() error {
 	if s.crashed || s.done {
 		return nil
@@ -224,7 +429,26 @@ func (s *Staging) Abort() error {
 	for _, f := range s.files {
 		f.abandon()
 	}
-	return os.RemoveAll(s.tmp)
+	err := os.RemoveAll(s.tmp)
+	s.unlock()
+	if s.destCreated {
+		os.Remove(s.dest) // only if empty
+	}
+	return err
+}
+
+// crash makes the staging behave as a killed process from now on; the
+// kernel would drop a dead process's lock, so the lock goes too.
+func (s *Staging) crash() {
+	s.crashed = true
+	s.unlock()
+}
+
+func (s *Staging) unlock() {
+	if s.lock != nil {
+		s.lock.Close()
+		s.lock = nil
+	}
 }
 
 func syncDir(dir string) error {
@@ -281,7 +505,7 @@ func (f *File) Write(p []byte) (int, error) {
 		f.bw.Flush()
 		f.n += int64(k)
 		st.budget = 0
-		st.crashed = true
+		st.crash()
 		return k, ErrInjectedCrash
 	}
 	if st.budget >= 0 {

@@ -20,9 +20,11 @@ func init() {
 		ArgsUsage: "SRC... --to VERSION --out DIR",
 		Description: "Rewrites every component of each source sstable into DIR in version --to: partition headers,\n" +
 			"Index.db entries and promoted index blocks are re-encoded and every position behind them moves;\n" +
-			"row bodies are copied byte for byte. Sources are only read. Files are written into a staging\n" +
-			"directory beside DIR, fsynced, and renamed into place only when complete (and, with --verify,\n" +
-			"re-read and compared with the source cell by cell). A DIR that already holds the sstable is refused.\n\n" +
+			"row bodies are copied byte for byte. Sources are only read. Files are written into a hidden staging\n" +
+			"directory inside DIR (so DIR may be a mount point), fsynced, and renamed into place only when complete\n" +
+			"(and, with --verify, re-read and compared with the source cell by cell), Data.db last. A DIR that\n" +
+			"already holds the sstable is refused. Leftovers of a killed convert in DIR are repaired first and\n" +
+			"named: an unfinished staging directory is removed, a commit that was under way is completed.\n\n" +
 			"Exit codes: 0 converted, 1 verification failed (output discarded), 2 bad input or usage.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa)", Required: true},
@@ -32,7 +34,7 @@ func init() {
 			&cli.BoolFlag{Name: "cap-deletion-times", Usage: "cap deletion times a legacy layout cannot hold (past 2038) instead of failing; the report counts them"},
 			&cli.BoolFlag{Name: "verify", Value: true, Usage: "re-read the output and compare it with the source before moving it into place (--verify=false to skip)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print what would be written"},
-			accessFlag, jsonFlag, recursiveFlag,
+			rewriteAccessFlag, jsonFlag, recursiveFlag,
 		},
 		Action: convertAction,
 	})
@@ -106,6 +108,11 @@ func convertAction(c *cli.Context) error {
 			res, err = convert.Convert(p, c.String("out"), o)
 		}
 		prog.done()
+		if res != nil && !c.Bool("json") {
+			for _, n := range res.Recovered {
+				fmt.Fprintf(stdout, "recovered: %s\n", n)
+			}
+		}
 		if err != nil {
 			if res != nil && len(res.Problems) > 0 {
 				if c.Bool("json") {
@@ -149,13 +156,14 @@ func convertAction(c *cli.Context) error {
 	return nil
 }
 
-// rewriteAccess is --access for convert and savings: they read every byte
-// once, in order, where a mapping gains nothing and would count the whole
-// source in the resident set, so they read buffered unless told otherwise.
+// rewriteAccessFlag is --access for convert and savings: they read every
+// byte once, in order, where a mapping gains nothing and would count the
+// whole source in the resident set, so they read buffered unless told
+// otherwise, and their help says so.
+var rewriteAccessFlag = &cli.StringFlag{Name: "access", Value: "buffered",
+	Usage: "how to read components: buffered (read calls; every byte is read once, in order) or mmap (memory-mapped)"}
+
 func rewriteAccess(c *cli.Context) (reader.Access, error) {
-	if !c.IsSet("access") {
-		return reader.Buffered, nil
-	}
 	a, err := reader.ParseAccess(c.String("access"))
 	if err != nil {
 		return 0, usageError("--access: %v", err)

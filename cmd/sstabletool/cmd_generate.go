@@ -17,13 +17,13 @@ func init() {
 		Usage:     "write a synthetic sstable from a workload profile (docs/workload.md)",
 		ArgsUsage: "--format nb|nc|oa --out DIR [--profile FILE|NAME]",
 		Description: "Writes one sstable whose partitions, rows, values, deletions and TTLs follow the profile\n" +
-			"(a YAML/JSON file, or a built-in name: " + strings.Join(workload.BuiltinNames(), ", ") + "; default: the demo).\n" +
+			"(a YAML/JSON file, or a built-in name: demo (the default), " + strings.Join(workload.BuiltinNames(), ", ") + ").\n" +
 			"The mix's weights become shares of deleted partitions, rows, cells and range tombstones\n" +
 			"(docs/writer.md). Deterministic for a given --seed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR`", Required: true},
-			&cli.StringFlag{Name: "profile", Usage: "workload profile file or built-in name (default: demo)"},
+			&cli.StringFlag{Name: "profile", Usage: "workload profile file or built-in name (demo, the default, or one listed above)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "override the profile's seed"},
 			&cli.Int64Flag{Name: "partitions", Usage: "override the profile's partition count"},
 			&cli.StringFlag{Name: "compression", Value: "LZ4Compressor", Usage: "none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)"},
@@ -41,7 +41,7 @@ func generateAction(c *cli.Context) error {
 		return usageError("--format: %v", err)
 	}
 	var p *workload.Profile
-	if name := c.String("profile"); name != "" {
+	if name := c.String("profile"); name != "" && name != "demo" {
 		if p, err = workload.LoadProfile(name); err != nil {
 			return badData(err)
 		}
@@ -71,6 +71,9 @@ func generateAction(c *cli.Context) error {
 	if c.Bool("json") {
 		return writeJSON(map[string]any{"data_path": res.DataPath, "version": v.Name, "profile": p.Name,
 			"partitions": res.Partitions, "rows": res.Rows, "uncompressed_bytes": res.DataBytes})
+	}
+	for _, n := range res.Recovered {
+		fmt.Fprintf(stdout, "recovered: %s\n", n)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%s, %d partitions, %d rows, profile %s)\n", res.DataPath, v.Name, res.Partitions, res.Rows, p.Name)
 	return nil

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,7 +21,7 @@ func init() {
 			"to oa, the difference and percent, and the LIVE / non-LIVE DeletionTimes by place (partition\n" +
 			"headers, index entries, index blocks). Uncompressed sizes are exactly what convert writes; the\n" +
 			"compressed Data.db size comes from really recompressing every chunk in memory.",
-		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag},
+		Flags:  []cli.Flag{rewriteAccessFlag, jsonFlag, recursiveFlag},
 		Action: savingsAction,
 	})
 }
@@ -58,6 +60,12 @@ func savingsAction(c *cli.Context) error {
 			return badData(err)
 		}
 		if d.Version.HasUIntDeletionTime {
+			// Nothing to save, but only of an sstable that is there.
+			if _, err := os.Stat(d.Path(format.ComponentData)); errors.Is(err, os.ErrNotExist) {
+				return badData(fmt.Errorf("%s: Data.db is missing", d.Path(format.ComponentData)))
+			} else if err != nil {
+				return badData(err)
+			}
 			if !c.Bool("json") {
 				fmt.Fprintf(stdout, "%s: already %s, nothing to save\n\n", p, d.Version.Name)
 			}

@@ -297,3 +297,8 @@ func wrapShort(err error, p int, what string) error {
 func fieldErr(err error, p int, what string) error {
 	return &FieldError{Offset: int64(p), Expected: what, Err: err}
 }
+
+// BlockSize is the width Append gives block b, so a verifier can check the
+// offsets table that ends a promoted index (each block's offset is the sum
+// of the widths before it).
+func (c *Codec) BlockSize(b *Block) int { return c.blockSize(b) }

@@ -68,7 +68,7 @@ func Open(path string, opts Options) (*SSTable, error) {
 	}
 	s := &SSTable{Desc: desc, opts: opts}
 	if s.TOC, err = desc.ReadTOC(); err != nil {
-		return nil, fmt.Errorf("%s: %w", desc.Path(format.ComponentTOC), err)
+		return nil, err // names TOC.txt itself
 	}
 	for _, c := range []string{format.ComponentData, format.ComponentStatistics} {
 		if _, err := os.Stat(desc.Path(c)); err != nil {
