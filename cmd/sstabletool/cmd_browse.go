@@ -29,7 +29,7 @@ func init() {
 			&cli.BoolFlag{Name: "no-mouse", Usage: "leave the mouse to the terminal (select text) instead of scrolling"},
 		},
 		Action: browseAction,
-	})
+	}, argSpec{min: 0, max: -1})
 }
 
 func browseAction(c *cli.Context) error {

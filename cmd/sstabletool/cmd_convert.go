@@ -25,7 +25,7 @@ func init() {
 			"re-read and compared with the source cell by cell). A DIR that already holds the sstable is refused.\n\n" +
 			"Exit codes: 0 converted, 1 verification failed (output discarded), 2 bad input or usage.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa)", Required: true},
+			&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR` (created if missing)"},
 			&cli.StringFlag{Name: "compression", Usage: "Data.db compression: keep (default), none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)", Value: "keep"},
 			&cli.IntFlag{Name: "chunk-length", Usage: "chunk length in KiB with --compression (default: the source's, else 16)"},
@@ -35,7 +35,7 @@ func init() {
 			accessFlag, jsonFlag, recursiveFlag,
 		},
 		Action: convertAction,
-	})
+	}, sstableArgs.withRequired("to"))
 }
 
 func parseCompression(c *cli.Context) (*writer.Compression, bool, error) {

@@ -28,7 +28,7 @@ func init() {
 			&cli.StringFlag{Name: "keep", Usage: "write the demo sstable into `DIR` and keep it (default: a temporary directory, removed afterwards)"},
 		},
 		Action: demoAction,
-	})
+	}, noArgs)
 }
 
 // rootAction runs when sstabletool gets no command: the interactive browser

@@ -30,7 +30,7 @@ func init() {
 			accessFlag, schemaFlag,
 		},
 		Action: dumpAction,
-	})
+	}, oneSSTable)
 }
 
 func dumpAction(c *cli.Context) error {

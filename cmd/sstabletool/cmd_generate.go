@@ -22,7 +22,7 @@ func init() {
 			"(docs/writer.md). Deterministic for a given --seed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa)"},
-			&cli.StringFlag{Name: "out", Usage: "output data `DIR`", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "output data `DIR`"},
 			&cli.StringFlag{Name: "profile", Usage: "workload profile file or built-in name (default: demo)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "override the profile's seed"},
 			&cli.Int64Flag{Name: "partitions", Usage: "override the profile's partition count"},
@@ -32,7 +32,7 @@ func init() {
 			jsonFlag,
 		},
 		Action: generateAction,
-	})
+	}, noArgs.withRequired("out"))
 }
 
 func generateAction(c *cli.Context) error {

@@ -50,7 +50,7 @@ func init() {
 			&cli.BoolFlag{Name: "go-heap", Usage: "measure the Go heap each memtable holds (runs the garbage collector)"},
 		},
 		Action: runMemsim,
-	})
+	}, noArgs)
 }
 
 func usageErr(format string, args ...any) error {

@@ -21,7 +21,7 @@ func init() {
 			"max_timestamp, key_range, compression, header, ...).",
 		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, schemaFlag},
 		Action: metadataAction,
-	})
+	}, sstableArgs)
 }
 
 func metadataAction(c *cli.Context) error {

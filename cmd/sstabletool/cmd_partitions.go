@@ -37,7 +37,7 @@ func init() {
 			jsonFlag, recursiveFlag, accessFlag, schemaFlag,
 		},
 		Action: partitionsAction,
-	})
+	}, sstableArgs)
 }
 
 // partitionRow is one output line; JSON names are the documented ones.

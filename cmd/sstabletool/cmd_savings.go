@@ -21,7 +21,7 @@ func init() {
 			"compressed Data.db size comes from really recompressing every chunk in memory.",
 		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag},
 		Action: savingsAction,
-	})
+	}, sstableArgs)
 }
 
 type savingsTotal struct {

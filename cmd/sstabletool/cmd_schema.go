@@ -19,7 +19,7 @@ func init() {
 			"Keyspace and table come from the data directory (<keyspace>/<table>-<id>/) when it has that shape.",
 		Flags:  []cli.Flag{accessFlag, schemaFlag, jsonFlag},
 		Action: schemaAction,
-	})
+	}, oneSSTable)
 }
 
 func schemaAction(c *cli.Context) error {

@@ -20,7 +20,7 @@ func init() {
 			"Exit codes: 0 clean, 1 problems found (each listed with file, component and byte offset).",
 		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, schemaFlag},
 		Action: verifyAction,
-	})
+	}, sstableArgs)
 }
 
 func verifyAction(c *cli.Context) error {

@@ -22,7 +22,13 @@ const (
 // each subcommand lives in a file of its own.
 var commands []*cli.Command
 
-func register(c *cli.Command) { commands = append(commands, c) }
+// register adds a command with what it takes besides flags; the spec is
+// checked before the command's action runs.
+func register(c *cli.Command, spec argSpec) {
+	c.Before = spec.check
+	c.OnUsageError = usageFailure
+	commands = append(commands, c)
+}
 
 func newApp() *cli.App {
 	return &cli.App{
@@ -35,6 +41,7 @@ func newApp() *cli.App {
 		Action:          rootAction,
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError:    usageFailure,
 	}
 }
 
@@ -42,7 +49,8 @@ func main() { os.Exit(run(os.Args)) }
 
 // run executes the app and maps errors to exit codes; tests call it too.
 func run(args []string) int {
-	err := newApp().Run(args)
+	app := newApp()
+	err := app.Run(flagsFirst(app, args))
 	if err == nil {
 		return exitOK
 	}
