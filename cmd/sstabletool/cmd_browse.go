@@ -8,6 +8,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/generate"
 	"github.com/sstabletool/sstabletool/tui"
+	"github.com/sstabletool/sstabletool/tui/catalog"
 )
 
 func init() {
@@ -25,7 +26,7 @@ func init() {
 			"  sstabletool browse -r /var/lib/cassandra/data/ks\n" +
 			"  NO_COLOR=1 sstabletool browse nc-1-big-Data.db",
 		Flags: []cli.Flag{
-			recursiveFlag, accessFlag,
+			recursiveFlag, snapshotsFlag, backupsFlag, accessFlag,
 			&cli.BoolFlag{Name: "no-mouse", Usage: "leave the mouse to the terminal (select text) instead of scrolling"},
 		},
 		Action: browseAction,
@@ -38,20 +39,45 @@ func browseAction(c *cli.Context) error {
 		return err
 	}
 	var paths []string
+	var unreadable []catalog.Unreadable
 	if c.NArg() == 0 {
 		dir, err := os.MkdirTemp("", "sstabletool-demo-")
 		if err != nil {
 			return badData(err)
 		}
 		defer os.RemoveAll(dir)
-		fmt.Fprintln(stderr, "writing the demo sstable (generate.DemoProfile) to", dir)
+		fmt.Fprintln(stderr, "writing the built-in demo sstable to", dir)
 		p, err := generate.Demo(dir)
 		if err != nil {
 			return badData(fmt.Errorf("demo sstable: %w", err))
 		}
 		paths = []string{p}
-	} else if paths, err = sstablePaths(c); err != nil {
-		return err
+	} else {
+		sc, err := findSSTables(c)
+		if err != nil {
+			return err
+		}
+		for _, f := range sc.found {
+			if f.Err != nil {
+				unreadable = append(unreadable, catalog.Unreadable{Path: f.Path, Err: f.Err})
+				continue
+			}
+			paths = append(paths, f.Path)
+		}
 	}
-	return badData(tui.Run(paths, tui.Options{Access: o.Access, NoMouse: c.Bool("no-mouse")}))
+	bad, err := browse(paths, tui.Options{Access: o.Access, NoMouse: c.Bool("no-mouse"), Unreadable: unreadable})
+	// The browser listed them; the screen is back, so say it again here.
+	for _, u := range bad {
+		fmt.Fprintln(stderr, "sstabletool:", failureText(u.Path, u.Err))
+	}
+	if err != nil {
+		return badData(err)
+	}
+	if len(bad) > 0 {
+		return cli.Exit(fmt.Sprintf("%d of %d sstables could not be read", len(bad), len(paths)+len(unreadable)), exitBadData)
+	}
+	return nil
 }
+
+// browse runs the terminal UI; tests replace it.
+var browse = tui.Run

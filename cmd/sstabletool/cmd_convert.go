@@ -32,7 +32,7 @@ func init() {
 			&cli.BoolFlag{Name: "cap-deletion-times", Usage: "cap deletion times a legacy layout cannot hold (past 2038) instead of failing; the report counts them"},
 			&cli.BoolFlag{Name: "verify", Value: true, Usage: "re-read the output and compare it with the source before moving it into place (--verify=false to skip)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print what would be written"},
-			accessFlag, jsonFlag, recursiveFlag,
+			accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag,
 		},
 		Action: convertAction,
 	}, sstableArgs.withRequired("to"))
@@ -91,33 +91,36 @@ func convertAction(c *cli.Context) error {
 	if c.String("out") == "" && !c.Bool("dry-run") {
 		return usageError("convert: --out DIR is required")
 	}
-	paths, err := sstablePaths(c)
+	sc, err := findSSTables(c)
 	if err != nil {
 		return err
 	}
-	var results []*convert.Result
-	for _, p := range paths {
+	var results []any // *convert.Result or sstableError, in order
+	failedVerification := 0
+	err = sc.each(func(p string) error {
 		prog := newProgress("convert "+p, 0)
 		o.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
 		var res *convert.Result
+		var err error
 		if c.Bool("dry-run") {
 			res, err = convert.Estimate(p, o)
 		} else {
 			res, err = convert.Convert(p, c.String("out"), o)
 		}
 		prog.done()
+		if err != nil && res != nil && len(res.Problems) > 0 {
+			// Written, re-read and found different: the output is discarded.
+			failedVerification++
+			fmt.Fprintln(stderr, "sstabletool:", err)
+			results = append(results, res)
+			return nil
+		}
 		if err != nil {
-			if res != nil && len(res.Problems) > 0 {
-				if c.Bool("json") {
-					writeJSON(res)
-				}
-				return cli.Exit(err.Error(), exitProblem)
-			}
-			return badData(err)
+			return err
 		}
 		results = append(results, res)
 		if c.Bool("json") {
-			continue
+			return nil
 		}
 		if c.Bool("dry-run") {
 			d, _, _ := format.ParseDescriptor(p)
@@ -129,7 +132,7 @@ func convertAction(c *cli.Context) error {
 			for _, comp := range res.Components {
 				fmt.Fprintf(stdout, "  %-20s %10d bytes (source %d)\n", out.Prefix()+comp.Name, comp.After, comp.Before)
 			}
-			continue
+			return nil
 		}
 		verified := ""
 		if res.Verified {
@@ -142,9 +145,21 @@ func convertAction(c *cli.Context) error {
 		for _, l := range res.Losses {
 			fmt.Fprintf(stdout, "  note: %s\n", l)
 		}
+		return nil
+	}, func(e sstableError) { results = append(results, e) })
+	if err != nil {
+		return err
 	}
 	if c.Bool("json") {
-		return writeJSON(results)
+		if err := writeJSON(results); err != nil {
+			return err
+		}
+	}
+	if err := sc.err(); err != nil {
+		return err
+	}
+	if failedVerification > 0 {
+		return cli.Exit(fmt.Sprintf("%d of %d sstable(s) failed verification; their output was discarded", failedVerification, sc.total()), exitProblem)
 	}
 	return nil
 }

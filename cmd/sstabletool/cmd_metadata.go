@@ -19,40 +19,47 @@ func init() {
 		Description: "PATH is any component of an sstable, or a data directory (all sstables in it; -r to recurse).\n" +
 			"--json prints one object per sstable with snake_case fields (version, partitioner, min_timestamp,\n" +
 			"max_timestamp, key_range, compression, header, ...).",
-		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, schemaFlag},
+		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, schemaFlag},
 		Action: metadataAction,
 	}, sstableArgs)
 }
 
 func metadataAction(c *cli.Context) error {
-	paths, err := sstablePaths(c)
+	sc, err := findSSTables(c)
 	if err != nil {
 		return err
 	}
-	var all []*inspect.Metadata
-	for _, p := range paths {
-		s, err := openSSTable(c, p)
+	var all []any // *inspect.Metadata or sstableError, in order
+	err = sc.each(func(p string) error {
+		s, err := openFound(c, p)
 		if err != nil {
 			return err
 		}
 		m, err := inspect.ReadMetadata(s)
 		s.Close()
 		if err != nil {
-			return badData(err)
+			return err
 		}
 		if c.Bool("json") {
 			all = append(all, m)
-			continue
+		} else {
+			printMetadata(stdout, m)
 		}
-		printMetadata(stdout, m)
+		return nil
+	}, func(e sstableError) { all = append(all, e) })
+	if err != nil {
+		return err
 	}
 	if c.Bool("json") {
-		if len(all) == 1 {
-			return writeJSON(all[0])
+		var v any = all
+		if sc.total() == 1 {
+			v = all[0]
 		}
-		return writeJSON(all)
+		if err := writeJSON(v); err != nil {
+			return err
+		}
 	}
-	return nil
+	return sc.err()
 }
 
 func micros(v int64) string {
