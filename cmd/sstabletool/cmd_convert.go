@@ -95,6 +95,7 @@ func convertAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	sc.verb = "converted"
 	var results []any // *convert.Result or sstableError, in order
 	failedVerification := 0
 	err = sc.each(func(p string) error {

@@ -74,6 +74,7 @@ type sstableError struct {
 type scan struct {
 	found  []format.Found
 	failed []sstableError
+	verb   string // what failed to happen, for the summary: "read" unless set
 }
 
 // findSSTables resolves the arguments (files or directories) into sstables
@@ -152,7 +153,14 @@ func (s *scan) err() error {
 	if len(s.failed) == 0 {
 		return nil
 	}
-	return cli.Exit(fmt.Sprintf("%d of %d sstables could not be read", len(s.failed), s.total()), exitBadData)
+	if s.total() == 1 {
+		return cli.Exit("", exitBadData) // the one error is said already
+	}
+	verb := s.verb
+	if verb == "" {
+		verb = "read"
+	}
+	return cli.Exit(fmt.Sprintf("%d of %d sstables could not be %s", len(s.failed), s.total(), verb), exitBadData)
 }
 
 // stopError ends a scan: the error is not about one sstable.
