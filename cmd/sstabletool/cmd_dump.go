@@ -27,7 +27,7 @@ func init() {
 			&cli.BoolFlag{Name: "raw-timestamps", Aliases: []string{"t"}, Usage: "print timestamps as numbers instead of ISO-8601"},
 			&cli.BoolFlag{Name: "jsonl", Aliases: []string{"l"}, Usage: "one partition per line (JSON lines)"},
 			&cli.BoolFlag{Name: "enumerate-keys", Aliases: []string{"e"}, Usage: "print only the partition keys"},
-			accessFlag, schemaFlag,
+			accessFlag, schemaFlag, tableFlag,
 		},
 		Action: dumpAction,
 	}, oneSSTable)
@@ -37,7 +37,11 @@ func dumpAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError("dump: give exactly one sstable (see --help)")
 	}
-	s, err := openSSTable(c, c.Args().First())
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
+	}
+	s, err := openSSTable(c, c.Args().First(), sf)
 	if err != nil {
 		return err
 	}

@@ -19,19 +19,23 @@ func init() {
 		Description: "PATH is any component of an sstable, or a data directory (all sstables in it; -r to recurse).\n" +
 			"--json prints one object per sstable with snake_case fields (version, partitioner, min_timestamp,\n" +
 			"max_timestamp, key_range, compression, header, ...).",
-		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, schemaFlag},
+		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, schemaFlag, tableFlag},
 		Action: metadataAction,
 	}, sstableArgs)
 }
 
 func metadataAction(c *cli.Context) error {
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
+	}
 	sc, err := findSSTables(c)
 	if err != nil {
 		return err
 	}
 	var all []any // *inspect.Metadata or sstableError, in order
 	err = sc.each(func(p string) error {
-		s, err := openFound(c, p)
+		s, err := openFound(c, p, sf)
 		if err != nil {
 			return err
 		}

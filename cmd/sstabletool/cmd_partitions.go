@@ -34,7 +34,7 @@ func init() {
 			&cli.StringFlag{Name: "sort", Value: "", Usage: "order by size|rows|tombstones|key (default: Data.db order)"},
 			&cli.BoolFlag{Name: "csv", Usage: "print CSV"},
 			&cli.BoolFlag{Name: "sizes-only", Usage: "step over rows by their sizes without walking cells: several times faster on big sstables; cells and tombstones print as -1"},
-			jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, accessFlag, schemaFlag,
+			jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, accessFlag, schemaFlag, tableFlag,
 		},
 		Action: partitionsAction,
 	}, sstableArgs)
@@ -54,6 +54,10 @@ type partitionRow struct {
 }
 
 func partitionsAction(c *cli.Context) error {
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
+	}
 	sc, err := findSSTables(c)
 	if err != nil {
 		return err
@@ -78,7 +82,7 @@ func partitionsAction(c *cli.Context) error {
 	pr := newPartitionsPrinter(c, sc.total() > 1 && sortBy == "")
 	var out []partitionRow
 	err = sc.each(func(p string) error {
-		s, err := openFound(c, p)
+		s, err := openFound(c, p, sf)
 		if err != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ func init() {
 			"column types, and static/regular column names. Sstables do not store the names of partition key\n" +
 			"and clustering columns, so they get placeholders (key, clustering1...) unless --schema names them.\n" +
 			"Keyspace and table come from the data directory (<keyspace>/<table>-<id>/) when it has that shape.",
-		Flags:  []cli.Flag{accessFlag, schemaFlag, jsonFlag},
+		Flags:  []cli.Flag{accessFlag, schemaFlag, tableFlag, jsonFlag},
 		Action: schemaAction,
 	}, oneSSTable)
 }
@@ -26,14 +26,18 @@ func schemaAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError("schema: give exactly one sstable (see --help)")
 	}
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
+	}
 	s, err := openSSTableNoSchema(c, c.Args().First())
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	names := inspect.DefaultNames(s)
-	if f := c.String("schema"); f != "" {
-		if names, err = inspect.LoadSchema(s, f); err != nil {
+	if sf != nil {
+		if names, err = sf.apply(s); err != nil {
 			return badData(err)
 		}
 	}

@@ -21,12 +21,16 @@ func init() {
 			"key, that keys ascend in the partitioner's token order, that Summary.db samples are Index.db entries,\n" +
 			"that the bloom filter holds every key, and decodes every row and cell of Data.db.\n\n" +
 			"Exit codes: 0 clean, 1 problems found (each listed with file, component and byte offset).",
-		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, schemaFlag},
+		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, schemaFlag, tableFlag},
 		Action: verifyAction,
 	}, sstableArgs)
 }
 
 func verifyAction(c *cli.Context) error {
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
+	}
 	sc, err := findSSTables(c)
 	if err != nil {
 		return err
@@ -42,12 +46,12 @@ func verifyAction(c *cli.Context) error {
 		// support yet) is not damage: it was not checked. A schema whose
 		// types differ is bad usage, not damage either. Damage found while
 		// opening is verify's to report.
-		s, err := openFound(c, p)
+		s, err := openFound(c, p, sf)
 		var unsupported *format.UnsupportedFormatError
 		switch {
 		case errors.As(err, &unsupported):
 			return err
-		case err != nil && c.String("schema") != "":
+		case err != nil && sf != nil:
 			if _, oerr := sstable.Open(p, o); oerr == nil {
 				return err
 			}

@@ -26,7 +26,6 @@ var (
 	recursiveFlag = &cli.BoolFlag{Name: "recursive", Aliases: []string{"r"}, Usage: "descend into subdirectories of directory arguments (skipping snapshots/, backups/ and sstabletool's staging directories)"}
 	snapshotsFlag = &cli.BoolFlag{Name: "snapshots", Usage: "with -r, also read the sstables in snapshots/ directories (copies, skipped by default)"}
 	backupsFlag   = &cli.BoolFlag{Name: "backups", Usage: "with -r, also read the sstables in backups/ directories (incremental backups, skipped by default)"}
-	schemaFlag    = &cli.StringFlag{Name: "schema", Usage: "a CREATE TABLE statement (`FILE.cql`, e.g. from DESCRIBE TABLE) naming key columns and cross-checking types"}
 )
 
 // stdout and stderr are variables so tests can capture them.
@@ -218,20 +217,21 @@ func openSSTableNoSchema(c *cli.Context, arg string) (*sstable.SSTable, error) {
 	return s, badData(err)
 }
 
-// openSSTable opens the one sstable an argument names and applies --schema.
-func openSSTable(c *cli.Context, arg string) (*sstable.SSTable, error) {
+// openSSTable opens the one sstable an argument names and checks it
+// against --schema (sf, nil without).
+func openSSTable(c *cli.Context, arg string, sf *schemaFile) (*sstable.SSTable, error) {
 	path, err := singleSSTable(arg)
 	if err != nil {
 		return nil, err
 	}
-	s, err := openFound(c, path)
+	s, err := openFound(c, path, sf)
 	return s, badData(err)
 }
 
-// openFound opens an sstable a scan found (its Data.db path) and applies
-// --schema. A bad --access stops the scan; anything else is this
-// sstable's failure.
-func openFound(c *cli.Context, path string) (*sstable.SSTable, error) {
+// openFound opens an sstable a scan found (its Data.db path) and checks it
+// against --schema (sf, nil without). A bad --access stops the scan;
+// anything else is this sstable's failure.
+func openFound(c *cli.Context, path string, sf *schemaFile) (*sstable.SSTable, error) {
 	o, err := openOptions(c)
 	if err != nil {
 		return nil, stop(err)
@@ -240,8 +240,8 @@ func openFound(c *cli.Context, path string) (*sstable.SSTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f := c.String("schema"); f != "" {
-		if err := applySchema(s, f); err != nil {
+	if sf != nil {
+		if _, err := sf.apply(s); err != nil {
 			s.Close()
 			return nil, err
 		}

@@ -26,6 +26,10 @@ func TestMain(m *testing.M) {
 // and compares its output with what the script holds. Refresh with -update.
 func TestScripts(t *testing.T) {
 	root := fixtures.Dir(t)
+	schemas, err := filepath.Abs("../../format/cqltype/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *update,
@@ -37,6 +41,7 @@ func TestScripts(t *testing.T) {
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", root+"/cassandra")
+			env.Setenv("SCHEMAS", schemas) // CQL files, e.g. DESCRIBE KEYSPACE output
 			env.Setenv("NO_COLOR", "1")
 			return nil
 		},
