@@ -19,11 +19,12 @@ func init() {
 		Description: "Opens an interactive browser. PATH is an sstable component or a data directory (-r to\n" +
 			"recurse); without PATH it writes the built-in demo sstable to a temporary directory and\n" +
 			"opens that. With several sstables it starts with one line per sstable (size, compression,\n" +
-			"timestamps, droppable tombstones, what an oa rewrite saves); enter opens the partitions,\n" +
+			"timestamps, droppable tombstones, what an oa rewrite changes on disk and why; an sstable that\n" +
+			"cannot be opened is a row with its error); enter opens the partitions,\n" +
 			"sorted by size, with a size histogram. Press ? for every key, q to go back or quit.\n\n" +
 			"Examples:\n" +
-			"  sstabletool browse\n" +
-			"  sstabletool browse -r /var/lib/cassandra/data/ks\n" +
+			"  sstabletool browse                                   # the built-in demo sstable\n" +
+			"  sstabletool browse -r /var/lib/cassandra/data/shop   # one line per sstable, then its partitions\n" +
 			"  NO_COLOR=1 sstabletool browse nc-1-big-Data.db",
 		Flags: []cli.Flag{
 			recursiveFlag, snapshotsFlag, backupsFlag, accessFlag,

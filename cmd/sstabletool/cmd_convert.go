@@ -23,7 +23,11 @@ func init() {
 			"row bodies are copied byte for byte. Sources are only read. Files are written into a staging\n" +
 			"directory beside DIR, fsynced, and renamed into place only when complete (and, with --verify,\n" +
 			"re-read and compared with the source cell by cell). A DIR that already holds the sstable is refused.\n\n" +
-			"Exit codes: 0 converted, 1 verification failed (output discarded), 2 bad input or usage.",
+			"Exit codes: 0 converted, 1 verification failed (output discarded), 2 bad input or usage.\n\n" +
+			"Examples:\n" +
+			"  sstabletool convert nc-1-big-Data.db --to oa --out /tmp/orders-oa\n" +
+			"  sstabletool convert -r /var/lib/cassandra/data/shop --to oa --dry-run                # what would be written, nothing is\n" +
+			"  sstabletool convert /tmp/orders-oa --to nc --out /tmp/orders-nc --compression none   # and back, uncompressed",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR` (created if missing)"},

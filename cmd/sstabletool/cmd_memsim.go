@@ -26,7 +26,10 @@ func init() {
 			"or a YAML/JSON file, see docs/workload.md) into Go memtables built like Cassandra's and prints,\n" +
 			"per memtable and memtable_allocation_type, the bytes Cassandra would account on and off heap.\n" +
 			"Defaults model JDK 11 and Cassandra before CASSANDRA-14227 (--cassandra 4.1), the conditions of\n" +
-			"the published ReadSmallPartitionsBench figures.",
+			"the published ReadSmallPartitionsBench figures.\n\n" +
+			"Examples:\n" +
+			"  sstabletool memsim --profile small-partitions --ops 100000\n" +
+			"  sstabletool memsim --from-sstable nc-1-big-Data.db --memtable trie,skiplist --json   # your own data",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Value: "small-partitions", Usage: "built-in profile name or profile file"},
 			&cli.Int64Flag{Name: "ops", Value: -1, Usage: "operations to replay (default: the profile's)"},

@@ -18,7 +18,10 @@ func init() {
 		ArgsUsage: "PATH...",
 		Description: "PATH is any component of an sstable, or a data directory (all sstables in it; -r to recurse).\n" +
 			"--json prints one object per sstable with snake_case fields (version, partitioner, min_timestamp,\n" +
-			"max_timestamp, key_range, compression, header, ...).",
+			"max_timestamp, key_range, compression, header, ...).\n\n" +
+			"Examples:\n" +
+			"  sstabletool metadata nc-1-big-Data.db\n" +
+			"  sstabletool metadata /var/lib/cassandra/data/shop -r --json | jq '.[].version'   # every sstable of a keyspace",
 		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, schemaFlag, tableFlag},
 		Action: metadataAction,
 	}, sstableArgs)

@@ -24,8 +24,8 @@ func init() {
 			"directory (-r to recurse). Tokens come from the sstable's partitioner (Murmur3, Random or\n" +
 			"ByteOrdered). Sizes are bytes of uncompressed Data.db.\n\n" +
 			"Examples:\n" +
-			"  sstabletool partitions --min-size 100MiB -r /var/lib/cassandra/data/ks\n" +
-			"  sstabletool partitions --sort tombstones --json nc-1-big-Data.db | jq '.[0]'",
+			"  sstabletool partitions -r /var/lib/cassandra/data/shop --min-size 64KiB        # large partitions of every table\n" +
+			"  sstabletool partitions nc-1-big-Data.db --sort tombstones --json | jq '.[0]'",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "min-size", Usage: "only partitions of at least `SIZE` bytes (suffixes KiB, MiB, GiB)"},
 			&cli.Int64Flag{Name: "min-rows", Usage: "only partitions with at least `N` rows"},

@@ -18,7 +18,10 @@ func init() {
 		Description: "For each legacy sstable (nb, nc, ...) and in total: bytes per component now and after conversion\n" +
 			"to oa, the difference and percent, and the LIVE / non-LIVE DeletionTimes by place (partition\n" +
 			"headers, index entries, index blocks). Uncompressed sizes are exactly what convert writes; the\n" +
-			"compressed Data.db size comes from really recompressing every chunk in memory.",
+			"compressed Data.db size comes from really recompressing every chunk in memory.\n\n" +
+			"Examples:\n" +
+			"  sstabletool savings nc-1-big-Data.db\n" +
+			"  sstabletool savings -r /var/lib/cassandra/data --json | jq .total   # the whole node",
 		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag},
 		Action: savingsAction,
 	}, sstableArgs)

@@ -16,7 +16,11 @@ func init() {
 		Description: "Rebuilt from the serialization header in Statistics.db: key, clustering, static and regular\n" +
 			"column types, and static/regular column names. Sstables do not store the names of partition key\n" +
 			"and clustering columns, so they get placeholders (key, clustering1...) unless --schema names them.\n" +
-			"Keyspace and table come from the data directory (<keyspace>/<table>-<id>/) when it has that shape.",
+			"Keyspace and table come from the data directory (<keyspace>/<table>-<id>/) when it has that shape.\n\n" +
+			"Examples:\n" +
+			"  sstabletool schema nc-1-big-Data.db                                            # key columns get placeholder names\n" +
+			"  sstabletool schema nc-1-big-Data.db --schema shop.cql                          # names from cqlsh -e 'DESCRIBE KEYSPACE shop' > shop.cql\n" +
+			"  sstabletool schema --schema shop.cql --table shop.orders /tmp/copy-of-orders   # a directory that does not name the table",
 		Flags:  []cli.Flag{accessFlag, schemaFlag, tableFlag, jsonFlag},
 		Action: schemaAction,
 	}, oneSSTable)

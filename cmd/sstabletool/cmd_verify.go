@@ -20,7 +20,10 @@ func init() {
 			"Statistics.db metadata checksums, that every Index.db entry points at a partition start with the same\n" +
 			"key, that keys ascend in the partitioner's token order, that Summary.db samples are Index.db entries,\n" +
 			"that the bloom filter holds every key, and decodes every row and cell of Data.db.\n\n" +
-			"Exit codes: 0 clean, 1 problems found (each listed with file, component and byte offset).",
+			"Exit codes: 0 clean, 1 problems found (each listed with file, component and byte offset).\n\n" +
+			"Examples:\n" +
+			"  sstabletool verify nc-1-big-Data.db\n" +
+			"  sstabletool verify -r /var/lib/cassandra/data/shop --json | jq '.[] | select(.problems)'",
 		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, schemaFlag, tableFlag},
 		Action: verifyAction,
 	}, sstableArgs)

@@ -36,8 +36,15 @@ func newApp() *cli.App {
 		Usage: "read, browse, convert and size Apache Cassandra sstables",
 		Description: "sstabletool works directly on sstable files (big format: ma..nb, nc, oa); it needs no\n" +
 			"running node, no cassandra.yaml and no schema. Point it at any component of an sstable\n" +
-			"(for example nc-1-big-Data.db) or at a data directory.",
+			"(for example nc-1-big-Data.db) or at a data directory.\n\n" +
+			"Flags may come before or after the paths; -- ends the flags. With several paths or -r, an sstable\n" +
+			"that cannot be read is named on stderr (and is an {\"sstable\", \"error\"} entry in --json), the others\n" +
+			"are read, and the exit code is 2. -r skips snapshots/ and backups/ (--snapshots, --backups include\n" +
+			"them), sstabletool's staging directories and the sstables an unfinished compaction's transaction\n" +
+			"log marks as not live. Every command's --help ends with examples.",
 		Commands:        commands,
+		Writer:          stdout,
+		ErrWriter:       stderr,
 		Action:          rootAction,
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {},
@@ -57,10 +64,10 @@ func run(args []string) int {
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(os.Stderr, "sstabletool:", msg)
+			fmt.Fprintln(stderr, "sstabletool:", msg)
 		}
 		return ec.ExitCode()
 	}
-	fmt.Fprintln(os.Stderr, "sstabletool:", err)
+	fmt.Fprintln(stderr, "sstabletool:", err)
 	return exitBadData
 }

@@ -95,7 +95,10 @@ var tableDir = regexp.MustCompile(`^(\w+)-[0-9a-f]{32}$`)
 // <keyspace>/<table>-<id>/, or a snapshot or backup inside one
 // (<table>-<id>/snapshots/<name>/, <table>-<id>/backups/).
 func dirTable(dir string) (keyspace, table string, ok bool) {
-	dir = filepath.Clean(dir)
+	// An sstable named from inside its directory has the directory ".".
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	switch {
 	case filepath.Base(dir) == format.BackupsDir:
 		dir = filepath.Dir(dir)
