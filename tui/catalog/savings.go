@@ -104,7 +104,13 @@ func (s *Savings) Explain() []string {
 			out = append(out, fmt.Sprintf("%s %s: one entry per Data.db chunk, and Data.db has %s chunks",
 				c.Name, delta(c.After-c.Before), map[bool]string{true: "fewer", false: "more"}[c.After < c.Before]))
 		case format.ComponentDigest:
-			out = append(out, fmt.Sprintf("%s %s: the checksum of the new Data.db, written in decimal, has another number of digits", c.Name, delta(c.After-c.Before)))
+			// The CRC32 of Data.db is written as decimal text.
+			d, more := c.After-c.Before, "more"
+			if d < 0 {
+				d, more = -d, "fewer"
+			}
+			out = append(out, fmt.Sprintf("%s %s: the new Data.db's CRC32 is written with %d %s decimal digit%s",
+				c.Name, delta(c.After-c.Before), d, more, map[bool]string{true: "", false: "s"}[d == 1]))
 		default:
 			out = append(out, c.Name+" "+delta(c.After-c.Before))
 		}

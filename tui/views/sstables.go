@@ -107,8 +107,9 @@ func (v *Sstables) Selected() *catalog.Table {
 // Savings is the oa estimate of table i (nil until done or not legacy).
 func (v *Sstables) Savings(i int) (*catalog.Savings, error) { return v.savings[i], v.saveErr[i] }
 
-// detailHeight is the lines below the table: the selected sstable's
-// identity, sizes, timestamps and its oa estimate with the reasons.
+// detailHeight is the lines kept below the table for the selected
+// sstable's identity, sizes, timestamps and its oa estimate with the
+// reasons; View takes more when the selected sstable needs them.
 const detailHeight = 12
 
 func (v *Sstables) SetSize(w, h int) {
@@ -250,42 +251,54 @@ func (v *Sstables) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (v *Sstables) View() string {
-	th := v.env.Theme
+	detail := v.detail()
+	// The table gives up rows when the detail needs more lines (a long
+	// explanation at a narrow width), so that none is cut off.
+	v.tbl.SetHeight(max(v.h-1-max(len(detail), detailHeight-1), 3))
 	lines := strings.Split(v.tbl.View(), "\n")
 	lines = append(lines, "")
+	return frame(append(lines, detail...), v.w, v.h)
+}
+
+// detail is the lines about the selected sstable.
+func (v *Sstables) detail() []string {
+	th := v.env.Theme
+	var lines []string
 	if u := v.selectedUnreadable(); u != nil {
 		lines = append(lines, " "+th.Crumb.Render(u.Name())+" (could not be opened)", "   "+th.Dim.Render(u.Path))
 		for _, l := range wrap(u.Err.Error(), v.w-4) {
 			lines = append(lines, "   "+th.Error.Render(l))
 		}
-		return frame(lines, v.w, v.h)
+		return lines
 	}
-	if t := v.Selected(); t != nil {
-		i := v.tbl.Cursor()
-		lines = append(lines, " "+th.Crumb.Render(t.Name)+" (version "+t.Version()+")", "   "+th.Dim.Render(t.DataPath()))
-		if m, err := t.Metadata(); err == nil {
-			lines = append(lines,
-				fmt.Sprintf("   %s partitions · %s rows · Data.db %s on disk · %s uncompressed",
-					cellfmt.Count(m.EstimatedKeys), cellfmt.Count(m.TotalRows), cellfmt.Bytes(m.DataSize), cellfmt.Bytes(m.UncompressedDataSize)),
-				fmt.Sprintf("   timestamps %s .. %s", cellfmt.Micros(m.MinTimestamp), cellfmt.Micros(m.MaxTimestamp)),
-				fmt.Sprintf("   droppable tombstones %.4f", m.EstimatedDroppable))
-		} else {
-			lines = append(lines, "   "+th.Error.Render(err.Error()))
-		}
-		lines = append(lines, "   as oa: "+v.savingText(i, true))
-		if s := v.savings[i]; s != nil {
-			for _, e := range s.Explain() {
-				for k, l := range wrap(e, v.w-7) {
-					lead := "   · "
-					if k > 0 {
-						lead = "     "
-					}
-					lines = append(lines, lead+l)
+	t := v.Selected()
+	if t == nil {
+		return nil
+	}
+	i := v.tbl.Cursor()
+	lines = append(lines, " "+th.Crumb.Render(t.Name)+" (version "+t.Version()+")", "   "+th.Dim.Render(t.DataPath()))
+	if m, err := t.Metadata(); err == nil {
+		lines = append(lines,
+			fmt.Sprintf("   %s partitions · %s rows · Data.db %s on disk · %s uncompressed",
+				cellfmt.Count(m.EstimatedKeys), cellfmt.Count(m.TotalRows), cellfmt.Bytes(m.DataSize), cellfmt.Bytes(m.UncompressedDataSize)),
+			fmt.Sprintf("   timestamps %s .. %s", cellfmt.Micros(m.MinTimestamp), cellfmt.Micros(m.MaxTimestamp)),
+			fmt.Sprintf("   droppable tombstones %.4f", m.EstimatedDroppable))
+	} else {
+		lines = append(lines, "   "+th.Error.Render(err.Error()))
+	}
+	lines = append(lines, "   as oa: "+v.savingText(i, true))
+	if s := v.savings[i]; s != nil {
+		for _, e := range s.Explain() {
+			for k, l := range wrap(e, v.w-7) {
+				lead := "   · "
+				if k > 0 {
+					lead = "     "
 				}
+				lines = append(lines, lead+l)
 			}
 		}
 	}
-	return frame(lines, v.w, v.h)
+	return lines
 }
 
 // wrap breaks s into lines of at most width cells, at spaces.
