@@ -53,7 +53,7 @@ func shellWords(line string) []string {
 				cur.Reset()
 				inWord = false
 			}
-		case (c == '|' || c == '>' || c == '#') && !inWord:
+		case (c == '|' || c == '>' || c == '#' || c == ';') && !inWord:
 			return words
 		default:
 			cur.WriteByte(c)
@@ -182,5 +182,68 @@ func TestHelpExamples(t *testing.T) {
 	}
 	if ran < 25 {
 		t.Errorf("ran %d examples; the help texts hold more", ran)
+	}
+}
+
+// TestREADMEExamples runs every "$ sstabletool ..." line of README.md's
+// code blocks as written, in the fixtures directory the README runs them
+// in, and checks the exit code: 0, or the one an "exit N" line after it
+// shows. /tmp/ is moved into a temporary directory, and legacy_tables.cql
+// is the DESCRIBE KEYSPACE file of format/cqltype/testdata.
+func TestREADMEExamples(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaFile, err := filepath.Abs("../../format/cqltype/testdata/describe_legacy_tables.cql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	t.Chdir(filepath.Join(fixtures.Dir(t), "cassandra"))
+	t.Setenv("CI", "1")
+	savedOut, savedErr := stdout, stderr
+	defer func() { stdout, stderr = savedOut, savedErr }()
+
+	lines := strings.Split(string(readme), "\n")
+	inBlock, ran := false, 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "```") {
+			inBlock = !inBlock
+			continue
+		}
+		if !inBlock || !strings.HasPrefix(l, "$ sstabletool") {
+			continue
+		}
+		want := exitOK
+		for _, next := range lines[i+1:] {
+			if strings.HasPrefix(next, "$ ") || strings.HasPrefix(next, "```") {
+				break
+			}
+			if n, ok := strings.CutPrefix(next, "exit "); ok {
+				want = int(n[0] - '0')
+			}
+		}
+		words := shellWords(strings.TrimPrefix(l, "$ "))
+		for k, w := range words {
+			if strings.HasPrefix(w, "/tmp/") {
+				w = filepath.Join(tmp, w)
+			}
+			if w == "legacy_tables.cql" {
+				w = schemaFile
+			}
+			words[k] = w
+		}
+		var out, errOut bytes.Buffer
+		stdout, stderr = &out, &errOut
+		code := run(words)
+		stdout, stderr = savedOut, savedErr
+		ran++
+		if code != want {
+			t.Errorf("README: %s\nexit %d, want %d\nstderr: %s", l, code, want, errOut.String())
+		}
+	}
+	if ran < 8 {
+		t.Errorf("ran %d README examples", ran)
 	}
 }

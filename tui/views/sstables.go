@@ -266,7 +266,8 @@ func (v *Sstables) detail() []string {
 	var lines []string
 	if u := v.selectedUnreadable(); u != nil {
 		lines = append(lines, " "+th.Crumb.Render(u.Name())+" (could not be opened)", "   "+th.Dim.Render(u.Path))
-		for _, l := range wrap(u.Err.Error(), v.w-4) {
+		// The path is on the line above; the error need not repeat it.
+		for _, l := range wrap(strings.TrimPrefix(u.Err.Error(), u.Path+": "), v.w-4) {
 			lines = append(lines, "   "+th.Error.Render(l))
 		}
 		return lines
