@@ -72,9 +72,12 @@ func usageFailure(c *cli.Context, err error, _ bool) error {
 // Only a flag's definition says whether it takes a value ("-k 42") or not
 // ("-r"), so the command is looked up in app; an unknown flag is kept as a
 // flag for the parser to refuse.
-func flagsFirst(app *cli.App, args []string) []string {
+//
+// A flag that takes one value given twice (--sort size --sort rows) is an
+// error: the parser would keep the last and drop the first silently.
+func flagsFirst(app *cli.App, args []string) ([]string, error) {
 	if len(args) < 2 || strings.HasPrefix(args[1], "-") {
-		return args
+		return args, nil
 	}
 	var cmd *cli.Command
 	for _, c := range app.Commands {
@@ -83,14 +86,19 @@ func flagsFirst(app *cli.App, args []string) []string {
 		}
 	}
 	if cmd == nil {
-		return args
+		return args, nil
 	}
 	takesValue := map[string]bool{}
 	canonical := map[string]string{}
+	repeatable := map[string]bool{}
+	seen := map[string]string{}
 	for _, f := range append(append([]cli.Flag{}, cmd.Flags...), cli.HelpFlag) {
 		tv := true
 		if d, ok := f.(cli.DocGenerationFlag); ok {
 			tv = d.TakesValue()
+		}
+		if sf, ok := f.(cli.DocGenerationSliceFlag); ok && sf.IsSliceFlag() {
+			repeatable[f.Names()[0]] = true
 		}
 		for _, n := range f.Names() {
 			takesValue[n] = tv
@@ -111,27 +119,30 @@ func flagsFirst(app *cli.App, args []string) []string {
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		given := a // as written, with its value, for messages
+		if !hasValue && takesValue[name] && i+1 < len(tail) {
+			value, hasValue = tail[i+1], true
+			given += " " + value
+			i++
+		}
 		// One spelling per flag: urfave/cli refuses "-k 1 --key 2".
 		if c, ok := canonical[name]; ok {
-			a = "--" + c
-			if hasValue {
-				a += "=" + value
+			if prev, dup := seen[c]; dup && !repeatable[c] {
+				return nil, usageError("%s: --%s given twice (%s, then %s); give it once (see sstabletool %s --help)", cmd.Name, c, prev, given, cmd.Name)
 			}
+			seen[c] = given
+			a = "--" + c
+		}
+		if hasValue {
+			a += "=" + value
 		}
 		flags = append(flags, a)
 		help = help || slices.Contains(cli.HelpFlag.Names(), name)
-		if hasValue {
-			continue
-		}
-		if takesValue[name] && i+1 < len(tail) {
-			flags = append(flags, tail[i+1])
-			i++
-		}
 	}
 	out := append(append([]string{}, args[:2]...), flags...)
 	// With --help the positional arguments would be read as a help topic.
 	if len(pos) > 0 && !help {
 		out = append(append(out, "--"), pos...)
 	}
-	return out
+	return out, nil
 }

@@ -69,7 +69,7 @@ func demoAction(c *cli.Context) error {
 	path := res.DataPath
 	out := stdout
 	fmt.Fprintf(out, "sstabletool demo: a synthetic Cassandra sstable written to %s\n", path)
-	fmt.Fprintf(out, "(profile: generate.DemoProfile; try `sstabletool browse` on a terminal to explore it)\n\n")
+	fmt.Fprintf(out, "(the built-in demo workload profile; try `sstabletool browse` on a terminal to explore it)\n\n")
 
 	s, err := sstable.Open(path, sstable.Options{})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/memsim"
 	"github.com/sstabletool/sstabletool/workload"
 )
@@ -119,6 +120,16 @@ func runMemsim(c *cli.Context) error {
 	var keyCache *memsim.KeyCache
 	title := ""
 	if paths := c.StringSlice("from-sstable"); len(paths) > 0 {
+		// Resolved like every other command's paths: a component or a
+		// directory names its sstable, and a FIFO or device is refused.
+		var resolved []string
+		for _, f := range format.Find(paths, format.FindOptions{}).SSTables {
+			if f.Err != nil {
+				return cli.Exit("memsim: --from-sstable "+f.Err.Error(), exitBadData)
+			}
+			resolved = append(resolved, f.Path)
+		}
+		paths = resolved
 		src, part, err := memsim.SSTableSource(paths)
 		if err != nil {
 			return cli.Exit("memsim: "+err.Error(), exitBadData)

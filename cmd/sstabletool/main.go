@@ -57,7 +57,10 @@ func main() { os.Exit(run(os.Args)) }
 // run executes the app and maps errors to exit codes; tests call it too.
 func run(args []string) int {
 	app := newApp()
-	err := app.Run(flagsFirst(app, args))
+	args, err := flagsFirst(app, args)
+	if err == nil {
+		err = app.Run(args)
+	}
 	if err == nil {
 		return exitOK
 	}
