@@ -162,28 +162,40 @@ func (f *finder) fail(path string, err error) {
 	f.res.SSTables = append(f.res.SSTables, Found{Path: path, Err: err})
 }
 
-// add records the sstable of a component, once, with any component that
-// is not a regular file as its error. entries are its directory's.
-func (f *finder) add(d Descriptor, entries []os.DirEntry) {
+// add records the sstable of a component, once, with any of its
+// components that is not a regular file as its error. odd are the
+// entries of its directory that are neither regular files nor
+// directories (usually none: checking only those keeps a directory of
+// thousands of sstables linear).
+func (f *finder) add(d Descriptor, odd []os.DirEntry) {
 	dp := d.Path(ComponentData)
 	if f.seen[dp] {
 		return
 	}
 	f.seen[dp] = true
-	f.res.SSTables = append(f.res.SSTables, Found{Path: dp, Err: irregularComponent(d, entries)})
+	f.res.SSTables = append(f.res.SSTables, Found{Path: dp, Err: irregularComponent(d, odd)})
 }
 
-// irregularComponent checks every file of the sstable in its directory.
-func irregularComponent(d Descriptor, entries []os.DirEntry) error {
-	prefix := d.Prefix()
+// oddEntries are the entries that are neither regular files nor
+// directories: symlinks, FIFOs, devices, sockets.
+func oddEntries(entries []os.DirEntry) []os.DirEntry {
+	var odd []os.DirEntry
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), prefix) || e.IsDir() {
+		if !e.IsDir() && !e.Type().IsRegular() {
+			odd = append(odd, e)
+		}
+	}
+	return odd
+}
+
+// irregularComponent checks the sstable's files among odd: what a symlink
+// resolves to decides; a FIFO, device or socket is refused.
+func irregularComponent(d Descriptor, odd []os.DirEntry) error {
+	prefix := d.Prefix()
+	for _, e := range odd {
+		if !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
-		if e.Type().IsRegular() {
-			continue
-		}
-		// A symlink, FIFO, device or socket: what it resolves to decides.
 		p := filepath.Join(d.Dir, e.Name())
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -212,7 +224,7 @@ func (f *finder) file(p string, fi fs.FileInfo) {
 		f.fail(p, err)
 		return
 	}
-	f.add(d, entries)
+	f.add(d, oddEntries(entries))
 }
 
 // dir scans one directory. Only its subdirectories can be skipped: a
@@ -227,6 +239,7 @@ func (f *finder) dir(dir string) {
 	if err != nil {
 		f.fail(dir, err)
 	}
+	odd := oddEntries(entries)
 	for _, e := range entries {
 		name := e.Name()
 		p := filepath.Join(dir, name)
@@ -262,7 +275,7 @@ func (f *finder) dir(dir string) {
 			}
 			continue
 		}
-		f.add(d, entries)
+		f.add(d, odd)
 	}
 }
 
