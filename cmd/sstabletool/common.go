@@ -79,6 +79,11 @@ type scan struct {
 // findSSTables resolves the arguments (files or directories) into sstables
 // and reports on stderr what the scan skipped.
 func findSSTables(c *cli.Context) (*scan, error) {
+	for _, f := range []string{"snapshots", "backups"} {
+		if c.Bool(f) && !c.Bool("recursive") {
+			return nil, usageError("--%s works with -r: only a recursive scan reaches %s/ directories (name one directly to read it)", f, f)
+		}
+	}
 	res := format.Find(c.Args().Slice(), format.FindOptions{
 		Recursive: c.Bool("recursive"), Snapshots: c.Bool("snapshots"), Backups: c.Bool("backups")})
 	reportSkipped(res.Skipped)
