@@ -25,7 +25,6 @@ func init() {
 			"its biggest partitions, verifies it, and estimates what rewriting it as oa (Cassandra 5.0) saves.\n" +
 			"Running sstabletool with no arguments does this (or opens the browser on a terminal).\n\n" +
 			"Examples:\n" +
-			"  sstabletool demo\n" +
 			"  sstabletool demo --keep /tmp/demo   # keep the sstable to try the other commands on",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "keep", Usage: "write the demo sstable into `DIR` and keep it (default: a temporary directory, removed afterwards)"},

@@ -21,9 +21,9 @@ func init() {
 			"The mix's weights become shares of deleted partitions, rows, cells and range tombstones\n" +
 			"(docs/writer.md). Deterministic for a given --seed.\n\n" +
 			"Examples:\n" +
-			"  sstabletool generate --out /tmp/gen                                                              # the demo profile, as oa\n" +
-			"  sstabletool generate --format nc --profile wide-partitions --partitions 100 --out /tmp/wide\n" +
-			"  sstabletool generate --out /tmp/ts --profile time-series-ttl --seed 7 --partitions 1000 --json",
+			"  sstabletool generate --out /tmp/gen --partitions 300                                            # the demo profile, as oa\n" +
+			"  sstabletool generate --format nc --profile wide-partitions --partitions 20 --out /tmp/wide\n" +
+			"  sstabletool generate --out /tmp/ts --profile time-series-ttl --seed 7 --partitions 200 --json",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR`"},

@@ -29,7 +29,7 @@ func init() {
 			"Defaults model JDK 11 and Cassandra before CASSANDRA-14227 (--cassandra 4.1), the conditions of\n" +
 			"the published ReadSmallPartitionsBench figures.\n\n" +
 			"Examples:\n" +
-			"  sstabletool memsim --profile small-partitions --ops 100000\n" +
+			"  sstabletool memsim --profile small-partitions --ops 20000\n" +
 			"  sstabletool memsim --from-sstable nc-1-big-Data.db --memtable trie,skiplist --json   # your own data",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Value: "small-partitions", Usage: "built-in profile name or profile file"},
