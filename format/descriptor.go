@@ -155,54 +155,15 @@ func tocLine(b []byte, i int) (line int, off int64) {
 	return n, int64(len(b))
 }
 
-// FindSSTables returns one Data.db path per big-format sstable under the
-// given paths: files name their sstable, directories are listed (recursively
-// when recursive is set). BTI sstables are reported as errors, not skipped.
+// FindSSTables returns one Data.db path per sstable under the given paths
+// (see Find), or the first error Find reported.
 func FindSSTables(paths []string, recursive bool) ([]string, error) {
 	var out []string
-	seen := map[string]bool{}
-	add := func(p string) error {
-		d, _, err := ParseDescriptor(p)
-		if err != nil {
-			return err
+	for _, f := range Find(paths, FindOptions{Recursive: recursive}).SSTables {
+		if f.Err != nil {
+			return nil, f.Err
 		}
-		dp := d.Path(ComponentData)
-		if !seen[dp] {
-			seen[dp] = true
-			out = append(out, dp)
-		}
-		return nil
-	}
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			if err := add(p); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		err = filepath.WalkDir(p, func(q string, de os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if de.IsDir() {
-				if q != p && !recursive {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			name := de.Name()
-			if strings.HasSuffix(name, "-"+ComponentData) || strings.HasSuffix(name, "-"+ComponentPartitions) {
-				return add(q)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+		out = append(out, f.Path)
 	}
 	return out, nil
 }

@@ -25,6 +25,9 @@ type Names struct {
 func DefaultNames(s *sstable.SSTable) Names {
 	n := Names{Keyspace: "keyspace", Table: "table"}
 	dir := filepath.Clean(s.Desc.Dir)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs // an sstable named from inside its directory has the directory "."
+	}
 	if m := tableDir.FindStringSubmatch(filepath.Base(dir)); m != nil {
 		n.Table = m[1]
 		if ks := filepath.Base(filepath.Dir(dir)); ks != "." && ks != string(filepath.Separator) {

@@ -12,6 +12,7 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -43,24 +44,26 @@ type App struct {
 	quitting  bool
 }
 
-// New returns the app over opened tables; openErrs (sstables that failed to
-// open) go to the status line. With one table it starts at its partitions.
-func New(tables []*catalog.Table, openErrs []error, th *theme.Theme) *App {
+// New returns the app over opened tables and the sstables that failed to
+// open. With one table and no failure it starts at its partitions;
+// otherwise at the sstables view, which lists every sstable it was given,
+// an unreadable one as a row with its error.
+func New(tables []*catalog.Table, unreadable []catalog.Unreadable, th *theme.Theme) *App {
 	a := &App{env: &views.Env{Theme: th, Keys: keys.Default()}, tables: tables, parts: map[*catalog.Table]*views.Partitions{}}
 	a.help = help.New()
 	a.help.Styles.ShortKey = th.Key
 	a.help.Styles.ShortDesc = th.Dim
 	a.help.Styles.ShortSeparator = th.Dim
-	if len(openErrs) > 0 {
-		a.status, a.statusErr = errors.Join(openErrs...).Error(), true
-		a.status = strings.ReplaceAll(a.status, "\n", " · ")
+	if n := len(unreadable); n > 0 {
+		a.status = fmt.Sprintf("%d of %d sstables could not be opened: %s", n, n+len(tables), unreadable[0].Err)
+		a.statusErr = true
 	}
-	switch len(tables) {
-	case 0:
-	case 1:
+	switch {
+	case len(tables) == 0:
+	case len(tables) == 1 && len(unreadable) == 0:
 		a.stack = []views.View{a.partitions(tables[0])}
 	default:
-		a.stack = []views.View{views.NewSstables(a.env, tables)}
+		a.stack = []views.View{views.NewSstables(a.env, tables, unreadable)}
 	}
 	return a
 }
@@ -75,20 +78,23 @@ func (a *App) partitions(t *catalog.Table) *views.Partitions {
 }
 
 // Open opens each path (a component of an sstable) for browsing; the ones
-// that fail are returned as errors to show, not to stop on.
-func Open(paths []string, access reader.Access) ([]*catalog.Table, []error) {
+// that fail are returned to list with their errors, not to stop on.
+func Open(paths []string, access reader.Access) ([]*catalog.Table, []catalog.Unreadable) {
 	var tables []*catalog.Table
-	var errs []error
+	var bad []catalog.Unreadable
 	for _, p := range paths {
 		t, err := catalog.Open(p, access)
 		if err != nil {
-			errs = append(errs, err)
+			bad = append(bad, catalog.Unreadable{Path: p, Err: err})
 			continue
 		}
 		tables = append(tables, t)
 	}
-	return tables, errs
+	return tables, bad
 }
+
+// errNoneReadable is Run's error when no sstable could be opened.
+var errNoneReadable = errors.New("no sstable could be opened")
 
 // Top is the view on top of the stack (nil when there is none).
 func (a *App) Top() views.View {
@@ -296,24 +302,30 @@ type Options struct {
 	Access reader.Access
 	// NoMouse leaves the mouse to the terminal (text selection).
 	NoMouse bool
+	// Unreadable are sstables the caller already knows cannot be opened
+	// (found by a scan but refused); they are listed with the others.
+	Unreadable []catalog.Unreadable
 }
 
-// Run opens paths and runs the browser on the terminal until the user quits.
-func Run(paths []string, o Options) error {
-	tables, errs := Open(paths, o.Access)
+// Run opens paths and runs the browser on the terminal until the user
+// quits. It returns the sstables that could not be opened (the caller
+// reports them once the screen is back); an error when none could be.
+func Run(paths []string, o Options) ([]catalog.Unreadable, error) {
+	tables, bad := Open(paths, o.Access)
+	bad = append(o.Unreadable, bad...)
 	defer func() {
 		for _, t := range tables {
 			t.Close()
 		}
 	}()
 	if len(tables) == 0 {
-		return errors.Join(errs...)
+		return bad, errNoneReadable
 	}
 	th := theme.New(theme.NewRenderer(os.Stdout))
 	opts := []tea.ProgramOption{tea.WithAltScreen()}
 	if !o.NoMouse {
 		opts = append(opts, tea.WithMouseCellMotion())
 	}
-	_, err := tea.NewProgram(New(tables, errs, th), opts...).Run()
-	return err
+	_, err := tea.NewProgram(New(tables, bad, th), opts...).Run()
+	return bad, err
 }

@@ -258,22 +258,76 @@ func TestRowBytes(t *testing.T) {
 // bytes per LIVE DeletionTime.
 func TestSstablesViewAndMetadata(t *testing.T) {
 	d := newDriver(t, 80, 24, table(t, "nc", "legacy_nc_clust", "nc"), table(t, "oa", "legacy_oa_clust", "oa"))
-	d.expect("2 sstables", "legacy_nc_clust/nc-1", "legacy_oa_clust/oa-1", "oa saves 110 B uncompressed: 5 partition headers + 5 index entries × 11 B",
-		"Index.db 157,553 → 157,498")
+	d.expect("2 sstables", "legacy_nc_clust/nc-1", "legacy_oa_clust/oa-1", "AS OA", "−2.5 KiB",
+		"as oa: all components 176,363 → 173,770 B on disk, 2,593 B smaller",
+		"Index.db −55 B: DeletionTimes of 5", "partition headers and 5 index entries take 1 byte instead of 12",
+		"Statistics.db −2,406 B: oa adds token-space coverage, drops the legacy")
 	d.keys("down")
-	d.expect("oa saves already in the compact oa layout")
+	d.expect("as oa: already in the compact oa layout")
 	d.keys("enter")
 	d.expect("sstables › legacy_oa_clust/oa-1", "5 partitions (Index.db)")
 	d.keys("m")
 	d.expect("› metadata", "Identity", "version                oa (big format, compact DeletionTime)", "ByteOrderedPartitioner")
 	d.keys("q", "q")
-	d.expect("oa saves already")
+	d.expect("as oa: already")
 	d.keys("?")
 	d.expect("› keys", "filter", "token")
 	d.keys("esc", "q")
 	if !d.a.quitting {
 		t.Fatal("q at the root did not quit")
 	}
+}
+
+// Every sstable given is listed: one that cannot be opened (a format not
+// read yet, a damaged Statistics.db) is a row with its error, never
+// dropped, and the count in the title is of all of them.
+func TestSstablesViewListsUnreadable(t *testing.T) {
+	bti := filepath.Join(fixtures.Table(t, "da", "legacy_da_simple"), "da-1-bti-Data.db")
+	broken := copyFixture(t, "oa", "legacy_oa_simple")
+	if err := os.Truncate(filepath.Join(broken, "oa-1-big-Statistics.db"), 100); err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(t, 100, 30, table(t, "nc", "legacy_nc_simple", "nc"), bti, filepath.Join(broken, "oa-1-big-Data.db"))
+	s := d.expect("3 sstables (2 unreadable)", "legacy_nc_simple/nc-1", "legacy_da_simple/da-1-bti", "unreadable",
+		"2 of 3 sstables could not be opened")
+	if n := strings.Count(s, "unreadable"); n < 3 { // title + two rows
+		t.Fatalf("unreadable rows: %d\n%s", n, s)
+	}
+	d.keys("down")
+	d.expect("legacy_da_simple/da-1-bti (could not be opened)", "not supported yet")
+	d.keys("down")
+	d.expect("Statistics.db")
+	d.keys("enter")
+	if st, isErr := d.a.Status(); !isErr || !strings.Contains(st, "could not be opened") {
+		t.Fatalf("enter on an unreadable row: status %q", st)
+	}
+	if _, ok := d.a.Top().(*views.Sstables); !ok {
+		t.Fatalf("enter on an unreadable row left the sstables view for %T", d.a.Top())
+	}
+}
+
+// copyFixture copies a fixture table's files into a temporary directory.
+func copyFixture(t *testing.T, group, name string) string {
+	t.Helper()
+	src := fixtures.Table(t, group, name)
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // The filter keeps matching keys; t jumps to a token.

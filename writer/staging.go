@@ -30,6 +30,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/sstabletool/sstabletool/format"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,10 +43,9 @@ import (
 // written, flushed, renamed or cleaned up.
 var ErrInjectedCrash = errors.New("writer: injected crash")
 
-// StagingPrefix starts the name of every staging directory, so leftovers
-// of a killed run are recognisable; scans for sstables skip directories
-// named so.
-const StagingPrefix = ".sstabletool-staging-"
+// StagingPrefix starts the name of every staging directory; scans skip
+// them (format.StagingDirPrefix is the one definition).
+const StagingPrefix = format.StagingDirPrefix
 
 // commitMarker is the file whose presence in a staging directory says the
 // commit was decided; it lists the component files, one per line.

@@ -25,19 +25,23 @@ func init() {
 			"(and, with --verify, re-read and compared with the source cell by cell), Data.db last. A DIR that\n" +
 			"already holds the sstable is refused. Leftovers of a killed convert in DIR are repaired first and\n" +
 			"named: an unfinished staging directory is removed, a commit that was under way is completed.\n\n" +
-			"Exit codes: 0 converted, 1 verification failed (output discarded), 2 bad input or usage.",
+			"Exit codes: 0 converted, 1 verification failed (output discarded), 2 bad input or usage.\n\n" +
+			"Examples:\n" +
+			"  sstabletool convert nc-1-big-Data.db --to oa --out /tmp/orders-oa\n" +
+			"  sstabletool convert -r /var/lib/cassandra/data/shop --to oa --dry-run                # what would be written, nothing is\n" +
+			"  sstabletool convert /tmp/orders-oa --to nc --out /tmp/orders-nc --compression none   # and back, uncompressed",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa)", Required: true},
+			&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR` (created if missing)"},
 			&cli.StringFlag{Name: "compression", Usage: "Data.db compression: keep (default), none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)", Value: "keep"},
 			&cli.IntFlag{Name: "chunk-length", Usage: "chunk length in KiB with --compression (default: the source's, else 16)"},
 			&cli.BoolFlag{Name: "cap-deletion-times", Usage: "cap deletion times a legacy layout cannot hold (past 2038) instead of failing; the report counts them"},
 			&cli.BoolFlag{Name: "verify", Value: true, Usage: "re-read the output and compare it with the source before moving it into place (--verify=false to skip)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print what would be written"},
-			rewriteAccessFlag, jsonFlag, recursiveFlag,
+			rewriteAccessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag,
 		},
 		Action: convertAction,
-	})
+	}, sstableArgs.withRequired("to"))
 }
 
 func parseCompression(c *cli.Context) (*writer.Compression, bool, error) {
@@ -93,15 +97,18 @@ func convertAction(c *cli.Context) error {
 	if c.String("out") == "" && !c.Bool("dry-run") {
 		return usageError("convert: --out DIR is required")
 	}
-	paths, err := sstablePaths(c)
+	sc, err := findSSTables(c)
 	if err != nil {
 		return err
 	}
-	var results []*convert.Result
-	for _, p := range paths {
+	sc.verb = "converted"
+	var results []any // *convert.Result or sstableError, in order
+	failedVerification := 0
+	err = sc.each(func(p string) error {
 		prog := newProgress("convert "+p, 0)
 		o.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
 		var res *convert.Result
+		var err error
 		if c.Bool("dry-run") {
 			res, err = convert.Estimate(p, o)
 		} else {
@@ -113,18 +120,19 @@ func convertAction(c *cli.Context) error {
 				fmt.Fprintf(stdout, "recovered: %s\n", n)
 			}
 		}
+		if err != nil && res != nil && len(res.Problems) > 0 {
+			// Written, re-read and found different: the output is discarded.
+			failedVerification++
+			fmt.Fprintln(stderr, "sstabletool:", err)
+			results = append(results, res)
+			return nil
+		}
 		if err != nil {
-			if res != nil && len(res.Problems) > 0 {
-				if c.Bool("json") {
-					writeJSON(res)
-				}
-				return cli.Exit(err.Error(), exitProblem)
-			}
-			return badData(err)
+			return err
 		}
 		results = append(results, res)
 		if c.Bool("json") {
-			continue
+			return nil
 		}
 		if c.Bool("dry-run") {
 			d, _, _ := format.ParseDescriptor(p)
@@ -136,7 +144,7 @@ func convertAction(c *cli.Context) error {
 			for _, comp := range res.Components {
 				fmt.Fprintf(stdout, "  %-20s %10d bytes (source %d)\n", out.Prefix()+comp.Name, comp.After, comp.Before)
 			}
-			continue
+			return nil
 		}
 		verified := ""
 		if res.Verified {
@@ -149,9 +157,21 @@ func convertAction(c *cli.Context) error {
 		for _, l := range res.Losses {
 			fmt.Fprintf(stdout, "  note: %s\n", l)
 		}
+		return nil
+	}, func(e sstableError) { results = append(results, e) })
+	if err != nil {
+		return err
 	}
 	if c.Bool("json") {
-		return writeJSON(results)
+		if err := writeJSON(results); err != nil {
+			return err
+		}
+	}
+	if err := sc.err(); err != nil {
+		return err
+	}
+	if failedVerification > 0 {
+		return cli.Exit(fmt.Sprintf("%d of %d sstable(s) failed verification; their output was discarded", failedVerification, sc.total()), exitProblem)
 	}
 	return nil
 }

@@ -23,12 +23,14 @@ func init() {
 		Description: "Writes a synthetic legacy (nc) sstable from the demo workload profile — a clustered table\n" +
 			"with a static column, a collection, deletions, TTLs and a few oversized partitions — then shows\n" +
 			"its biggest partitions, verifies it, and estimates what rewriting it as oa (Cassandra 5.0) saves.\n" +
-			"Running sstabletool with no arguments does this (or opens the browser on a terminal).",
+			"Running sstabletool with no arguments does this (or opens the browser on a terminal).\n\n" +
+			"Examples:\n" +
+			"  sstabletool demo --keep /tmp/demo   # keep the sstable to try the other commands on",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "keep", Usage: "write the demo sstable into `DIR` and keep it (default: a temporary directory, removed afterwards)"},
 		},
 		Action: demoAction,
-	})
+	}, noArgs)
 }
 
 // rootAction runs when sstabletool gets no command: the interactive browser
@@ -66,7 +68,7 @@ func demoAction(c *cli.Context) error {
 	path := res.DataPath
 	out := stdout
 	fmt.Fprintf(out, "sstabletool demo: a synthetic Cassandra sstable written to %s\n", path)
-	fmt.Fprintf(out, "(profile: generate.DemoProfile; try `sstabletool browse` on a terminal to explore it)\n\n")
+	fmt.Fprintf(out, "(the built-in demo workload profile; try `sstabletool browse` on a terminal to explore it)\n\n")
 
 	s, err := sstable.Open(path, sstable.Options{})
 	if err != nil {

@@ -18,26 +18,31 @@ func init() {
 		Description: "PATH is any component of one sstable (e.g. nc-1-big-Data.db). Values are decoded with the\n" +
 			"types of the sstable's serialization header; no schema or running node is needed.\n\n" +
 			"Examples:\n" +
-			"  sstabletool dump data/ks/t-1234/nc-1-big-Data.db\n" +
-			"  sstabletool dump -k 42 -k 43 nc-1-big-Data.db      # only these partitions, found via Summary.db and Index.db\n" +
-			"  sstabletool dump --jsonl nc-1-big-Data.db | jq -c .partition.key",
+			"  sstabletool dump nc-1-big-Data.db\n" +
+			"  sstabletool dump nc-1-big-Data.db -k 2 -k 3                        # only these partitions, found via Summary.db and Index.db\n" +
+			"  sstabletool dump --jsonl nc-1-big-Data.db | jq -c .partition.key\n" +
+			"  sstabletool dump nc-1-big-Data.db -e --schema shop.cql             # keys only; types checked against DESCRIBE KEYSPACE shop",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "key", Aliases: []string{"k"}, Usage: "dump only this partition `KEY` (repeatable; composite keys as a:b)"},
 			&cli.StringSliceFlag{Name: "exclude-key", Aliases: []string{"x"}, Usage: "skip this partition `KEY` (repeatable)"},
 			&cli.BoolFlag{Name: "raw-timestamps", Aliases: []string{"t"}, Usage: "print timestamps as numbers instead of ISO-8601"},
 			&cli.BoolFlag{Name: "jsonl", Aliases: []string{"l"}, Usage: "one partition per line (JSON lines)"},
 			&cli.BoolFlag{Name: "enumerate-keys", Aliases: []string{"e"}, Usage: "print only the partition keys"},
-			accessFlag, schemaFlag,
+			accessFlag, schemaFlag, tableFlag,
 		},
 		Action: dumpAction,
-	})
+	}, oneSSTable)
 }
 
 func dumpAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError("dump: give exactly one sstable (see --help)")
 	}
-	s, err := openSSTable(c, c.Args().First())
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
+	}
+	s, err := openSSTable(c, c.Args().First(), sf)
 	if err != nil {
 		return err
 	}

@@ -19,11 +19,15 @@ func init() {
 		Description: "Writes one sstable whose partitions, rows, values, deletions and TTLs follow the profile\n" +
 			"(a YAML/JSON file, or a built-in name: demo (the default), " + strings.Join(workload.BuiltinNames(), ", ") + ").\n" +
 			"The mix's weights become shares of deleted partitions, rows, cells and range tombstones\n" +
-			"(docs/writer.md). Deterministic for a given --seed.",
+			"(docs/writer.md). Deterministic for a given --seed.\n\n" +
+			"Examples:\n" +
+			"  sstabletool generate --out /tmp/gen --partitions 300                                            # the demo profile, as oa\n" +
+			"  sstabletool generate --format nc --profile wide-partitions --partitions 20 --out /tmp/wide\n" +
+			"  sstabletool generate --out /tmp/ts --profile time-series-ttl --seed 7 --partitions 200 --json",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR`", Required: true},
-			&cli.StringFlag{Name: "profile", Usage: "workload profile file or built-in name (demo, the default, or one listed above)"},
+			&cli.StringFlag{Name: "profile", Usage: "workload profile file or built-in name (default: demo)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "override the profile's seed"},
 			&cli.Int64Flag{Name: "partitions", Usage: "override the profile's partition count"},
 			&cli.StringFlag{Name: "compression", Value: "LZ4Compressor", Usage: "none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)"},
@@ -32,7 +36,7 @@ func init() {
 			jsonFlag,
 		},
 		Action: generateAction,
-	})
+	}, noArgs.withRequired("out"))
 }
 
 func generateAction(c *cli.Context) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/memsim"
 	"github.com/sstabletool/sstabletool/workload"
 )
@@ -26,7 +27,10 @@ func init() {
 			"or a YAML/JSON file, see docs/workload.md) into Go memtables built like Cassandra's and prints,\n" +
 			"per memtable and memtable_allocation_type, the bytes Cassandra would account on and off heap.\n" +
 			"Defaults model JDK 11 and Cassandra before CASSANDRA-14227 (--cassandra 4.1), the conditions of\n" +
-			"the published ReadSmallPartitionsBench figures.",
+			"the published ReadSmallPartitionsBench figures.\n\n" +
+			"Examples:\n" +
+			"  sstabletool memsim --profile small-partitions --ops 20000\n" +
+			"  sstabletool memsim --from-sstable nc-1-big-Data.db --memtable trie,skiplist --json   # your own data",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Value: "small-partitions", Usage: "built-in profile name or profile file"},
 			&cli.Int64Flag{Name: "ops", Value: -1, Usage: "operations to replay (default: the profile's)"},
@@ -50,7 +54,7 @@ func init() {
 			&cli.BoolFlag{Name: "go-heap", Usage: "measure the Go heap each memtable holds (runs the garbage collector)"},
 		},
 		Action: runMemsim,
-	})
+	}, noArgs)
 }
 
 func usageErr(format string, args ...any) error {
@@ -116,6 +120,16 @@ func runMemsim(c *cli.Context) error {
 	var keyCache *memsim.KeyCache
 	title := ""
 	if paths := c.StringSlice("from-sstable"); len(paths) > 0 {
+		// Resolved like every other command's paths: a component or a
+		// directory names its sstable, and a FIFO or device is refused.
+		var resolved []string
+		for _, f := range format.Find(paths, format.FindOptions{}).SSTables {
+			if f.Err != nil {
+				return cli.Exit("memsim: --from-sstable "+f.Err.Error(), exitBadData)
+			}
+			resolved = append(resolved, f.Path)
+		}
+		paths = resolved
 		src, part, err := memsim.SSTableSource(paths)
 		if err != nil {
 			return cli.Exit("memsim: "+err.Error(), exitBadData)

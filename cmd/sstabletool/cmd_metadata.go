@@ -18,41 +18,55 @@ func init() {
 		ArgsUsage: "PATH...",
 		Description: "PATH is any component of an sstable, or a data directory (all sstables in it; -r to recurse).\n" +
 			"--json prints one object per sstable with snake_case fields (version, partitioner, min_timestamp,\n" +
-			"max_timestamp, key_range, compression, header, ...).",
-		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, schemaFlag},
+			"max_timestamp, key_range, compression, header, ...).\n\n" +
+			"Examples:\n" +
+			"  sstabletool metadata nc-1-big-Data.db\n" +
+			"  sstabletool metadata /var/lib/cassandra/data/shop -r --json | jq '.[].version'   # every sstable of a keyspace",
+		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, schemaFlag, tableFlag},
 		Action: metadataAction,
-	})
+	}, sstableArgs)
 }
 
 func metadataAction(c *cli.Context) error {
-	paths, err := sstablePaths(c)
+	sf, err := loadSchema(c)
 	if err != nil {
 		return err
 	}
-	var all []*inspect.Metadata
-	for _, p := range paths {
-		s, err := openSSTable(c, p)
+	sc, err := findSSTables(c)
+	if err != nil {
+		return err
+	}
+	var all []any // *inspect.Metadata or sstableError, in order
+	err = sc.each(func(p string) error {
+		s, err := openFound(c, p, sf)
 		if err != nil {
 			return err
 		}
 		m, err := inspect.ReadMetadata(s)
 		s.Close()
 		if err != nil {
-			return badData(err)
+			return err
 		}
 		if c.Bool("json") {
 			all = append(all, m)
-			continue
+		} else {
+			printMetadata(stdout, m)
 		}
-		printMetadata(stdout, m)
+		return nil
+	}, func(e sstableError) { all = append(all, e) })
+	if err != nil {
+		return err
 	}
 	if c.Bool("json") {
-		if len(all) == 1 {
-			return writeJSON(all[0])
+		var v any = all
+		if sc.total() == 1 {
+			v = all[0]
 		}
-		return writeJSON(all)
+		if err := writeJSON(v); err != nil {
+			return err
+		}
 	}
-	return nil
+	return sc.err()
 }
 
 func micros(v int64) string {

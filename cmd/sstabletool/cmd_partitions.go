@@ -24,8 +24,8 @@ func init() {
 			"directory (-r to recurse). Tokens come from the sstable's partitioner (Murmur3, Random or\n" +
 			"ByteOrdered). Sizes are bytes of uncompressed Data.db.\n\n" +
 			"Examples:\n" +
-			"  sstabletool partitions --min-size 100MiB -r /var/lib/cassandra/data/ks\n" +
-			"  sstabletool partitions --sort tombstones --json nc-1-big-Data.db | jq '.[0]'",
+			"  sstabletool partitions -r /var/lib/cassandra/data/shop --min-size 64KiB        # large partitions of every table\n" +
+			"  sstabletool partitions nc-1-big-Data.db --sort tombstones --json | jq '.[0]'",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "min-size", Usage: "only partitions of at least `SIZE` bytes (suffixes KiB, MiB, GiB)"},
 			&cli.Int64Flag{Name: "min-rows", Usage: "only partitions with at least `N` rows"},
@@ -34,10 +34,10 @@ func init() {
 			&cli.StringFlag{Name: "sort", Value: "", Usage: "order by size|rows|tombstones|key (default: Data.db order)"},
 			&cli.BoolFlag{Name: "csv", Usage: "print CSV"},
 			&cli.BoolFlag{Name: "sizes-only", Usage: "step over rows by their sizes without walking cells: several times faster on big sstables; cells and tombstones print as -1"},
-			jsonFlag, recursiveFlag, accessFlag, schemaFlag,
+			jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, accessFlag, schemaFlag, tableFlag,
 		},
 		Action: partitionsAction,
-	})
+	}, sstableArgs)
 }
 
 // partitionRow is one output line; JSON names are the documented ones.
@@ -54,7 +54,11 @@ type partitionRow struct {
 }
 
 func partitionsAction(c *cli.Context) error {
-	paths, err := sstablePaths(c)
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
+	}
+	sc, err := findSSTables(c)
 	if err != nil {
 		return err
 	}
@@ -75,16 +79,18 @@ func partitionsAction(c *cli.Context) error {
 	}
 	// Without --sort, rows stream out as the scan finds them: a table with
 	// millions of partitions needs no memory per partition.
-	pr := newPartitionsPrinter(c, len(paths) > 1 && sortBy == "")
+	pr := newPartitionsPrinter(c, sc.total() > 1 && sortBy == "")
 	var out []partitionRow
-	for _, p := range paths {
-		s, err := openSSTable(c, p)
+	err = sc.each(func(p string) error {
+		s, err := openFound(c, p, sf)
 		if err != nil {
 			return err
 		}
+		defer s.Close()
 		dataPath := s.Path("Data.db")
 		prog := newProgress("partitions", s.Data.Length())
-		err = s.ScanPartitions(sstable.ScanOptions{SkipCells: c.Bool("sizes-only")}, func(ps *sstable.PartitionSummary) error {
+		defer prog.done()
+		return s.ScanPartitions(sstable.ScanOptions{SkipCells: c.Bool("sizes-only")}, func(ps *sstable.PartitionSummary) error {
 			prog.update(ps.Offset)
 			// (With --sizes-only cells and tombstones are -1 and their
 			// thresholds are refused above.)
@@ -102,11 +108,9 @@ func partitionsAction(c *cli.Context) error {
 			}
 			return pr.row(&r)
 		})
-		prog.done()
-		s.Close()
-		if err != nil {
-			return badData(err)
-		}
+	}, pr.failed)
+	if err != nil {
+		return err
 	}
 	sortPartitions(out, sortBy)
 	for i := range out {
@@ -114,7 +118,10 @@ func partitionsAction(c *cli.Context) error {
 			return err
 		}
 	}
-	return pr.finish()
+	if err := pr.finish(); err != nil {
+		return err
+	}
+	return sc.err()
 }
 
 // partitionsPrinter writes rows as text, CSV or a JSON array, one at a time.
@@ -153,20 +160,7 @@ func (p *partitionsPrinter) row(r *partitionRow) error {
 	p.n++
 	switch p.mode {
 	case "json":
-		p.jbuf.Reset()
-		enc := json.NewEncoder(&p.jbuf)
-		enc.SetEscapeHTML(false) // keys print as they are, like writeJSON
-		enc.SetIndent("  ", "  ")
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-		b := bytes.TrimSuffix(p.jbuf.Bytes(), []byte("\n"))
-		sep := ",\n  "
-		if p.n == 1 {
-			sep = "[\n  "
-		}
-		_, err := fmt.Fprintf(p.out, "%s%s", sep, b)
-		return err
+		return p.jsonEntry(r)
 	case "csv":
 		return p.cw.Write([]string{r.SSTable, r.Key, r.Token, i64(r.Offset), i64(r.Size), i64(r.Rows), i64(r.Cells), i64(r.Tombstones), strconv.FormatBool(r.Deletion)})
 	}
@@ -180,6 +174,34 @@ func (p *partitionsPrinter) row(r *partitionRow) error {
 		return p.tw.Flush()
 	}
 	return nil
+}
+
+// failed lists an sstable that could not be read: an entry of the JSON
+// array ({"sstable", "error"}); text and CSV leave it to stderr.
+func (p *partitionsPrinter) failed(e sstableError) {
+	if p.mode != "json" {
+		return
+	}
+	p.n++
+	p.jsonEntry(e)
+}
+
+// jsonEntry writes one element of the JSON array (p.n counts it already).
+func (p *partitionsPrinter) jsonEntry(v any) error {
+	p.jbuf.Reset()
+	enc := json.NewEncoder(&p.jbuf)
+	enc.SetEscapeHTML(false) // keys print as they are, like writeJSON
+	enc.SetIndent("  ", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	b := bytes.TrimSuffix(p.jbuf.Bytes(), []byte("\n"))
+	sep := ",\n  "
+	if p.n == 1 {
+		sep = "[\n  "
+	}
+	_, err := fmt.Fprintf(p.out, "%s%s", sep, b)
+	return err
 }
 
 func (p *partitionsPrinter) finish() error {

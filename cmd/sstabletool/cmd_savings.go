@@ -20,10 +20,13 @@ func init() {
 		Description: "For each legacy sstable (nb, nc, ...) and in total: bytes per component now and after conversion\n" +
 			"to oa, the difference and percent, and the LIVE / non-LIVE DeletionTimes by place (partition\n" +
 			"headers, index entries, index blocks). Uncompressed sizes are exactly what convert writes; the\n" +
-			"compressed Data.db size comes from really recompressing every chunk in memory.",
-		Flags:  []cli.Flag{rewriteAccessFlag, jsonFlag, recursiveFlag},
+			"compressed Data.db size comes from really recompressing every chunk in memory.\n\n" +
+			"Examples:\n" +
+			"  sstabletool savings nc-1-big-Data.db\n" +
+			"  sstabletool savings -r /var/lib/cassandra/data --json | jq .total   # the whole node",
+		Flags:  []cli.Flag{rewriteAccessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag},
 		Action: savingsAction,
-	})
+	}, sstableArgs)
 }
 
 type savingsTotal struct {
@@ -40,10 +43,12 @@ type savingsTotal struct {
 type savingsReport struct {
 	SSTables []*convert.Result `json:"sstables"`
 	Total    savingsTotal      `json:"total"`
+	// Errors lists the sstables that could not be read.
+	Errors []sstableError `json:"errors,omitempty"`
 }
 
 func savingsAction(c *cli.Context) error {
-	paths, err := sstablePaths(c)
+	sc, err := findSSTables(c)
 	if err != nil {
 		return err
 	}
@@ -54,10 +59,10 @@ func savingsAction(c *cli.Context) error {
 	oa := format.MustVersion("oa")
 	rep := savingsReport{SSTables: []*convert.Result{}}
 	byName := map[string]int{}
-	for _, p := range paths {
+	err = sc.each(func(p string) error {
 		d, _, err := format.ParseDescriptor(p)
 		if err != nil {
-			return badData(err)
+			return err
 		}
 		if d.Version.HasUIntDeletionTime {
 			// Nothing to save, but only of an sstable that is there.
@@ -69,14 +74,14 @@ func savingsAction(c *cli.Context) error {
 			if !c.Bool("json") {
 				fmt.Fprintf(stdout, "%s: already %s, nothing to save\n\n", p, d.Version.Name)
 			}
-			continue
+			return nil
 		}
 		prog := newProgress("savings "+p, 0)
 		res, err := convert.Estimate(p, convert.Options{To: oa, Access: a,
 			Progress: func(done, total int64) { prog.total = total; prog.update(done) }})
 		prog.done()
 		if err != nil {
-			return badData(err)
+			return err
 		}
 		rep.SSTables = append(rep.SSTables, res)
 		t := &rep.Total
@@ -106,15 +111,22 @@ func savingsAction(c *cli.Context) error {
 			}
 			fmt.Fprintln(stdout)
 		}
+		return nil
+	}, func(e sstableError) { rep.Errors = append(rep.Errors, e) })
+	if err != nil {
+		return err
 	}
 	if c.Bool("json") {
-		return writeJSON(rep)
+		if err := writeJSON(rep); err != nil {
+			return err
+		}
+		return sc.err()
 	}
 	if rep.Total.SSTables > 1 {
 		fmt.Fprintf(stdout, "TOTAL (%d sstables, %d partitions)\n", rep.Total.SSTables, rep.Total.Partitions)
 		printSavings(stdout, rep.Total.Components, rep.Total.DataUncompressed, &rep.Total.Counts)
 	}
-	return nil
+	return sc.err()
 }
 
 func printSavings(w io.Writer, comps []convert.Component, data convert.Component, counts *convert.Counts) {

@@ -16,15 +16,23 @@ func init() {
 		Description: "Rebuilt from the serialization header in Statistics.db: key, clustering, static and regular\n" +
 			"column types, and static/regular column names. Sstables do not store the names of partition key\n" +
 			"and clustering columns, so they get placeholders (key, clustering1...) unless --schema names them.\n" +
-			"Keyspace and table come from the data directory (<keyspace>/<table>-<id>/) when it has that shape.",
-		Flags:  []cli.Flag{accessFlag, schemaFlag, jsonFlag},
+			"Keyspace and table come from the data directory (<keyspace>/<table>-<id>/) when it has that shape.\n\n" +
+			"Examples:\n" +
+			"  sstabletool schema nc-1-big-Data.db                                            # key columns get placeholder names\n" +
+			"  sstabletool schema nc-1-big-Data.db --schema shop.cql                          # names from cqlsh -e 'DESCRIBE KEYSPACE shop' > shop.cql\n" +
+			"  sstabletool schema --schema shop.cql --table shop.orders /tmp/copy-of-orders   # a directory that does not name the table",
+		Flags:  []cli.Flag{accessFlag, schemaFlag, tableFlag, jsonFlag},
 		Action: schemaAction,
-	})
+	}, oneSSTable)
 }
 
 func schemaAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError("schema: give exactly one sstable (see --help)")
+	}
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
 	}
 	s, err := openSSTableNoSchema(c, c.Args().First())
 	if err != nil {
@@ -32,8 +40,8 @@ func schemaAction(c *cli.Context) error {
 	}
 	defer s.Close()
 	names := inspect.DefaultNames(s)
-	if f := c.String("schema"); f != "" {
-		if names, err = inspect.LoadSchema(s, f); err != nil {
+	if sf != nil {
+		if names, err = sf.apply(s); err != nil {
 			return badData(err)
 		}
 	}

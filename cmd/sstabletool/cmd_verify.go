@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/verify"
 )
 
@@ -17,14 +20,21 @@ func init() {
 			"Statistics.db metadata checksums, that every Index.db entry points at a partition start with the same\n" +
 			"key, that keys ascend in the partitioner's token order, that Summary.db samples are Index.db entries,\n" +
 			"that the bloom filter holds every key, and decodes every row and cell of Data.db.\n\n" +
-			"Exit codes: 0 clean, 1 problems found (each listed with file, component and byte offset).",
-		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, schemaFlag},
+			"Exit codes: 0 clean, 1 problems found (each listed with file, component and byte offset).\n\n" +
+			"Examples:\n" +
+			"  sstabletool verify nc-1-big-Data.db\n" +
+			"  sstabletool verify -r /var/lib/cassandra/data/shop --json | jq '.[] | select(.problems)'",
+		Flags:  []cli.Flag{accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, schemaFlag, tableFlag},
 		Action: verifyAction,
-	})
+	}, sstableArgs)
 }
 
 func verifyAction(c *cli.Context) error {
-	paths, err := sstablePaths(c)
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
+	}
+	sc, err := findSSTables(c)
 	if err != nil {
 		return err
 	}
@@ -32,43 +42,69 @@ func verifyAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var reports []*verify.Report
-	bad := 0
-	for _, p := range paths {
-		if c.String("schema") != "" {
-			// Cross-check the types first: a mismatch is bad usage, not damage.
-			s, err := openSSTable(c, p)
-			if err != nil {
+	var reports []any // *verify.Report or sstableError, in order
+	bad, checked := 0, 0
+	err = sc.each(func(p string) error {
+		// An sstable this tool cannot read at all (a format it does not
+		// support yet) is not damage: it was not checked. A schema whose
+		// types differ is bad usage, not damage either. Damage found while
+		// opening is verify's to report.
+		s, err := openFound(c, p, sf)
+		var unsupported *format.UnsupportedFormatError
+		switch {
+		case errors.As(err, &unsupported):
+			return err
+		case err != nil && sf != nil:
+			if _, oerr := sstable.Open(p, o); oerr == nil {
 				return err
 			}
+		case err == nil:
 			s.Close()
 		}
 		prog := newProgress("verify "+p, 0)
 		r := verify.SSTable(p, o, func(done, total int64) { prog.total = total; prog.update(done) })
 		prog.done()
-		reports = append(reports, r)
+		checked++
+		if c.Bool("json") {
+			reports = append(reports, r)
+		}
 		if !r.OK() {
 			bad++
 		}
 		if c.Bool("json") {
-			continue
+			return nil
 		}
 		if r.OK() {
 			fmt.Fprintf(stdout, "OK   %s (%d partitions; %d checks)\n", r.SSTable, r.Partitions, len(r.Checks))
-			continue
+			return nil
 		}
 		fmt.Fprintf(stdout, "FAIL %s: %d problem(s)\n", r.SSTable, len(r.Problems))
 		for _, pr := range r.Problems {
 			fmt.Fprintf(stdout, "  - %s\n", pr)
 		}
+		return nil
+	}, func(e sstableError) { reports = append(reports, e) })
+	if err != nil {
+		return err
 	}
 	if c.Bool("json") {
 		if err := writeJSON(reports); err != nil {
 			return err
 		}
 	}
+	failed := ""
 	if bad > 0 {
-		return cli.Exit(fmt.Sprintf("%d of %d sstable(s) failed verification", bad, len(paths)), exitProblem)
+		failed = fmt.Sprintf("%d of %d sstable(s) failed verification", bad, checked)
+	}
+	// Not being able to check is worse than finding problems: exit 2.
+	if err := sc.err(); err != nil {
+		if failed != "" {
+			fmt.Fprintln(stderr, "sstabletool:", failed)
+		}
+		return err
+	}
+	if failed != "" {
+		return cli.Exit(failed, exitProblem)
 	}
 	return nil
 }

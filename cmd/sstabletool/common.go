@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -21,8 +23,9 @@ var (
 	accessFlag = &cli.StringFlag{Name: "access", Value: "mmap",
 		Usage: "how to read components: mmap (memory-mapped, default) or buffered (read calls; use when mmap is unavailable or address space is tight)"}
 	jsonFlag      = &cli.BoolFlag{Name: "json", Usage: "print JSON for scripts"}
-	recursiveFlag = &cli.BoolFlag{Name: "recursive", Aliases: []string{"r"}, Usage: "descend into subdirectories of directory arguments"}
-	schemaFlag    = &cli.StringFlag{Name: "schema", Usage: "a CREATE TABLE statement (`FILE.cql`, e.g. from DESCRIBE TABLE) naming key columns and cross-checking types"}
+	recursiveFlag = &cli.BoolFlag{Name: "recursive", Aliases: []string{"r"}, Usage: "descend into subdirectories of directory arguments (skipping snapshots/, backups/ and sstabletool's staging directories)"}
+	snapshotsFlag = &cli.BoolFlag{Name: "snapshots", Usage: "with -r, also read the sstables in snapshots/ directories (copies, skipped by default)"}
+	backupsFlag   = &cli.BoolFlag{Name: "backups", Usage: "with -r, also read the sstables in backups/ directories (incremental backups, skipped by default)"}
 )
 
 // stdout and stderr are variables so tests can capture them.
@@ -55,40 +58,159 @@ func openOptions(c *cli.Context) (sstable.Options, error) {
 	return sstable.Options{Access: a}, nil
 }
 
-// sstablePaths expands the arguments (files or directories) into Data.db paths.
-func sstablePaths(c *cli.Context) ([]string, error) {
-	if c.NArg() == 0 {
-		return nil, usageError("%s: give at least one sstable file or data directory (see --help)", c.Command.Name)
+// sstableError is an sstable a command could not read, as --json lists it
+// beside the results of the others.
+type sstableError struct {
+	SSTable string `json:"sstable"`
+	Error   string `json:"error"`
+}
+
+// scan is the sstables a command's path arguments name: the ones to read,
+// in order, and those that failed along the way. Every multi-sstable
+// command goes through it, so that one bad sstable never stops a run: each
+// failure is reported on stderr (and by the command in its --json), the
+// others are read, and the command exits 2 at the end.
+type scan struct {
+	found  []format.Found
+	failed []sstableError
+	verb   string // what failed to happen, for the summary: "read" unless set
+}
+
+// findSSTables resolves the arguments (files or directories) into sstables
+// and reports on stderr what the scan skipped.
+func findSSTables(c *cli.Context) (*scan, error) {
+	for _, f := range []string{"snapshots", "backups"} {
+		if c.Bool(f) && !c.Bool("recursive") {
+			return nil, usageError("--%s works with -r: only a recursive scan reaches %s/ directories (name one directly to read it)", f, f)
+		}
 	}
-	paths, err := format.FindSSTables(c.Args().Slice(), c.Bool("recursive"))
-	if err != nil {
-		return nil, badData(err)
+	res := format.Find(c.Args().Slice(), format.FindOptions{
+		Recursive: c.Bool("recursive"), Snapshots: c.Bool("snapshots"), Backups: c.Bool("backups")})
+	reportSkipped(res.Skipped)
+	if len(res.SSTables) == 0 {
+		hint := ""
+		if !c.Bool("recursive") {
+			hint = " (use -r to descend into subdirectories)"
+		}
+		return nil, usageError("no sstables found under %s%s", strings.Join(c.Args().Slice(), " "), hint)
 	}
-	if len(paths) == 0 {
-		return nil, usageError("no sstables found under %v (use -r to descend into subdirectories)", c.Args().Slice())
+	return &scan{found: res.SSTables}, nil
+}
+
+// reportSkipped names each staging directory and transaction leftover, and
+// counts snapshots/ and backups/ directories (a node has one per table).
+func reportSkipped(skipped []format.Skipped) {
+	dirs := map[format.SkipReason][]string{}
+	for _, sk := range skipped {
+		switch sk.Reason {
+		case format.SkipSnapshots, format.SkipBackups:
+			dirs[sk.Reason] = append(dirs[sk.Reason], sk.Path)
+		case format.SkipUnfinished:
+			fmt.Fprintf(stderr, "sstabletool: skipped %s: not live data: %s\n", sk.Path, sk.Detail)
+		default:
+			fmt.Fprintf(stderr, "sstabletool: skipped %s: %s\n", sk.Path, sk.Reason)
+		}
 	}
-	return paths, nil
+	for _, r := range []format.SkipReason{format.SkipSnapshots, format.SkipBackups} {
+		switch d := dirs[r]; len(d) {
+		case 0:
+		case 1:
+			fmt.Fprintf(stderr, "sstabletool: skipped %s: %s\n", d[0], r)
+		default:
+			fmt.Fprintf(stderr, "sstabletool: skipped %d %s/ directories, e.g. %s: %s\n", len(d), filepath.Base(d[0]), d[0], r)
+		}
+	}
+}
+
+// total is the number of sstables (and unusable arguments) the scan holds.
+func (s *scan) total() int { return len(s.found) }
+
+// each runs fn on every sstable in order. One that cannot be found, opened
+// or read is reported on stderr and passed to onFail (nil: nothing more to
+// do, e.g. for text output), and the scan goes on; an error wrapped by
+// stop ends it (bad usage that no other sstable would survive either).
+func (s *scan) each(fn func(path string) error, onFail func(sstableError)) error {
+	for _, f := range s.found {
+		err := f.Err
+		if err == nil {
+			err = fn(f.Path)
+		}
+		if err == nil {
+			continue
+		}
+		var st stopError
+		if errors.As(err, &st) {
+			return st.error
+		}
+		e := sstableError{SSTable: f.Path, Error: failureText(f.Path, err)}
+		s.failed = append(s.failed, e)
+		fmt.Fprintln(stderr, "sstabletool:", e.Error)
+		if onFail != nil {
+			onFail(e)
+		}
+	}
+	return nil
+}
+
+// err is the command's exit for the failures: nil when there were none.
+func (s *scan) err() error {
+	if len(s.failed) == 0 {
+		return nil
+	}
+	if s.total() == 1 {
+		return cli.Exit("", exitBadData) // the one error is said already
+	}
+	verb := s.verb
+	if verb == "" {
+		verb = "read"
+	}
+	return cli.Exit(fmt.Sprintf("%d of %d sstables could not be %s", len(s.failed), s.total(), verb), exitBadData)
+}
+
+// stopError ends a scan: the error is not about one sstable.
+type stopError struct{ error }
+
+func (e stopError) Unwrap() error { return e.error }
+
+func stop(err error) error {
+	if err == nil {
+		return nil
+	}
+	return stopError{err}
+}
+
+// failureText names the sstable unless the error already does.
+func failureText(path string, err error) string {
+	msg := err.Error()
+	name := path
+	if d, _, perr := format.ParseDescriptor(path); perr == nil {
+		name = filepath.Join(d.Dir, d.Prefix())
+	}
+	if strings.Contains(msg, name) {
+		return msg
+	}
+	return path + ": " + msg
 }
 
 // singleSSTable resolves a path that must name exactly one sstable: a
 // component file, or a directory holding one sstable.
 func singleSSTable(path string) (string, error) {
-	paths, err := format.FindSSTables([]string{path}, false)
-	if err != nil {
-		return "", badData(err)
-	}
-	switch len(paths) {
+	res := format.Find([]string{path}, format.FindOptions{})
+	reportSkipped(res.Skipped)
+	switch len(res.SSTables) {
 	case 0:
 		return "", usageError("%s: no sstable found", path)
 	case 1:
-		return paths[0], nil
+		f := res.SSTables[0]
+		return f.Path, badData(f.Err)
 	}
-	return "", usageError("%s holds %d sstables; name one of them, e.g. %s", path, len(paths), paths[0])
+	return "", usageError("%s holds %d sstables; name one of them, e.g. %s", path, len(res.SSTables), res.SSTables[0].Path)
 }
 
-// openSSTableNoSchema opens one sstable without applying --schema.
-func openSSTableNoSchema(c *cli.Context, path string) (*sstable.SSTable, error) {
-	path, err := singleSSTable(path)
+// openSSTableNoSchema opens the one sstable an argument names, without
+// applying --schema.
+func openSSTableNoSchema(c *cli.Context, arg string) (*sstable.SSTable, error) {
+	path, err := singleSSTable(arg)
 	if err != nil {
 		return nil, err
 	}
@@ -100,16 +222,33 @@ func openSSTableNoSchema(c *cli.Context, path string) (*sstable.SSTable, error) 
 	return s, badData(err)
 }
 
-// openSSTable opens one sstable and applies --schema if given.
-func openSSTable(c *cli.Context, path string) (*sstable.SSTable, error) {
-	s, err := openSSTableNoSchema(c, path)
+// openSSTable opens the one sstable an argument names and checks it
+// against --schema (sf, nil without).
+func openSSTable(c *cli.Context, arg string, sf *schemaFile) (*sstable.SSTable, error) {
+	path, err := singleSSTable(arg)
 	if err != nil {
 		return nil, err
 	}
-	if f := c.String("schema"); f != "" {
-		if err := applySchema(s, f); err != nil {
+	s, err := openFound(c, path, sf)
+	return s, badData(err)
+}
+
+// openFound opens an sstable a scan found (its Data.db path) and checks it
+// against --schema (sf, nil without). A bad --access stops the scan;
+// anything else is this sstable's failure.
+func openFound(c *cli.Context, path string, sf *schemaFile) (*sstable.SSTable, error) {
+	o, err := openOptions(c)
+	if err != nil {
+		return nil, stop(err)
+	}
+	s, err := sstable.Open(path, o)
+	if err != nil {
+		return nil, err
+	}
+	if sf != nil {
+		if _, err := sf.apply(s); err != nil {
 			s.Close()
-			return nil, badData(err)
+			return nil, err
 		}
 	}
 	return s, nil

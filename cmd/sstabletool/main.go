@@ -22,7 +22,13 @@ const (
 // each subcommand lives in a file of its own.
 var commands []*cli.Command
 
-func register(c *cli.Command) { commands = append(commands, c) }
+// register adds a command with what it takes besides flags; the spec is
+// checked before the command's action runs.
+func register(c *cli.Command, spec argSpec) {
+	c.Before = spec.check
+	c.OnUsageError = usageFailure
+	commands = append(commands, c)
+}
 
 func newApp() *cli.App {
 	return &cli.App{
@@ -30,11 +36,19 @@ func newApp() *cli.App {
 		Usage: "read, browse, convert and size Apache Cassandra sstables",
 		Description: "sstabletool works directly on sstable files (big format: ma..nb, nc, oa); it needs no\n" +
 			"running node, no cassandra.yaml and no schema. Point it at any component of an sstable\n" +
-			"(for example nc-1-big-Data.db) or at a data directory.",
+			"(for example nc-1-big-Data.db) or at a data directory.\n\n" +
+			"Flags may come before or after the paths; -- ends the flags. With several paths or -r, an sstable\n" +
+			"that cannot be read is named on stderr (and is an {\"sstable\", \"error\"} entry in --json), the others\n" +
+			"are read, and the exit code is 2. -r skips snapshots/ and backups/ (--snapshots, --backups include\n" +
+			"them), sstabletool's staging directories and the sstables an unfinished compaction's transaction\n" +
+			"log marks as not live. Every command's --help ends with examples.",
 		Commands:        commands,
+		Writer:          stdout,
+		ErrWriter:       stderr,
 		Action:          rootAction,
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError:    usageFailure,
 	}
 }
 
@@ -42,17 +56,21 @@ func main() { os.Exit(run(os.Args)) }
 
 // run executes the app and maps errors to exit codes; tests call it too.
 func run(args []string) int {
-	err := newApp().Run(args)
+	app := newApp()
+	args, err := flagsFirst(app, args)
+	if err == nil {
+		err = app.Run(args)
+	}
 	if err == nil {
 		return exitOK
 	}
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(os.Stderr, "sstabletool:", msg)
+			fmt.Fprintln(stderr, "sstabletool:", msg)
 		}
 		return ec.ExitCode()
 	}
-	fmt.Fprintln(os.Stderr, "sstabletool:", err)
+	fmt.Fprintln(stderr, "sstabletool:", err)
 	return exitBadData
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -25,6 +26,10 @@ func TestMain(m *testing.M) {
 // and compares its output with what the script holds. Refresh with -update.
 func TestScripts(t *testing.T) {
 	root := fixtures.Dir(t)
+	schemas, err := filepath.Abs("../../format/cqltype/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *update,
@@ -32,9 +37,11 @@ func TestScripts(t *testing.T) {
 			"cpdir":    cmdCpdir,
 			"flipbyte": cmdFlipbyte,
 			"truncate": cmdTruncate,
+			"mkfifo":   cmdMkfifo,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", root+"/cassandra")
+			env.Setenv("SCHEMAS", schemas) // CQL files, e.g. DESCRIBE KEYSPACE output
 			env.Setenv("NO_COLOR", "1")
 			return nil
 		},
@@ -86,6 +93,15 @@ func cmdTruncate(ts *testscript.TestScript, neg bool, args []string) {
 	n, err := strconv.ParseInt(args[1], 10, 64)
 	ts.Check(err)
 	ts.Check(os.Truncate(ts.MkAbs(args[0]), n))
+}
+
+// mkfifo PATH makes a named pipe: a command that opened it for reading
+// would block until a writer came, so it must be refused by its type.
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: mkfifo PATH")
+	}
+	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
 }
 
 // Exit codes are part of the interface: 0 clean, 1 problems found, 2 bad

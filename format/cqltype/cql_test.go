@@ -240,3 +240,99 @@ func TestParseSchemaUnknownType(t *testing.T) {
 		t.Errorf("an undefined user type should fail")
 	}
 }
+
+// TestParseDescribeKeyspace reads DESCRIBE KEYSPACE output as cqlsh prints
+// it: a keyspace, user types (one quoted), functions whose bodies hold
+// semicolons in $$ blocks and '...' strings, an aggregate, tables with
+// every WITH option, indexes (plain and custom), materialized views, the
+// ALTER TABLE DROP/ADD of DESCRIBE ... WITH INTERNALS, a second keyspace
+// with a table of the same name, and a virtual table in a comment.
+func TestParseDescribeKeyspace(t *testing.T) {
+	src, err := os.ReadFile("testdata/describe_legacy_tables.cql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ParseSchema(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ts := range sc.Tables {
+		names = append(names, ts.Name())
+	}
+	want := "legacy_tables.legacy_nc_clust legacy_tables.legacy_nc_clust_by_val legacy_tables.legacy_nc_clust_counter " +
+		"legacy_tables.legacy_nc_simple legacy_tables.legacy_nc_simple_counter legacy_tables.legacy_oa_clust " +
+		"legacy_tables.legacy_oa_clust_counter legacy_tables.legacy_oa_simple_counter " +
+		"legacy_tables.legacy_oa_simple legacy_tables.Users legacy_tables.users_by_who other.legacy_nc_simple"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("tables\n got %s\nwant %s", got, want)
+	}
+	if m := sc.Lookup("", "legacy_nc_simple"); len(m) != 2 {
+		t.Errorf("Lookup of a name in two keyspaces: %d", len(m))
+	}
+	if m := sc.Lookup("other", "legacy_nc_simple"); len(m) != 1 || m[0].Column("val").Type.CQL() != "blob" {
+		t.Errorf("Lookup(other): %+v", m)
+	}
+
+	// The view takes its types from the base, its order from its own WITH.
+	v := sc.Lookup("legacy_tables", "legacy_nc_clust_by_val")[0]
+	if v.ViewOf != "legacy_tables.legacy_nc_clust" || strings.Join(v.PartitionKey, ",") != "val" ||
+		len(v.Clustering) != 2 || !v.Clustering[0].Descending || v.Column("pk").Type.String() != m+"ReversedType("+m+"UTF8Type)" ||
+		v.Column("ck").Type.Reversed || len(v.Columns) != 3 {
+		t.Errorf("view %+v", v)
+	}
+	w := sc.Lookup("legacy_tables", "users_by_who")[0]
+	if w.Column("addr") != nil || w.Column("who") == nil || w.PartitionKey[0] != "who" || w.Column("seen").Type.Reversed != true {
+		t.Errorf("view with a column list %+v", w)
+	}
+
+	// Dropped columns stay, marked; a column added later is there.
+	oa := sc.Lookup("legacy_tables", "legacy_oa_simple")[0]
+	if c := oa.Column("gone"); c == nil || !c.Dropped {
+		t.Errorf("dropped column: %+v", c)
+	}
+	if c := oa.Column("notes"); c == nil || c.Dropped || c.Type.String() != m+"ListType("+m+"UTF8Type)" {
+		t.Errorf("added column: %+v", c)
+	}
+	if oa.Column("val").Dropped {
+		t.Error("val marked dropped")
+	}
+
+	// Frozen-ness is kept for columns and for the fields of user types: a
+	// frozen<udt> column is frozen (one cell), a bare udt column is not
+	// (a cell per field, Cassandra 3.6+), and each field keeps its own.
+	u := sc.Lookup("legacy_tables", "Users")[0]
+	if u.Table != "Users" || strings.Join(u.PartitionKey, ",") != "id,Day" {
+		t.Errorf("quoted names: %q %q", u.Table, u.PartitionKey)
+	}
+	who, addr, prior := u.Column("who").Type, u.Column("addr").Type, u.Column("prior").Type
+	if !who.Frozen || who.Name != "Person" || len(who.FieldNames) != 2 || !who.Params[1].Frozen || who.Params[1].Name != "address" {
+		t.Errorf("who = %+v", who)
+	}
+	if addr.Frozen || !addr.IsMultiCell() || len(addr.FieldNames) != 5 {
+		t.Errorf("addr = %s frozen=%v", addr.CQL(), addr.Frozen)
+	}
+	if !prior.Frozen || prior.IsMultiCell() {
+		t.Errorf("prior = %s frozen=%v", prior.CQL(), prior.Frozen)
+	}
+	def := sc.Types["legacy_tables.address"]
+	if def == nil || def.Frozen || !def.Params[3].Frozen || def.Params[4].Frozen {
+		t.Errorf("type address as defined: %+v", def)
+	}
+	if c := u.Column("vec"); c.Type.CQL() != "vector<float, 3>" {
+		t.Errorf("vec %s", c.Type.CQL())
+	}
+}
+
+// A view whose base table is not in the script is left out and said why;
+// the rest of the script is read.
+func TestParseSchemaViewWithoutBase(t *testing.T) {
+	sc, err := ParseSchema(`CREATE MATERIALIZED VIEW ks.v AS SELECT * FROM ks.t WHERE k IS NOT NULL PRIMARY KEY (k);
+CREATE TABLE ks.u (k int PRIMARY KEY);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Tables) != 1 || sc.Unresolved["ks.v"] == nil || !strings.Contains(sc.Unresolved["ks.v"].Error(), "ks.t") {
+		t.Errorf("tables %d, unresolved %v", len(sc.Tables), sc.Unresolved)
+	}
+}

@@ -345,6 +345,9 @@ func FuzzParseCQL(f *testing.F) {
 func FuzzParseSchema(f *testing.F) {
 	f.Add("CREATE TYPE a (x int, y frozen<list<text>>); CREATE TABLE k.t (p int, c text, s a static, v frozen<a>, PRIMARY KEY ((p), c)) WITH CLUSTERING ORDER BY (c DESC) AND comment = 'x';")
 	f.Add("CREATE TABLE t (k int PRIMARY KEY, v map<text, int>) WITH COMPACT STORAGE;")
+	f.Add("CREATE TABLE k.t (p int, c text, v int, PRIMARY KEY (p, c)); ALTER TABLE k.t DROP v USING TIMESTAMP 1; ALTER TABLE IF EXISTS k.t ADD (w set<int>, x text static);" +
+		"CREATE MATERIALIZED VIEW k.m AS SELECT p, c FROM k.t WHERE c IS NOT NULL AND p > 'x;' PRIMARY KEY (c, p) WITH CLUSTERING ORDER BY (p DESC);" +
+		"CREATE FUNCTION k.f(a int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS $$ return a; $$;")
 	f.Fuzz(func(t *testing.T, s string) {
 		sc, err := ParseSchema(s)
 		if err != nil {

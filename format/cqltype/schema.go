@@ -1,6 +1,8 @@
 package cqltype
 
 import (
+	"errors"
+	"slices"
 	"strings"
 )
 
@@ -14,6 +16,9 @@ type TableSchema struct {
 	PartitionKey   []string // partition key column names, in key order
 	Clustering     []ClusteringColumn
 	CompactStorage bool
+	// ViewOf is the base table ("keyspace.table") of a materialized view,
+	// whose sstables live in a table directory of their own; "" for tables.
+	ViewOf string
 }
 
 // Column is one column of a table.
@@ -21,6 +26,10 @@ type Column struct {
 	Name   string
 	Type   *Type
 	Static bool
+	// Dropped is a column an ALTER TABLE ... DROP removed (DESCRIBE ...
+	// WITH INTERNALS prints them): sstables written before the drop may
+	// still hold it.
+	Dropped bool
 }
 
 // ClusteringColumn is a clustering column and its order.
@@ -43,6 +52,10 @@ func (s *TableSchema) Column(name string) *Column {
 type Schema struct {
 	Types  map[string]*Type // "keyspace.name" (or "name" without a keyspace) -> the UDT as defined (not frozen)
 	Tables []*TableSchema
+	// Unresolved are the materialized views ("keyspace.view") whose base
+	// table the script does not define, with why: a script of a view alone
+	// is not an error until that view is the one asked for.
+	Unresolved map[string]error
 }
 
 // ParseCreateTable parses one CREATE TABLE statement, for example as
@@ -64,12 +77,16 @@ func ParseCreateTable(src string) (*TableSchema, error) {
 	return ts, nil
 }
 
-// ParseSchema parses a CQL script: CREATE TYPE and CREATE TABLE statements
-// are read (user types resolved in the order they are defined; USE sets the
-// default keyspace); every other statement is skipped.
+// ParseSchema parses a CQL script such as cqlsh's DESCRIBE KEYSPACE or
+// DESCRIBE SCHEMA output: CREATE TYPE, CREATE TABLE and CREATE MATERIALIZED
+// VIEW statements are read (user types resolved in the order they are
+// defined; USE sets the default keyspace), ALTER TABLE ... ADD/DROP is
+// applied, and every other statement (keyspaces, indexes, functions and
+// aggregates, whose bodies may hold semicolons in strings or $$ blocks,
+// inserts) is skipped whole.
 func ParseSchema(src string) (*Schema, error) {
 	lx := newLexer(src)
-	sc := &Schema{Types: map[string]*Type{}}
+	sc := &Schema{Types: map[string]*Type{}, Unresolved: map[string]error{}}
 	keyspace := ""
 	for lx.peek().kind != tokEOF {
 		if lx.err != nil {
@@ -94,9 +111,31 @@ func ParseSchema(src string) (*Schema, error) {
 					return nil, err
 				}
 				skipStatement(lx)
+			case lx.acceptWord("materialized"):
+				if !lx.acceptWord("view") {
+					return nil, lx.errorf(lx.peek(), "expected VIEW after CREATE MATERIALIZED")
+				}
+				ts, err := parseCreateView(lx, keyspace, sc)
+				var missing *missingTableError
+				switch {
+				case errors.As(err, &missing):
+					sc.Unresolved[missing.view] = err
+				case err != nil:
+					return nil, err
+				default:
+					sc.Tables = append(sc.Tables, ts)
+				}
+				skipStatement(lx)
 			default:
 				skipStatement(lx)
 			}
+		case lx.acceptWord("alter"):
+			if lx.acceptWord("table") || lx.acceptWord("columnfamily") {
+				if err := parseAlterTable(lx, keyspace, sc); err != nil {
+					return nil, err
+				}
+			}
+			skipStatement(lx)
 		default:
 			skipStatement(lx)
 		}
@@ -112,6 +151,197 @@ func (s *Schema) Table(name string) *TableSchema {
 	for _, t := range s.Tables {
 		if t.Table == name {
 			return t
+		}
+	}
+	return nil
+}
+
+// Lookup returns the tables (and views) called name, in keyspace when it
+// is not "". Names are matched as Cassandra stores them: exactly.
+func (s *Schema) Lookup(keyspace, name string) []*TableSchema {
+	var out []*TableSchema
+	for _, t := range s.Tables {
+		if t.Table == name && (keyspace == "" || t.Keyspace == keyspace) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Name is "keyspace.table", or "table" without a keyspace.
+func (t *TableSchema) Name() string { return qualify(t.Keyspace, t.Table) }
+
+// lookupOne finds the table ks.name a later statement refers to.
+func (s *Schema) lookupOne(lx *lexer, at token, ks, name string) (*TableSchema, error) {
+	m := s.Lookup(ks, name)
+	if len(m) == 0 && ks != "" {
+		m = s.Lookup("", name)
+	}
+	if len(m) != 1 {
+		return nil, lx.errorf(at, "table %s is not defined before it is used", qualify(ks, name))
+	}
+	return m[0], nil
+}
+
+// parseCreateView reads "name AS SELECT cols FROM base WHERE ... PRIMARY
+// KEY (...) [WITH ...]", as DESCRIBE prints a materialized view: its
+// columns take their types from the base table, defined earlier.
+func parseCreateView(lx *lexer, keyspace string, sc *Schema) (*TableSchema, error) {
+	ks, name, err := qualifiedName(lx, keyspace)
+	if err != nil {
+		return nil, err
+	}
+	if !lx.acceptWord("as") || !lx.acceptWord("select") {
+		return nil, lx.errorf(lx.peek(), "expected AS SELECT in materialized view %s", name)
+	}
+	var selected []string
+	all := lx.accept("*")
+	for !all {
+		t := lx.next()
+		if t.kind != tokIdent && t.kind != tokQuotedIdent {
+			return nil, lx.errorf(t, "expected a column name in view %s, found %q", name, t.text)
+		}
+		selected = append(selected, identName(t))
+		if !lx.accept(",") {
+			break
+		}
+	}
+	at := lx.peek()
+	if !lx.acceptWord("from") {
+		return nil, lx.errorf(at, "expected FROM in materialized view %s", name)
+	}
+	at = lx.peek()
+	bks, bname, err := qualifiedName(lx, ks)
+	if err != nil {
+		return nil, err
+	}
+	base, err := sc.lookupOne(lx, at, bks, bname)
+	if err != nil {
+		return nil, &missingTableError{view: qualify(ks, name), err: err}
+	}
+	ts := &TableSchema{Keyspace: ks, Table: name, ViewOf: base.Name()}
+	// The WHERE clause (restrictions, strings, operators) up to PRIMARY KEY.
+	for {
+		t := lx.peek()
+		if t.kind == tokEOF || t.kind == tokPunct && t.text == ";" {
+			return nil, lx.errorf(t, "expected PRIMARY KEY in materialized view %s", name)
+		}
+		if lx.acceptWord("primary") {
+			if !lx.acceptWord("key") {
+				return nil, lx.errorf(lx.peek(), "expected KEY after PRIMARY")
+			}
+			break
+		}
+		lx.next()
+	}
+	if err := parsePrimaryKey(lx, ts); err != nil {
+		return nil, err
+	}
+	keyCols := append(append([]string{}, ts.PartitionKey...), clusteringNames(ts)...)
+	for _, c := range base.Columns {
+		if c.Dropped || !all && !slices.Contains(selected, c.Name) && !slices.Contains(keyCols, c.Name) {
+			continue
+		}
+		// Reversed comes from the view's own clustering order below.
+		typ := *c.Type
+		typ.Reversed = false
+		ts.Columns = append(ts.Columns, Column{Name: c.Name, Type: &typ})
+	}
+	if lx.acceptWord("with") {
+		if err := parseTableOptions(lx, ts); err != nil {
+			return nil, err
+		}
+	}
+	if err := ts.finish(lx, name); err != nil {
+		return nil, err
+	}
+	return ts, nil
+}
+
+// missingTableError is a view whose base table is not defined.
+type missingTableError struct {
+	view string
+	err  error
+}
+
+func (e *missingTableError) Error() string {
+	return "materialized view " + e.view + ": " + e.err.Error()
+}
+
+func (e *missingTableError) Unwrap() error { return e.err }
+
+func clusteringNames(ts *TableSchema) []string {
+	out := make([]string, len(ts.Clustering))
+	for i, c := range ts.Clustering {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// parseAlterTable applies "name ADD col type [static]", "name ADD (col
+// type, ...)", "name DROP col [USING TIMESTAMP n]" and "name DROP (a, b)"
+// to a table defined earlier; other alterations (options, renames of key
+// columns) change nothing the sstables store and are skipped.
+func parseAlterTable(lx *lexer, keyspace string, sc *Schema) error {
+	if lx.acceptWord("if") && !lx.acceptWord("exists") {
+		return lx.errorf(lx.peek(), "expected IF EXISTS")
+	}
+	at := lx.peek()
+	ks, name, err := qualifiedName(lx, keyspace)
+	if err != nil {
+		return err
+	}
+	// An alteration of a table the script does not define changes nothing
+	// it describes.
+	ts, err := sc.lookupOne(lx, at, ks, name)
+	if err != nil {
+		return nil
+	}
+	switch {
+	case lx.acceptWord("add"):
+		if lx.acceptWord("if") && !(lx.acceptWord("not") && lx.acceptWord("exists")) {
+			return lx.errorf(lx.peek(), "expected IF NOT EXISTS")
+		}
+		paren := lx.accept("(")
+		for {
+			colTok := lx.next()
+			if colTok.kind != tokIdent && colTok.kind != tokQuotedIdent {
+				return lx.errorf(colTok, "expected a column name after ADD, found %q", colTok.text)
+			}
+			typ, err := parseCQLType(lx, 0)
+			if err != nil {
+				return err
+			}
+			if typ, err = sc.resolve(lx, colTok, typ, ts.Keyspace); err != nil {
+				return err
+			}
+			typ.setClass(false)
+			col := Column{Name: identName(colTok), Type: typ, Static: lx.acceptWord("static")}
+			if c := ts.Column(col.Name); c != nil {
+				*c = col // re-added after a drop
+			} else {
+				ts.Columns = append(ts.Columns, col)
+			}
+			if !paren || !lx.accept(",") {
+				break
+			}
+		}
+	case lx.acceptWord("drop"):
+		if lx.acceptWord("if") && !lx.acceptWord("exists") {
+			return lx.errorf(lx.peek(), "expected IF EXISTS")
+		}
+		paren := lx.accept("(")
+		for {
+			t := lx.next()
+			if t.kind != tokIdent && t.kind != tokQuotedIdent {
+				return lx.errorf(t, "expected a column name after DROP, found %q", t.text)
+			}
+			if c := ts.Column(identName(t)); c != nil {
+				c.Dropped = true
+			}
+			if !paren || !lx.accept(",") {
+				break
+			}
 		}
 	}
 	return nil
@@ -317,15 +547,24 @@ func parseTableBody(lx *lexer, keyspace string, sc *Schema) (*TableSchema, error
 			return nil, err
 		}
 	}
+	if err := ts.finish(lx, name); err != nil {
+		return nil, err
+	}
+	return ts, nil
+}
+
+// finish checks that the key columns are declared, reverses the types of
+// descending clustering columns and fills in the type classes.
+func (ts *TableSchema) finish(lx *lexer, name string) error {
 	for _, k := range ts.PartitionKey {
 		if ts.Column(k) == nil {
-			return nil, lx.errorf(lx.peek(), "partition key column %q is not declared", k)
+			return lx.errorf(lx.peek(), "partition key column %q of %s is not declared", k, name)
 		}
 	}
 	for _, c := range ts.Clustering {
 		col := ts.Column(c.Name)
 		if col == nil {
-			return nil, lx.errorf(lx.peek(), "clustering column %q is not declared", c.Name)
+			return lx.errorf(lx.peek(), "clustering column %q of %s is not declared", c.Name, name)
 		}
 		if c.Descending {
 			r := *col.Type
@@ -336,7 +575,7 @@ func parseTableBody(lx *lexer, keyspace string, sc *Schema) (*TableSchema, error
 	for i := range ts.Columns {
 		ts.Columns[i].Type.setClass(false)
 	}
-	return ts, nil
+	return nil
 }
 
 // parsePrimaryKey reads "((a, b), c, d)" or "(a, c)".

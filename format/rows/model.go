@@ -58,14 +58,14 @@ const (
 	// (Scylla can hold both; Cassandra's 0x02 marks the one deletion
 	// shadowable). Cassandra does not know the bit.
 	ExtFlagScyllaShadowable = 0x80
-	CellFlagDeleted      = 0x01
-	CellFlagExpiring     = 0x02
-	CellFlagEmptyValue   = 0x04
-	CellFlagUseRowTS     = 0x08
-	CellFlagUseRowTTL    = 0x10
-	noTTL                = 0
-	noDeletionTimeLegacy = math.MaxInt32
-	noDeletionTime       = math.MaxInt64
+	CellFlagDeleted         = 0x01
+	CellFlagExpiring        = 0x02
+	CellFlagEmptyValue      = 0x04
+	CellFlagUseRowTS        = 0x08
+	CellFlagUseRowTTL       = 0x10
+	noTTL                   = 0
+	noDeletionTimeLegacy    = math.MaxInt32
+	noDeletionTime          = math.MaxInt64
 )
 
 // PartitionHeader is the start of a partition in Data.db.

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -410,5 +412,60 @@ func TestListIgnoresHugeSummaryEstimate(t *testing.T) {
 	}
 	if want := truth(t, tb); l.Len() != len(want) {
 		t.Fatalf("%d listed, %d in Data.db", l.Len(), len(want))
+	}
+}
+
+// The explanation of an oa estimate never contradicts its total: every
+// component whose size changes is named with its change, and those
+// changes add up to the difference of all components. Statistics.db grows
+// from nb (oa stores the key range, clustering bounds, the partition
+// deletion marker and token-space coverage) and shrinks from nc_clust
+// (oa drops the 1,201-byte legacy min/max clustering values).
+func TestEstimateOAExplainsEveryChange(t *testing.T) {
+	sign := regexp.MustCompile(`(\S+) ([+−±])([\d,]+) B`)
+	for _, p := range fixtures.DataFiles(t) {
+		tb := open(t, p)
+		if !tb.NeedsConversion() {
+			continue
+		}
+		s, err := tb.EstimateOA(nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		lines := s.Explain()
+		sum := int64(0)
+		named := map[string]bool{}
+		for _, l := range lines {
+			for _, m := range sign.FindAllStringSubmatch(l, -1) {
+				if m[1] == "(" || strings.HasPrefix(m[0], "(") {
+					continue // "(−55 B uncompressed)"
+				}
+				n, _ := strconv.ParseInt(strings.ReplaceAll(m[3], ",", ""), 10, 64)
+				if m[2] == "−" {
+					n = -n
+				}
+				sum += n
+				named[m[1]] = true
+			}
+		}
+		for _, c := range s.Components {
+			if c.Before != c.After && !named[c.Name] {
+				t.Errorf("%s: %s changes %d -> %d but is not explained: %q", p, c.Name, c.Before, c.After, lines)
+			}
+		}
+		if sum != s.After-s.Before {
+			t.Errorf("%s: explained changes add up to %d, the estimate to %d: %q", p, sum, s.After-s.Before, lines)
+		}
+		switch {
+		case strings.Contains(p, "legacy_nb_clust/"):
+			want := "Statistics.db +55 B: oa adds the first and last key, clustering bounds, the partition-deletion marker and token-space coverage, drops the legacy min/max clustering values"
+			if !slices.Contains(lines, want) {
+				t.Errorf("%s: %q lacks %q", p, lines, want)
+			}
+		case strings.Contains(p, "legacy_nc_clust/"):
+			if !slices.Contains(lines, "Statistics.db −2,406 B: oa adds token-space coverage, drops the legacy min/max clustering values") {
+				t.Errorf("%s: %q", p, lines)
+			}
+		}
 	}
 }

@@ -133,3 +133,27 @@ func (t *Table) Bytes(off, n int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// Unreadable is an sstable that could not be opened; the browser lists it
+// with its error rather than leaving it out.
+type Unreadable struct {
+	Path string // the Data.db path, or the path given
+	Err  error
+}
+
+// Name is short like Table.Name: "<directory>/da-1-bti" (the format is
+// named only when it is not big).
+func (u Unreadable) Name() string {
+	if d, _, err := format.ParseDescriptor(u.Path); err == nil {
+		return filepath.Base(d.Dir) + "/" + strings.TrimSuffix(strings.TrimSuffix(d.Prefix(), "-"), "-big")
+	}
+	return filepath.Base(filepath.Dir(u.Path)) + "/" + filepath.Base(u.Path)
+}
+
+// Version is the version its file name gives, or "?".
+func (u Unreadable) Version() string {
+	if d, _, err := format.ParseDescriptor(u.Path); err == nil {
+		return d.Version.Name
+	}
+	return "?"
+}

@@ -7,37 +7,38 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/table"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sstabletool/sstabletool/tui/catalog"
 	"github.com/sstabletool/sstabletool/tui/cellfmt"
 	"github.com/sstabletool/sstabletool/tui/theme"
 )
 
-// dtSaving is what oa saves per LIVE DeletionTime: 12 bytes become 1.
-const dtSaving = 11
-
 // Sstables lists several sstables with their version, size, compression,
 // timestamps, droppable tombstones and what rewriting each legacy one as
-// oa would save (estimated one after the other in the background).
+// oa would change on disk (estimated one after the other in the
+// background). Sstables that could not be opened are listed too, after
+// the others, with their error.
 type Sstables struct {
-	env    *Env
-	tables []*catalog.Table
-	tbl    table.Model
-	w, h   int
+	env        *Env
+	tables     []*catalog.Table
+	unreadable []catalog.Unreadable
+	tbl        table.Model
+	w, h       int
 
 	savings []*catalog.Savings
 	saveErr []error
 	pending int // index being estimated, -1 when done
 }
 
-// NewSstables lists tables.
-func NewSstables(env *Env, tables []*catalog.Table) *Sstables {
+// NewSstables lists tables, then the sstables that could not be opened.
+func NewSstables(env *Env, tables []*catalog.Table, unreadable []catalog.Unreadable) *Sstables {
 	th := env.Theme
 	st := table.DefaultStyles()
 	st.Header = th.Header.Padding(0, 1, 0, 0)
 	st.Cell = th.R.NewStyle().Padding(0, 1, 0, 0)
 	st.Selected = th.Selected
-	v := &Sstables{env: env, tables: tables, savings: make([]*catalog.Savings, len(tables)), saveErr: make([]error, len(tables)), pending: -1}
+	v := &Sstables{env: env, tables: tables, unreadable: unreadable, savings: make([]*catalog.Savings, len(tables)), saveErr: make([]error, len(tables)), pending: -1}
 	v.tbl = table.New(table.WithStyles(st), table.WithFocused(true))
 	return v
 }
@@ -74,13 +75,28 @@ func (v *Sstables) estimateFrom(i int) tea.Cmd {
 	}
 }
 
-func (v *Sstables) Title() string         { return fmt.Sprintf("%d sstables", len(v.tables)) }
+func (v *Sstables) Title() string {
+	n := len(v.tables) + len(v.unreadable)
+	if len(v.unreadable) > 0 {
+		return fmt.Sprintf("%d sstables (%d unreadable)", n, len(v.unreadable))
+	}
+	return fmt.Sprintf("%d sstables", n)
+}
+
 func (v *Sstables) Capturing() bool       { return false }
 func (v *Sstables) Close()                {}
 func (v *Sstables) Keys() []key.Binding   { k := v.env.Keys; return []key.Binding{k.Open, k.Metadata} }
 func (v *Sstables) Table() *catalog.Table { return v.Selected() }
 
-// Selected is the selected sstable.
+// selectedUnreadable is the selected row when it is an unreadable sstable.
+func (v *Sstables) selectedUnreadable() *catalog.Unreadable {
+	if i := v.tbl.Cursor() - len(v.tables); i >= 0 && i < len(v.unreadable) {
+		return &v.unreadable[i]
+	}
+	return nil
+}
+
+// Selected is the selected sstable (nil on an unreadable one).
 func (v *Sstables) Selected() *catalog.Table {
 	if c := v.tbl.Cursor(); c >= 0 && c < len(v.tables) {
 		return v.tables[c]
@@ -91,7 +107,10 @@ func (v *Sstables) Selected() *catalog.Table {
 // Savings is the oa estimate of table i (nil until done or not legacy).
 func (v *Sstables) Savings(i int) (*catalog.Savings, error) { return v.savings[i], v.saveErr[i] }
 
-const detailHeight = 9
+// detailHeight is the lines kept below the table for the selected
+// sstable's identity, sizes, timestamps and its oa estimate with the
+// reasons; View takes more when the selected sstable needs them.
+const detailHeight = 12
 
 func (v *Sstables) SetSize(w, h int) {
 	v.w, v.h = w, h
@@ -105,7 +124,7 @@ func (v *Sstables) wide() bool { return v.w >= 150 }
 func (v *Sstables) refresh() {
 	cols := []table.Column{{Title: "", Width: 2}, {Title: "SSTABLE", Width: 0}, {Title: "VER", Width: 3},
 		{Title: "PARTITIONS", Width: 10}, {Title: "ON DISK", Width: 9}, {Title: "UNCOMPR.", Width: 9},
-		{Title: "RATIO", Width: 5}, {Title: "OA SAVES", Width: 9}}
+		{Title: "RATIO", Width: 5}, {Title: "AS OA", Width: 10}}
 	if v.wide() {
 		cols = append(cols, table.Column{Title: "MIN TIMESTAMP", Width: 20}, table.Column{Title: "MAX TIMESTAMP", Width: 20},
 			table.Column{Title: "DROPPABLE", Width: 9})
@@ -115,14 +134,16 @@ func (v *Sstables) refresh() {
 		used += c.Width + 1 // cell padding
 	}
 	cols[1].Width = max(v.w-used-2, 12)
-	rows := make([]table.Row, len(v.tables))
+	rows := make([]table.Row, 0, len(v.tables)+len(v.unreadable))
 	cur := v.tbl.Cursor()
-	for i, t := range v.tables {
-		mark := theme.NoCursor
+	mark := func(i int) string {
 		if i == cur {
-			mark = theme.Cursor
+			return theme.Cursor
 		}
-		r := table.Row{mark, t.Name, t.Version(), "", cellfmt.Human(t.DiskSize), cellfmt.Human(t.S.Data.Length()), "", v.savingText(i, false)}
+		return theme.NoCursor
+	}
+	for i, t := range v.tables {
+		r := table.Row{mark(i), t.Name, t.Version(), "", cellfmt.Human(t.DiskSize), cellfmt.Human(t.S.Data.Length()), "", v.savingText(i, false)}
 		var ratio float64
 		m, err := t.Metadata()
 		if err == nil {
@@ -139,7 +160,14 @@ func (v *Sstables) refresh() {
 		if v.wide() && m != nil {
 			r = append(r, shortMicros(m.MinTimestamp), shortMicros(m.MaxTimestamp), fmt.Sprintf("%.4f", m.EstimatedDroppable))
 		}
-		rows[i] = r
+		rows = append(rows, r)
+	}
+	for j, u := range v.unreadable {
+		r := table.Row{mark(len(v.tables) + j), u.Name(), u.Version(), "-", "-", "-", "-", "unreadable"}
+		if v.wide() {
+			r = append(r, "", "", "")
+		}
+		rows = append(rows, r)
 	}
 	// Columns must change before rows when their number changes.
 	v.tbl.SetRows(nil)
@@ -156,8 +184,8 @@ func shortMicros(us int64) string {
 	return s
 }
 
-// savingText is the uncompressed bytes oa saves: 11 per LIVE DeletionTime
-// in partition headers and promoted index entries, counted by convert.
+// savingText is what the oa rewrite changes on disk, all components
+// together: short for the table ("−2.5 KiB"), long for the detail lines.
 func (v *Sstables) savingText(i int, long bool) string {
 	t := v.tables[i]
 	switch {
@@ -165,7 +193,7 @@ func (v *Sstables) savingText(i int, long bool) string {
 		if long {
 			return "already in the compact oa layout"
 		}
-		return "-"
+		return "(is oa)"
 	case v.saveErr[i] != nil:
 		if long {
 			return "estimate failed: " + v.saveErr[i].Error()
@@ -178,11 +206,18 @@ func (v *Sstables) savingText(i int, long bool) string {
 		return "queued"
 	}
 	s := v.savings[i]
-	n := dtSaving * (s.LiveHeaders + s.LiveIndexEntries)
+	d := s.After - s.Before
 	if !long {
-		return cellfmt.Human(n)
+		if d > 0 {
+			return "+" + cellfmt.Human(d)
+		}
+		return strings.Replace(cellfmt.Human(d), "-", "−", 1)
 	}
-	return fmt.Sprintf("%s uncompressed: %d partition headers + %d index entries × 11 B", cellfmt.Bytes(n), s.LiveHeaders, s.LiveIndexEntries)
+	verb := "smaller"
+	if d > 0 {
+		verb = "larger"
+	}
+	return fmt.Sprintf("all components %s → %s on disk, %s %s", cellfmt.Count(s.Before), cellfmt.Bytes(s.After), cellfmt.Bytes(max(d, -d)), verb)
 }
 
 func (v *Sstables) Update(msg tea.Msg) tea.Cmd {
@@ -200,12 +235,15 @@ func (v *Sstables) Update(msg tea.Msg) tea.Cmd {
 			if t := v.Selected(); t != nil {
 				return func() tea.Msg { return OpenTableMsg{Table: t} }
 			}
+			if u := v.selectedUnreadable(); u != nil {
+				return status(u.Name()+" could not be opened: "+u.Err.Error(), true)
+			}
 			return nil
 		}
 	}
 	if mv := navigation(msg, v.env.Keys); mv.ok {
 		c := cursor{pos: v.tbl.Cursor()}
-		c.apply(mv, len(v.tables), v.tbl.Height())
+		c.apply(mv, len(v.tables)+len(v.unreadable), v.tbl.Height())
 		v.tbl.SetCursor(c.pos)
 		v.refresh()
 	}
@@ -213,27 +251,61 @@ func (v *Sstables) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (v *Sstables) View() string {
-	th := v.env.Theme
+	detail := v.detail()
+	// The table gives up rows when the detail needs more lines (a long
+	// explanation at a narrow width), so that none is cut off.
+	v.tbl.SetHeight(max(v.h-1-max(len(detail), detailHeight-1), 3))
 	lines := strings.Split(v.tbl.View(), "\n")
 	lines = append(lines, "")
-	if t := v.Selected(); t != nil {
-		i := v.tbl.Cursor()
-		lines = append(lines, " "+th.Crumb.Render(t.Name)+" (version "+t.Version()+")", "   "+th.Dim.Render(t.DataPath()))
-		if m, err := t.Metadata(); err == nil {
-			lines = append(lines,
-				fmt.Sprintf("   %s partitions · %s rows · Data.db %s on disk · %s uncompressed",
-					cellfmt.Count(m.EstimatedKeys), cellfmt.Count(m.TotalRows), cellfmt.Bytes(m.DataSize), cellfmt.Bytes(m.UncompressedDataSize)),
-				fmt.Sprintf("   timestamps %s .. %s", cellfmt.Micros(m.MinTimestamp), cellfmt.Micros(m.MaxTimestamp)),
-				fmt.Sprintf("   droppable tombstones %.4f", m.EstimatedDroppable))
-		} else {
-			lines = append(lines, "   "+th.Error.Render(err.Error()))
+	return frame(append(lines, detail...), v.w, v.h)
+}
+
+// detail is the lines about the selected sstable.
+func (v *Sstables) detail() []string {
+	th := v.env.Theme
+	var lines []string
+	if u := v.selectedUnreadable(); u != nil {
+		lines = append(lines, " "+th.Crumb.Render(u.Name())+" (could not be opened)", "   "+th.Dim.Render(u.Path))
+		// The path is on the line above; the error need not repeat it.
+		for _, l := range wrap(strings.TrimPrefix(u.Err.Error(), u.Path+": "), v.w-4) {
+			lines = append(lines, "   "+th.Error.Render(l))
 		}
-		lines = append(lines, "   oa saves "+v.savingText(i, true))
-		if s := v.savings[i]; s != nil {
-			lines = append(lines, fmt.Sprintf("   convert.Estimate on disk: Data.db %s → %s · Index.db %s → %s",
-				cellfmt.Count(s.DataBefore), cellfmt.Count(s.DataAfter), cellfmt.Count(s.IndexBefore), cellfmt.Count(s.IndexAfter)),
-				fmt.Sprintf("   all components %s → %s B", cellfmt.Count(s.Before), cellfmt.Count(s.After)))
+		return lines
+	}
+	t := v.Selected()
+	if t == nil {
+		return nil
+	}
+	i := v.tbl.Cursor()
+	lines = append(lines, " "+th.Crumb.Render(t.Name)+" (version "+t.Version()+")", "   "+th.Dim.Render(t.DataPath()))
+	if m, err := t.Metadata(); err == nil {
+		lines = append(lines,
+			fmt.Sprintf("   %s partitions · %s rows · Data.db %s on disk · %s uncompressed",
+				cellfmt.Count(m.EstimatedKeys), cellfmt.Count(m.TotalRows), cellfmt.Bytes(m.DataSize), cellfmt.Bytes(m.UncompressedDataSize)),
+			fmt.Sprintf("   timestamps %s .. %s", cellfmt.Micros(m.MinTimestamp), cellfmt.Micros(m.MaxTimestamp)),
+			fmt.Sprintf("   droppable tombstones %.4f", m.EstimatedDroppable))
+	} else {
+		lines = append(lines, "   "+th.Error.Render(err.Error()))
+	}
+	lines = append(lines, "   as oa: "+v.savingText(i, true))
+	if s := v.savings[i]; s != nil {
+		for _, e := range s.Explain() {
+			for k, l := range wrap(e, v.w-7) {
+				lead := "   · "
+				if k > 0 {
+					lead = "     "
+				}
+				lines = append(lines, lead+l)
+			}
 		}
 	}
-	return frame(lines, v.w, v.h)
+	return lines
+}
+
+// wrap breaks s into lines of at most width cells, at spaces.
+func wrap(s string, width int) []string {
+	if width < 10 {
+		return []string{s}
+	}
+	return strings.Split(ansi.Wordwrap(s, width, ""), "\n")
 }

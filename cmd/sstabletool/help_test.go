@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/tui"
+	"github.com/sstabletool/sstabletool/tui/catalog"
+)
+
+// helpExamples returns the example command lines of a command's --help:
+// the lines after "Examples:" in its description.
+func helpExamples(desc string) []string {
+	_, ex, ok := strings.Cut(desc, "Examples:\n")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(ex, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// shellWords splits a shell command line into words the way sh would for
+// these examples: quotes group, and an unquoted |, > or # ends the command
+// (what follows is another program, a redirection or a comment).
+func shellWords(line string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case (c == '|' || c == '>' || c == '#' || c == ';') && !inWord:
+			return words
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// copyInto copies the files of a fixture sstable directory into dst.
+func copyInto(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const shopSchema = `CREATE KEYSPACE shop WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': '3'}  AND durable_writes = true;
+
+CREATE TABLE shop.customers (
+    pk text PRIMARY KEY,
+    val text
+) WITH comment = '';
+
+CREATE TABLE shop.orders (
+    pk text,
+    ck text,
+    val text,
+    PRIMARY KEY (pk, ck)
+) WITH CLUSTERING ORDER BY (ck ASC)
+    AND comment = '';
+`
+
+// TestHelpExamples runs every example of every command's --help as
+// written, in a node's data directory made of real fixture sstables:
+// /var/lib/cassandra/data/shop/orders-<id>/ holds an nc table (the
+// working directory, so nc-1-big-Data.db names it) and customers-<id>/ an
+// oa one; /var/lib/cassandra and /tmp/ are moved into a temporary
+// directory. Each must exit 0. Only what follows a pipe, a redirection or
+// a comment is left out, and lines of other programs (cqlsh).
+func TestHelpExamples(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "var", "lib", "cassandra", "data")
+	orders := filepath.Join(data, "shop", "orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2")
+	copyInto(t, fixtures.Table(t, "nc", "legacy_nc_clust"), orders)
+	copyInto(t, fixtures.Table(t, "oa", "legacy_oa_simple"), filepath.Join(data, "shop", "customers-5b5e3f70c67c11eeb4a4d93dc8a1f6a2"))
+	copyInto(t, fixtures.Table(t, "nc", "legacy_nc_clust"), filepath.Join(root, "tmp", "copy-of-orders"))
+	if err := os.WriteFile(filepath.Join(orders, "shop.cql"), []byte(shopSchema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(orders)
+	t.Setenv("CI", "1")
+
+	savedOut, savedErr, savedBrowse := stdout, stderr, browse
+	defer func() { stdout, stderr, browse = savedOut, savedErr, savedBrowse }()
+	var browsed []string
+	browse = func(paths []string, o tui.Options) ([]catalog.Unreadable, error) {
+		browsed = paths
+		return o.Unreadable, nil
+	}
+
+	ran := 0
+	for _, cmd := range newApp().Commands {
+		examples := helpExamples(cmd.Description)
+		if len(examples) == 0 {
+			t.Errorf("sstabletool %s --help has no examples", cmd.Name)
+		}
+		for _, ex := range examples {
+			words := shellWords(ex)
+			env := map[string]string{}
+			for len(words) > 0 && strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "-") {
+				k, v, _ := strings.Cut(words[0], "=")
+				env[k] = v
+				words = words[1:]
+			}
+			if len(words) == 0 || words[0] != "sstabletool" {
+				continue
+			}
+			if len(words) < 2 || words[1] != cmd.Name {
+				t.Errorf("%s --help: example %q runs another command", cmd.Name, ex)
+				continue
+			}
+			for i, w := range words {
+				if strings.HasPrefix(w, "/tmp/") {
+					w = filepath.Join(root, w)
+				}
+				words[i] = strings.ReplaceAll(w, "/var/lib/cassandra", filepath.Join(root, "var", "lib", "cassandra"))
+			}
+			for k, v := range env {
+				t.Setenv(k, v)
+			}
+			var out, errOut bytes.Buffer
+			stdout, stderr = &out, &errOut
+			browsed = nil
+			code := run(words)
+			stdout, stderr = savedOut, savedErr
+			ran++
+			if code != exitOK {
+				t.Errorf("%s\nexit %d\nstderr: %s", ex, code, errOut.String())
+				continue
+			}
+			if cmd.Name == "browse" {
+				if len(browsed) == 0 {
+					t.Errorf("%s: the browser got no sstable", ex)
+				}
+			} else if out.Len() == 0 {
+				t.Errorf("%s: printed nothing", ex)
+			}
+		}
+	}
+	if ran < 25 {
+		t.Errorf("ran %d examples; the help texts hold more", ran)
+	}
+}
+
+// TestREADMEExamples runs every "$ sstabletool ..." line of README.md's
+// code blocks as written, in the fixtures directory the README runs them
+// in, and checks the exit code: 0, or the one an "exit N" line after it
+// shows. /tmp/ is moved into a temporary directory, and legacy_tables.cql
+// is the DESCRIBE KEYSPACE file of format/cqltype/testdata.
+func TestREADMEExamples(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaFile, err := filepath.Abs("../../format/cqltype/testdata/describe_legacy_tables.cql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	t.Chdir(filepath.Join(fixtures.Dir(t), "cassandra"))
+	t.Setenv("CI", "1")
+	savedOut, savedErr := stdout, stderr
+	defer func() { stdout, stderr = savedOut, savedErr }()
+
+	lines := strings.Split(string(readme), "\n")
+	inBlock, ran := false, 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "```") {
+			inBlock = !inBlock
+			continue
+		}
+		if !inBlock || !strings.HasPrefix(l, "$ sstabletool") {
+			continue
+		}
+		want := exitOK
+		for _, next := range lines[i+1:] {
+			if strings.HasPrefix(next, "$ ") || strings.HasPrefix(next, "```") {
+				break
+			}
+			if n, ok := strings.CutPrefix(next, "exit "); ok {
+				want = int(n[0] - '0')
+			}
+		}
+		words := shellWords(strings.TrimPrefix(l, "$ "))
+		for k, w := range words {
+			if strings.HasPrefix(w, "/tmp/") {
+				w = filepath.Join(tmp, w)
+			}
+			if w == "legacy_tables.cql" {
+				w = schemaFile
+			}
+			words[k] = w
+		}
+		var out, errOut bytes.Buffer
+		stdout, stderr = &out, &errOut
+		code := run(words)
+		stdout, stderr = savedOut, savedErr
+		ran++
+		if code != want {
+			t.Errorf("README: %s\nexit %d, want %d\nstderr: %s", l, code, want, errOut.String())
+		}
+	}
+	if ran < 8 {
+		t.Errorf("ran %d README examples", ran)
+	}
+}
