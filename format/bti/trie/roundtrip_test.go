@@ -12,8 +12,8 @@ import (
 // generic trie tests; the BTI indexes have their own codecs.
 type u32Codec struct{}
 
-func (u32Codec) Size(uint32) int                     { return 4 }
-func (u32Codec) Flags(uint32) uint8                  { return 4 }
+func (u32Codec) Size(uint32) int                    { return 4 }
+func (u32Codec) Flags(uint32) uint8                 { return 4 }
 func (u32Codec) Append(dst []byte, v uint32) []byte { return binary.BigEndian.AppendUint32(dst, v) }
 
 func payloadU32(t testing.TB, n Node) uint32 {
