@@ -51,25 +51,21 @@ func DecodeDecoratedKey(b []byte, p token.Partitioner) ([]byte, error) {
 	if err := d.expect(NextComponent, "the token's component separator"); err != nil {
 		return nil, err
 	}
-	var tok []byte
+	start := d.pos
 	var err error
 	switch p.MinimumToken().Kind() {
 	case token.KindMurmur3:
-		tok, err = d.take(8, "an 8-byte Murmur3 token")
+		_, err = d.take(8, "an 8-byte Murmur3 token")
 	case token.KindRandom:
-		var x []byte
-		if x, err = d.integer(); err == nil {
-			tok = AppendBigInt(nil, fromTwosComplement(x))
-		}
+		_, err = d.integer()
 	default:
-		var raw []byte
-		if raw, err = d.unescape(); err == nil {
-			tok = AppendEscaped(nil, raw)
-		}
+		_, err = d.unescape()
 	}
 	if err != nil {
 		return nil, err
 	}
+	// Compared as stored: a token in a non-canonical form is corrupt too.
+	tok := b[start:d.pos]
 	if err := d.expect(NextComponent, "the key's component separator"); err != nil {
 		return nil, err
 	}
