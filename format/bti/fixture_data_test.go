@@ -36,6 +36,10 @@ type dataPartition struct {
 	deletion    deletiontime.DeletionTime
 	unfiltereds []dataUnfiltered
 	end         int64 // end of the last unfiltered, from the partition start
+	// blocks as BlockCutter.AddUnfiltered cut them at 4 KiB straight from
+	// the decoder's unfiltereds.
+	blocks  []IndexBlock
+	indexed bool
 }
 
 type dataTable struct {
@@ -104,6 +108,7 @@ func readDataTable(t *testing.T, dataPath string) *dataTable {
 	defer data.Close()
 	d := rows.NewDecoder(data.Cursor(0), sch)
 	var ph rows.PartitionHeader
+	cut := NewBlockCutter(4096)
 	for {
 		err := d.ReadPartitionHeader(&ph)
 		if errors.Is(err, io.EOF) {
@@ -113,6 +118,8 @@ func readDataTable(t *testing.T, dataPath string) *dataTable {
 			t.Fatal(err)
 		}
 		part := dataPartition{key: append([]byte{}, ph.Key...), pos: ph.Offset, deletion: ph.Deletion, end: int64(ph.Size)}
+		cut.Reset()
+		var bcBuf []byte
 		for {
 			u, err := d.Next(false)
 			if err != nil {
@@ -122,6 +129,9 @@ func readDataTable(t *testing.T, dataPath string) *dataTable {
 				break
 			}
 			part.end = u.Offset + u.Size - ph.Offset
+			if bcBuf, err = cut.AddUnfiltered(bcBuf, dt.clustering, ph.Offset, u); err != nil {
+				t.Fatal(err)
+			}
 			if u.Kind == rows.KindStaticRow {
 				continue // not indexed: blocks start after the static row
 			}
@@ -145,6 +155,11 @@ func readDataTable(t *testing.T, dataPath string) *dataTable {
 			}
 			part.unfiltereds = append(part.unfiltereds, du)
 		}
+		blocks, indexed, err := cut.Finish(part.end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part.blocks, part.indexed = append([]IndexBlock(nil), blocks...), indexed
 		dt.partitions = append(dt.partitions, part)
 	}
 	return dt

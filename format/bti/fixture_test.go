@@ -30,6 +30,16 @@ func TestFixturesRebuiltByteForByte(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// AddUnfiltered, fed the decoder's unfiltereds, cuts the same.
+			if indexed != p.indexed || len(blocks) != len(p.blocks) {
+				t.Fatalf("%q: AddUnfiltered cut %d blocks (indexed %v), Add %d (%v)", p.key, len(p.blocks), p.indexed, len(blocks), indexed)
+			}
+			for j := range blocks {
+				a, b := blocks[j], p.blocks[j]
+				if !bytes.Equal(a.First, b.First) || !bytes.Equal(a.Last, b.Last) || a.Offset != b.Offset || a.OpenDeletion != b.OpenDeletion {
+					t.Fatalf("%q block %d: AddUnfiltered %+v, Add %+v", p.key, j, b, a)
+				}
+			}
 			if !indexed {
 				if err := pw.AddData(p.key, p.pos); err != nil {
 					t.Fatal(err)

@@ -24,6 +24,14 @@ func (s *Stats) AvgKeyLength() float64 {
 	return float64(s.KeyBytes) / float64(s.Keys)
 }
 
+// BytesPerKey is the trie's size (nodes and payloads) per key.
+func (s *Stats) BytesPerKey() float64 {
+	if s.Keys == 0 {
+		return 0
+	}
+	return float64(s.NodeBytes+s.PayloadBytes) / float64(s.Keys)
+}
+
 // Stats walks every node of the trie. payloadSize returns the size of a
 // node's payload (the owner knows its layout) or an error when it is
 // malformed.
