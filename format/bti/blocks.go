@@ -89,7 +89,7 @@ func (c *BlockCutter) Add(bc []byte, start, end int64, isMarker bool, openAfter 
 // position of the end-of-partition byte, from the partition's start). It
 // returns the blocks and whether the partition gets a row index; when it
 // does not, the blocks are still returned (one, or none for a partition
-// without unfiltereds).
+// without unfiltereds). The slice is the cutter's: valid until Reset.
 func (c *BlockCutter) Finish(end int64) (blocks []IndexBlock, indexed bool, err error) {
 	if c.started && end != c.lastEnd {
 		return nil, false, fmt.Errorf("bti: partition end %d is not the end of its last unfiltered %d", end, c.lastEnd)
