@@ -109,6 +109,11 @@ type Type struct {
 // String returns the AbstractType string the type was parsed from.
 func (t *Type) String() string { return t.Class }
 
+// Impl is the simple Java class name behind the type ("DateType",
+// "TimestampType", "LexicalUUIDType"), for the few places where classes of
+// one Kind encode differently; "" when the parser did not record one.
+func (t *Type) Impl() string { return t.impl }
+
 // IsMultiCell reports whether a column of this type is stored as one cell
 // per element (a "complex" column): a non-frozen list, set, map or UDT.
 func (t *Type) IsMultiCell() bool {

@@ -1,0 +1,2 @@
+package javax.annotation.concurrent;
+public @interface NotThreadSafe {}
