@@ -38,8 +38,8 @@ func TestCompressionInfoFixturesRoundTrip(t *testing.T) {
 			t.Errorf("%s: unexpected header %+v", f.name, info)
 		}
 	}
-	if n != 12 {
-		t.Errorf("found %d compressed fixtures, want 12", n)
+	if n != 14 { // nb, nc, oa: 4 each; da: 2
+		t.Errorf("found %d compressed fixtures, want 14", n)
 	}
 }
 

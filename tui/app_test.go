@@ -283,18 +283,22 @@ func TestSstablesViewAndMetadata(t *testing.T) {
 // dropped, and the count in the title is of all of them.
 func TestSstablesViewListsUnreadable(t *testing.T) {
 	bti := filepath.Join(fixtures.Table(t, "da", "legacy_da_simple"), "da-1-bti-Data.db")
+	noStats := copyFixture(t, "nb", "legacy_nb_simple")
+	if err := os.Remove(filepath.Join(noStats, "nb-1-big-Statistics.db")); err != nil {
+		t.Fatal(err)
+	}
 	broken := copyFixture(t, "oa", "legacy_oa_simple")
 	if err := os.Truncate(filepath.Join(broken, "oa-1-big-Statistics.db"), 100); err != nil {
 		t.Fatal(err)
 	}
-	d := newDriver(t, 100, 30, table(t, "nc", "legacy_nc_simple", "nc"), bti, filepath.Join(broken, "oa-1-big-Data.db"))
-	s := d.expect("3 sstables (2 unreadable)", "legacy_nc_simple/nc-1", "legacy_da_simple/da-1-bti", "unreadable",
-		"2 of 3 sstables could not be opened")
+	d := newDriver(t, 100, 30, table(t, "nc", "legacy_nc_simple", "nc"), bti, filepath.Join(noStats, "nb-1-big-Data.db"), filepath.Join(broken, "oa-1-big-Data.db"))
+	s := d.expect("4 sstables (2 unreadable)", "legacy_nc_simple/nc-1", "legacy_da_simple/da-1-bti", "unreadable",
+		"2 of 4 sstables could not be opened")
 	if n := strings.Count(s, "unreadable"); n < 3 { // title + two rows
 		t.Fatalf("unreadable rows: %d\n%s", n, s)
 	}
-	d.keys("down")
-	d.expect("legacy_da_simple/da-1-bti (could not be opened)", "not supported yet")
+	d.keys("down", "down")
+	d.expect("(could not be opened)", "Statistics.db is missing")
 	d.keys("down")
 	d.expect("Statistics.db")
 	d.keys("enter")

@@ -218,10 +218,14 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 	dataPath := s.Path(format.ComponentData)
 	indexPath := s.Path(format.ComponentIndex)
 	var idx *index.Scanner
-	if s.Index != nil {
+	var bc *btiCheck
+	switch {
+	case s.Version().IsBTI():
+		bc = newBTICheck(s, r)
+	case s.Index != nil:
 		idx = index.NewScanner(s.Index, s.IndexCodec, 0, true)
 		r.Checks = append(r.Checks, "Index.db positions, keys, order, and promoted index blocks against the rows")
-	} else {
+	default:
 		r.add(Problem{File: indexPath, Component: "Index.db", Offset: -1, Message: "missing"})
 	}
 	var bf *filter.BloomFilter
@@ -297,7 +301,14 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 				sc.entry(idx.EntryPos(), idx.Entry().Key)
 			}
 		}
-		err = walkPartition(dec, &h, bw, skimRows)
+		var rw *rowsWalk
+		if bc != nil {
+			rw = bc.partition(&h)
+		}
+		err = walkPartition(dec, &h, bw, rw, skimRows)
+		if bc != nil && err == nil {
+			bc.done(&h, rw)
+		}
 		for _, a := range dec.TakeTimeAnomalies() {
 			r.add(Problem{File: dataPath, Component: "Data.db", Offset: a.Offset,
 				Message: fmt.Sprintf("%s: stored delta %d, read as %d: %s", a.What, a.Raw, a.Value, a.Reason)})
@@ -320,6 +331,9 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 			r.addErr(indexPath, "Index.db", err)
 		}
 	}
+	if bc != nil {
+		bc.finish(r.Partitions)
+	}
 	sc.finish()
 	checkFilterKind(s, r, bf)
 }
@@ -328,7 +342,20 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 // skimming, rows stepped over by their sizes), except that a partition
 // with a promoted index is decoded unfiltered by unfiltered beside its
 // blocks.
-func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, skimRows bool) error {
+func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw *rowsWalk, skimRows bool) error {
+	if rw != nil {
+		for {
+			u, err := dec.Next(false)
+			if err != nil {
+				return err
+			}
+			if u == nil {
+				rw.finish()
+				return nil
+			}
+			rw.unfiltered(u)
+		}
+	}
 	if bw == nil {
 		if skimRows {
 			return dec.SkipRest()

@@ -65,7 +65,15 @@ var ErrNoIndex = errors.New("Index.db is missing")
 // does not hold it. It binary-searches Summary.db for the nearest sample
 // at or before the key and scans Index.db from there, at most one summary
 // interval of entries, as Cassandra's BigTableReader does.
+//
+// For a BTI sstable it walks Partitions.db to the one candidate the trie
+// holds for the key (keys are stored as shortest unique prefixes, with a
+// hash byte) and confirms the full key in Rows.db or Data.db. The entry
+// then has only Key, Position and Deletion (BTI has no promoted index).
 func (s *SSTable) Find(key []byte) (entry *index.Entry, ok bool, err error) {
+	if s.Desc.Version.IsBTI() {
+		return s.findBTI(key)
+	}
 	if s.Index == nil {
 		return nil, false, fmt.Errorf("%s: %w", s.Path(format.ComponentIndex), ErrNoIndex)
 	}
@@ -149,4 +157,40 @@ func (s *SSTable) PartitionAt(off int64, h *rows.PartitionHeader) (*rows.Decoder
 		return nil, s.WrapDataError(err)
 	}
 	return s.lookupDecoder, nil
+}
+
+// ErrNoPartitionIndex is returned by lookups on a BTI sstable without
+// Partitions.db.
+var ErrNoPartitionIndex = errors.New("Partitions.db is missing")
+
+func (s *SSTable) findBTI(key []byte) (*index.Entry, bool, error) {
+	if s.Partitions == nil {
+		return nil, false, fmt.Errorf("%s: %w", s.Path(format.ComponentPartitions), ErrNoPartitionIndex)
+	}
+	p, ok, err := s.Partitions.Candidate(key)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	pos := p.DataPos()
+	if p.InRowIndex() {
+		if s.Rows == nil {
+			return nil, false, fmt.Errorf("%s: Partitions.db points into Rows.db, which is missing", s.Path(format.ComponentRows))
+		}
+		e, err := s.Rows.Entry(p.RowIndexPos())
+		if err != nil {
+			return nil, false, err
+		}
+		if !bytes.Equal(e.Key, key) {
+			return nil, false, nil
+		}
+		pos = e.DataPos
+	}
+	var h rows.PartitionHeader
+	if _, err := s.PartitionAt(pos, &h); err != nil {
+		return nil, false, err
+	}
+	if !bytes.Equal(h.Key, key) {
+		return nil, false, nil // another key shares the prefix the trie stores
+	}
+	return &index.Entry{Key: append([]byte(nil), key...), Position: pos, Deletion: h.Deletion}, true, nil
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/bti"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/rows"
@@ -43,8 +44,13 @@ type SSTable struct {
 	Partitioner     token.Partitioner
 
 	Data       *reader.Data
-	Index      reader.File
+	Index      reader.File // big format; nil for BTI or when missing
 	IndexCodec *index.Codec
+	// Partitions and Rows are a BTI (da) sstable's trie indexes, in place of
+	// Index.db and Summary.db; nil for big format (or when missing).
+	Partitions *bti.PartitionIndex
+	Rows       *bti.RowIndex
+	btiFiles   []reader.File
 	opts       Options
 
 	summary        *summary.Summary
@@ -62,9 +68,6 @@ func Open(path string, opts Options) (*SSTable, error) {
 	desc, _, err := format.ParseDescriptor(path)
 	if err != nil {
 		return nil, err
-	}
-	if desc.Version.IsBTI() {
-		return nil, &format.UnsupportedFormatError{Path: path, Format: string(desc.Version.Format), Version: desc.Version.Name}
 	}
 	s := &SSTable{Desc: desc, opts: opts}
 	if s.TOC, err = desc.ReadTOC(); err != nil {
@@ -108,8 +111,14 @@ func Open(path string, opts Options) (*SSTable, error) {
 		s.Close()
 		return nil, err
 	}
-	if ip := desc.Path(format.ComponentIndex); fileExists(ip) {
+	if ip := desc.Path(format.ComponentIndex); !desc.Version.IsBTI() && fileExists(ip) {
 		if s.Index, err = reader.Open(ip, opts.Access); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if desc.Version.IsBTI() {
+		if err := s.openTries(opts.Access); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -159,6 +168,44 @@ func (s *SSTable) MissingComponents() []string {
 		}
 	}
 	return out
+}
+
+// PartitionsFile and RowsFile are a BTI sstable's open index files (nil
+// when absent), for checks that read them whole.
+func (s *SSTable) PartitionsFile() reader.File { return s.btiFile(format.ComponentPartitions) }
+func (s *SSTable) RowsFile() reader.File       { return s.btiFile(format.ComponentRows) }
+
+func (s *SSTable) btiFile(c string) reader.File {
+	for _, f := range s.btiFiles {
+		if f.Path() == s.Path(c) {
+			return f
+		}
+	}
+	return nil
+}
+
+// openTries opens Partitions.db and Rows.db of a BTI sstable. Either may be
+// missing (scans need neither); lookups then say so.
+func (s *SSTable) openTries(a reader.Access) error {
+	if p := s.Path(format.ComponentPartitions); fileExists(p) {
+		f, err := reader.Open(p, a)
+		if err != nil {
+			return err
+		}
+		s.btiFiles = append(s.btiFiles, f)
+		if s.Partitions, err = bti.OpenPartitionsFile(f, s.Partitioner); err != nil {
+			return err
+		}
+	}
+	if p := s.Path(format.ComponentRows); fileExists(p) {
+		f, err := reader.Open(p, a)
+		if err != nil {
+			return err
+		}
+		s.btiFiles = append(s.btiFiles, f)
+		s.Rows = bti.OpenRowsFile(f, s.Desc.Version)
+	}
+	return nil
 }
 
 func fileExists(p string) bool {
@@ -257,6 +304,9 @@ func (s *SSTable) Close() error {
 	}
 	if s.Index != nil {
 		errs = append(errs, s.Index.Close())
+	}
+	for _, f := range s.btiFiles {
+		errs = append(errs, f.Close())
 	}
 	return errors.Join(errs...)
 }

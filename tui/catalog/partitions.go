@@ -57,6 +57,11 @@ func (t *Table) ListPartitions() (*List, error) {
 		return nil, ErrClosed
 	}
 	defer t.release()
+	if t.S.Version().IsBTI() {
+		// Partitions.db stores only the shortest unique key prefixes; the
+		// keys themselves are in Data.db.
+		return t.listFromData()
+	}
 	l, err := t.listFromIndex()
 	if err == nil {
 		return l, nil
