@@ -301,7 +301,8 @@ func TestApplyBatchMatchesApply(t *testing.T) {
 				t.Errorf("%s %s: batched %+v %d partitions, one by one %+v %d", name, k,
 					batched.Account().On, batched.Partitions(), one.Account().On, one.Partitions())
 			}
-			if sl, ok := batched.idx.(*skipList); ok {
+			if ln := batched.lane(SkipList); ln != nil {
+				sl := ln.sl
 				// level 0 holds every partition in token order
 				count := int64(0)
 				prev := uint64(0)
@@ -383,7 +384,7 @@ func TestStaticCollectionTTL(t *testing.T) {
 func TestTrieShardFull(t *testing.T) {
 	m := newMT(t, Trie, 11, "4.1")
 	apply(t, m, insert(0, 0, 100))
-	m.trie.shards[0].allocatedPos = trieSwitchThreshold
+	m.lane(Trie).trie.shards[0].allocatedPos = trieSwitchThreshold
 	err := m.Apply(insert(1, 1, 101))
 	if err == nil || !strings.Contains(err.Error(), "--shards") || !strings.Contains(err.Error(), "ALLOCATED_SIZE_THRESHOLD") {
 		t.Fatalf("err %v, want the switch threshold named", err)

@@ -32,12 +32,13 @@ func benchKeys(n int) ([][]byte, []uint64) {
 // list and hash-ordered) with a read fraction, as the CASSANDRA-7282
 // comparison did: writes insert new keys, reads look up random written ones.
 func mapRun(kind Kind, keys [][]byte, toks []uint64, readFrac float64) (time.Duration, int) {
-	st := newStore(smallSchema, &Account{}, false)
+	l, _ := newLayout(Config{})
+	st := newStore(smallSchema, &Account{L: l})
 	var idx index
 	if kind == SkipList {
 		idx = newSkipList(st)
 	} else {
-		idx = newHashOrdered(st)
+		idx = newHashOrdered(st, Murmur3, &l)
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	written, ops := 0, 0
@@ -156,7 +157,7 @@ func BenchmarkSmallPartitions10M(b *testing.B) {
 	p.Partitions = ops
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		rs, err := Replay(GeneratorSource(p, ops), Options{Types: AllocTypes, Shards: 2, Parallel: 2})
+		rs, err := Replay(GeneratorSource(p, ops), Options{Types: AllocTypes, Shards: 2})
 		if err != nil {
 			b.Fatal(err)
 		}

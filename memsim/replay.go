@@ -11,7 +11,6 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/sstabletool/sstabletool/workload"
@@ -32,24 +31,13 @@ type Options struct {
 	OffheapSpace     int64   // memtable_offheap_space in bytes
 	CleanupThreshold float64 // memtable_cleanup_threshold
 
-	Samples int // points of the footprint-over-time chart (default 40)
-	// Parallel replays up to this many memtable kinds at once (default 1).
-	// Each kind holds its own copy of the data, so memory grows with it.
-	Parallel int
-	// Progress is called now and then during each replay; with Parallel > 1
-	// it is called from several goroutines.
-	Progress func(kind Kind, done, total int64)
-	// MeasureGoHeap runs the garbage collector before and after each
-	// replay to measure the Go heap the memtable holds with the runtime
-	// (replays then run one at a time). Otherwise go_heap_bytes is the sum
-	// of the structure's allocations.
+	Samples int // points of the footprint-over-operations curve (default 40)
+	// Progress is called now and then during the replay.
+	Progress func(done, total int64)
+	// MeasureGoHeap runs the garbage collector before and after the replay
+	// to measure the Go heap the memtables hold with the runtime. Otherwise
+	// go_heap_bytes is the sum of the structure's allocations.
 	MeasureGoHeap bool
-}
-
-// Sample is the footprint after Ops operations.
-type Sample struct {
-	Ops     int64
-	On, Off [numAllocTypes]int64
 }
 
 // ReadStats times the reads of one pattern.
@@ -63,48 +51,71 @@ type ReadStats struct {
 
 // Result is one memtable and allocation type.
 type Result struct {
-	Memtable     string  `json:"memtable"`
-	Allocation   string  `json:"allocation"`
-	Ops          int64   `json:"ops"`
-	Writes       int64   `json:"writes"`
-	Reads        int64   `json:"reads"`
-	Partitions   int64   `json:"partitions"`
-	Cells        int64   `json:"cells"`
-	OnHeap       int64   `json:"on_heap_bytes"`
-	OffHeap      int64   `json:"off_heap_bytes"`
-	LiveData     int64   `json:"live_data_bytes"`
-	GoHeap       int64   `json:"go_heap_bytes"`
-	GoStructure  int64   `json:"go_structure_bytes"`
-	TrieBytes    int64   `json:"trie_bytes,omitempty"`
+	Memtable   string `json:"memtable"`
+	Allocation string `json:"allocation"`
+	Ops        int64  `json:"ops"`
+	Writes     int64  `json:"writes"`
+	Reads      int64  `json:"reads"`
+	Partitions int64  `json:"partitions"`
+	Cells      int64  `json:"cells"`
+	OnHeap     int64  `json:"on_heap_bytes"`
+	OffHeap    int64  `json:"off_heap_bytes"`
+	LiveData   int64  `json:"live_data_bytes"`
+	// GoHeap is the Go heap of the whole replay (all memtables share their
+	// rows), measured with --go-heap; GoStructure what this memtable alone
+	// would hold: the shared store and its own partition map.
+	GoHeap      int64 `json:"go_heap_bytes"`
+	GoStructure int64 `json:"go_structure_bytes"`
+	TrieBytes   int64 `json:"trie_bytes,omitempty"`
+	// Seconds is the whole replay (shared by every memtable), MapSeconds
+	// the part spent in this memtable's partition map. Speed comparisons
+	// between memtables are for --bench, which runs each alone.
 	Seconds      float64 `json:"seconds"`
+	MapSeconds   float64 `json:"map_seconds"`
 	OpsPerSecond float64 `json:"ops_per_second"`
 
+	OnHeapPerPartition   float64 `json:"on_heap_per_partition"`
+	OffHeapPerPartition  float64 `json:"off_heap_per_partition"`
+	LivePerPartition     float64 `json:"live_per_partition"`
 	OverheadPerPartition float64 `json:"overhead_per_partition"`
 	OverheadPerCell      float64 `json:"overhead_per_cell"`
 	// FirstFlushOp is the op after which the first flush would trigger,
 	// -1 if none would; Flushes is how many flushes the whole replay would
-	// cause (owned bytes / trigger size).
-	FirstFlushOp int64       `json:"first_flush_op"`
-	Flushes      int64       `json:"flushes"`
-	ReadStats    []ReadStats `json:"read_stats,omitempty"`
+	// cause (owned bytes / trigger size). OpsPerFlush is how many writes
+	// fill the trigger size at this replay's average bytes per write (the
+	// binding pool of heap and off heap), FlushesPerMillion its inverse per
+	// million writes; FlushPool says which pool binds ("heap", "offheap").
+	FirstFlushOp      int64       `json:"first_flush_op"`
+	Flushes           int64       `json:"flushes"`
+	OpsPerFlush       float64     `json:"ops_per_flush"`
+	FlushesPerMillion float64     `json:"flushes_per_million_writes"`
+	FlushPool         string      `json:"flush_pool,omitempty"`
+	ReadStats         []ReadStats `json:"read_stats,omitempty"`
 
 	Samples []Point `json:"samples,omitempty"`
 }
 
-// Point is a chart point of one result.
+// Point is a curve point of one result.
 type Point struct {
-	Ops     int64 `json:"ops"`
-	OnHeap  int64 `json:"on_heap_bytes"`
-	OffHeap int64 `json:"off_heap_bytes"`
+	Ops        int64 `json:"ops"`
+	Partitions int64 `json:"partitions"`
+	OnHeap     int64 `json:"on_heap_bytes"`
+	OffHeap    int64 `json:"off_heap_bytes"`
 }
 
-// SourceFunc opens a fresh copy of the operation stream; every memtable
-// kind replays its own copy. total is the number of ops (for progress and
-// sampling), or -1 when unknown.
+// SourceFunc opens the operation stream. total is the number of ops (for
+// progress and sampling), or -1 when unknown.
 type SourceFunc func() (src workload.Source, total int64, err error)
 
-// Replay runs the stream into each memtable kind in turn and returns one
-// Result per kind and allocation type.
+// sample is the footprint of every kind after some ops.
+type sample struct {
+	ops, partitions int64
+	on, off         [][numAllocTypes]int64 // per kind
+}
+
+// Replay runs the stream once into every memtable kind (sharing the
+// decoded operations, rows and their accounting, see Memtable) and
+// returns one Result per kind and allocation type.
 func Replay(open SourceFunc, o Options) ([]Result, error) {
 	if len(o.Kinds) == 0 {
 		o.Kinds = Kinds
@@ -118,39 +129,9 @@ func Replay(open SourceFunc, o Options) ([]Result, error) {
 	if o.CleanupThreshold <= 0 {
 		o.CleanupThreshold = 1.0 / 3 // 1 / (1 + memtable_flush_writers), 2 writers for one data directory
 	}
-	if o.MeasureGoHeap {
-		o.Parallel = 1 // heap deltas of concurrent replays would mix
-	}
 	// The structures are mostly large pointer-free chunks: collecting less
 	// often costs little memory and saves time.
 	defer debug.SetGCPercent(debug.SetGCPercent(50))
-	results := make([][]Result, len(o.Kinds))
-	errs := make([]error, len(o.Kinds))
-	sem := make(chan struct{}, max(o.Parallel, 1))
-	var wg sync.WaitGroup
-	for i, k := range o.Kinds {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			results[i], errs[i] = replayOne(open, k, o)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("%s: %w", k, errs[i])
-			}
-		}()
-	}
-	wg.Wait()
-	var out []Result
-	for i := range results {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		out = append(out, results[i]...)
-	}
-	return out, nil
-}
-
-func replayOne(open SourceFunc, kind Kind, o Options) ([]Result, error) {
 	src, total, err := open()
 	if err != nil {
 		return nil, err
@@ -164,40 +145,57 @@ func replayOne(open SourceFunc, kind Kind, o Options) ([]Result, error) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 	}
-	m, err := NewMemtable(Config{Kind: kind, Partitioner: o.Partitioner, JDK: o.JDK, Cassandra: o.Cassandra, Shards: o.Shards}, src.Schema())
+	m, err := NewMemtable(Config{Kinds: o.Kinds, Partitioner: o.Partitioner, JDK: o.JDK, Cassandra: o.Cassandra, Shards: o.Shards}, src.Schema())
 	if err != nil {
 		return nil, err
 	}
-	a := m.Account()
+	nk := len(m.lanes)
 	every := int64(1)
 	if total > 0 {
 		every = max(total/int64(o.Samples), 1)
 	}
-	progressEvery := int64(1 << 16)
-	var samples []Sample
+	const progressEvery = 1 << 16
+	var samples []sample
 	onLimit := int64(float64(o.HeapSpace) * o.CleanupThreshold)
 	offLimit := int64(float64(o.OffheapSpace) * o.CleanupThreshold)
-	firstFlush := [numAllocTypes]int64{-1, -1, -1, -1}
-	var reads [4]ReadStats
-	var readNs [4]time.Duration
+	firstFlush := make([][numAllocTypes]int64, nk)
+	for k := range firstFlush {
+		firstFlush[k] = [numAllocTypes]int64{-1, -1, -1, -1}
+	}
+	shared := m.st.acct
+	takeSample := func(n int64) {
+		s := sample{ops: n, partitions: m.partitions, on: make([][numAllocTypes]int64, nk), off: make([][numAllocTypes]int64, nk)}
+		for k, ln := range m.lanes {
+			for t := range s.on[k] {
+				s.on[k][t] = shared.On[t] + ln.own.On[t]
+				s.off[k][t] = shared.Off[t] + ln.own.Off[t]
+			}
+		}
+		samples = append(samples, s)
+	}
+	reads := make([][4]ReadStats, nk)
+	readNs := make([][4]time.Duration, nk)
 	var n, writes int64
-	// Writes are applied in batches (searches overlap, see ApplyBatch);
-	// a read first applies the writes before it.
+	// Writes are applied in batches (see ApplyBatch); a read first applies
+	// the writes before it.
 	var batch [batchMax]workload.Op
 	pending := 0
 	after := func(int) {
 		n++
 		writes++
-		for _, t := range o.Types {
-			if firstFlush[t] < 0 && ((onLimit > 0 && a.On[t] > onLimit) || (offLimit > 0 && a.Off[t] > offLimit)) {
-				firstFlush[t] = n
+		for k, ln := range m.lanes {
+			ff := &firstFlush[k]
+			for _, t := range o.Types {
+				if ff[t] < 0 && ((onLimit > 0 && shared.On[t]+ln.own.On[t] > onLimit) || (offLimit > 0 && shared.Off[t]+ln.own.Off[t] > offLimit)) {
+					ff[t] = n
+				}
 			}
 		}
 		if n%every == 0 {
-			samples = append(samples, Sample{Ops: n, On: a.On, Off: a.Off})
+			takeSample(n)
 		}
 		if o.Progress != nil && n%progressEvery == 0 {
-			o.Progress(kind, n, total)
+			o.Progress(n, total)
 		}
 	}
 	flush := func() error {
@@ -238,18 +236,19 @@ func replayOne(open SourceFunc, kind Kind, o Options) ([]Result, error) {
 			return nil, err
 		}
 		n++
-		t0 := time.Now()
-		rows, found := m.Read(readKey)
-		d := time.Since(t0)
-		rs := &reads[pattern]
-		rs.Reads++
-		rs.Rows += int64(rows)
-		if found {
-			rs.Found++
+		for k, ln := range m.lanes {
+			t0 := time.Now()
+			rows, found := m.ReadIn(ln.kind, readKey)
+			readNs[k][pattern] += time.Since(t0)
+			rs := &reads[k][pattern]
+			rs.Reads++
+			rs.Rows += int64(rows)
+			if found {
+				rs.Found++
+			}
 		}
-		readNs[pattern] += d
 		if n%every == 0 {
-			samples = append(samples, Sample{Ops: n, On: a.On, Off: a.Off})
+			takeSample(n)
 		}
 	}
 	if err := flush(); err != nil {
@@ -257,14 +256,12 @@ func replayOne(open SourceFunc, kind Kind, o Options) ([]Result, error) {
 	}
 	elapsed := time.Since(start)
 	if o.Progress != nil {
-		o.Progress(kind, n, total)
+		o.Progress(n, total)
 	}
-	if len(samples) == 0 || samples[len(samples)-1].Ops != n {
-		samples = append(samples, Sample{Ops: n, On: a.On, Off: a.Off})
+	if len(samples) == 0 || samples[len(samples)-1].ops != n {
+		takeSample(n)
 	}
-	// Without a measurement, the Go heap the memtable holds is what its
-	// chunks, slices and index were allocated with.
-	goHeap := m.GoBytes()
+	var goHeap int64
 	if o.MeasureGoHeap {
 		var after runtime.MemStats
 		runtime.GC()
@@ -273,48 +270,92 @@ func replayOne(open SourceFunc, kind Kind, o Options) ([]Result, error) {
 		runtime.KeepAlive(m)
 	}
 	secs := elapsed.Seconds()
-	var rstats []ReadStats
-	var nreads int64
-	for i := range reads {
-		if reads[i].Reads == 0 {
-			continue
-		}
-		reads[i].Pattern = workload.ReadPattern(i).String()
-		reads[i].NsPerRead = float64(readNs[i].Nanoseconds()) / float64(reads[i].Reads)
-		nreads += reads[i].Reads
-		rstats = append(rstats, reads[i])
-	}
 	var out []Result
-	for _, t := range o.Types {
-		r := Result{
-			Memtable: kind.String(), Allocation: t.String(),
-			Ops: n, Writes: writes, Reads: nreads, Partitions: m.Partitions(), Cells: a.Cells,
-			OnHeap: a.On[t], OffHeap: a.Off[t], LiveData: a.Live,
-			GoHeap: goHeap, GoStructure: m.GoBytes(), TrieBytes: m.TrieUsedBytes(),
-			Seconds: secs, FirstFlushOp: firstFlush[t], ReadStats: rstats,
+	for k, ln := range m.lanes {
+		a := m.AccountOf(ln.kind)
+		var rstats []ReadStats
+		var nreads int64
+		for i := range reads[k] {
+			if reads[k][i].Reads == 0 {
+				continue
+			}
+			rs := reads[k][i]
+			rs.Pattern = workload.ReadPattern(i).String()
+			rs.NsPerRead = float64(readNs[k][i].Nanoseconds()) / float64(rs.Reads)
+			nreads += rs.Reads
+			rstats = append(rstats, rs)
 		}
-		if secs > 0 {
-			r.OpsPerSecond = float64(n) / secs
+		gs := m.GoBytesOf(ln.kind)
+		if !o.MeasureGoHeap {
+			goHeap = m.st.goBytes()
+			for _, l2 := range m.lanes {
+				goHeap += l2.idx.goBytes()
+			}
 		}
-		over := float64(a.On[t] + a.Off[t] - a.Live)
-		if r.Partitions > 0 {
-			r.OverheadPerPartition = over / float64(r.Partitions)
+		var trieBytes int64
+		if ln.trie != nil {
+			trieBytes = m.TrieUsedBytes()
 		}
-		if r.Cells > 0 {
-			r.OverheadPerCell = over / float64(r.Cells)
+		for _, t := range o.Types {
+			r := Result{
+				Memtable: ln.kind.String(), Allocation: t.String(),
+				Ops: n, Writes: writes, Reads: nreads, Partitions: m.Partitions(), Cells: a.Cells,
+				OnHeap: a.On[t], OffHeap: a.Off[t], LiveData: a.Live,
+				GoHeap: goHeap, GoStructure: gs, TrieBytes: trieBytes,
+				Seconds: secs, MapSeconds: m.MapSeconds(ln.kind), FirstFlushOp: firstFlush[k][t], ReadStats: rstats,
+			}
+			if secs > 0 {
+				r.OpsPerSecond = float64(n) / secs
+			}
+			over := float64(a.On[t] + a.Off[t] - a.Live)
+			if p := float64(r.Partitions); p > 0 {
+				r.OverheadPerPartition = over / p
+				r.OnHeapPerPartition = float64(a.On[t]) / p
+				r.OffHeapPerPartition = float64(a.Off[t]) / p
+				r.LivePerPartition = float64(a.Live) / p
+			}
+			if r.Cells > 0 {
+				r.OverheadPerCell = over / float64(r.Cells)
+			}
+			if onLimit > 0 {
+				r.Flushes = a.On[t] / onLimit
+			}
+			if offLimit > 0 {
+				r.Flushes = max(r.Flushes, a.Off[t]/offLimit)
+			}
+			r.OpsPerFlush, r.FlushPool = opsPerFlush(a.On[t], a.Off[t], writes, onLimit, offLimit)
+			if r.OpsPerFlush > 0 {
+				r.FlushesPerMillion = 1e6 / r.OpsPerFlush
+			}
+			for _, s := range samples {
+				r.Samples = append(r.Samples, Point{Ops: s.ops, Partitions: s.partitions, OnHeap: s.on[k][t], OffHeap: s.off[k][t]})
+			}
+			out = append(out, r)
 		}
-		if onLimit > 0 {
-			r.Flushes = a.On[t] / onLimit
-		}
-		if offLimit > 0 {
-			r.Flushes = max(r.Flushes, a.Off[t]/offLimit)
-		}
-		for _, s := range samples {
-			r.Samples = append(r.Samples, Point{Ops: s.Ops, OnHeap: s.On[t], OffHeap: s.Off[t]})
-		}
-		out = append(out, r)
 	}
 	return out, nil
+}
+
+// opsPerFlush is how many writes fill a flush trigger at the average bytes
+// per write of a replay, for the pool (heap or off heap) that fills first.
+func opsPerFlush(on, off, writes, onLimit, offLimit int64) (float64, string) {
+	if writes == 0 {
+		return 0, ""
+	}
+	best, pool := 0.0, ""
+	for _, c := range [...]struct {
+		bytes, limit int64
+		name         string
+	}{{on, onLimit, "heap"}, {off, offLimit, "offheap"}} {
+		if c.limit <= 0 || c.bytes <= 0 {
+			continue
+		}
+		ops := float64(c.limit) / (float64(c.bytes) / float64(writes))
+		if pool == "" || ops < best {
+			best, pool = ops, c.name
+		}
+	}
+	return best, pool
 }
 
 // GeneratorSource opens a profile's generator for Replay.

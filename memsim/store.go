@@ -109,14 +109,13 @@ type store struct {
 	isStatic []bool
 	complex  []bool
 	acct     *Account
-	trieLike bool // TrieMemtable's accounting (no per-partition map entry, no +8 live bytes)
 
 	scratchLens []int64
 	scratchCl   []byte
 }
 
-func newStore(schema *workload.Schema, acct *Account, trieLike bool) *store {
-	s := &store{schema: schema, acct: acct, trieLike: trieLike}
+func newStore(schema *workload.Schema, acct *Account) *store {
+	s := &store{schema: schema, acct: acct}
 	for _, c := range schema.Columns {
 		s.isStatic = append(s.isStatic, c.Static)
 		s.complex = append(s.complex, c.Complex)

@@ -404,14 +404,15 @@ func (t *memTrie) javaSize() (buffers, onHeap int64) {
 type shardedTrie struct {
 	shards []memTrie
 	part   Partitioner
-	acct   *Account
 	key    []byte
-	bufs   int64
-	heap   int64
+	// The change of the last upsert's shard in InMemoryTrie.sizeOffHeap
+	// (node buffers) and sizeOnHeap without them (content references and
+	// chunk arrays), for the memtable to charge when it applies the op.
+	lastBuf, lastHeap int64
 }
 
-func newShardedTrie(st *store, p Partitioner, shards int, acct *Account) *shardedTrie {
-	return &shardedTrie{shards: make([]memTrie, shards), part: p, acct: acct}
+func newShardedTrie(p Partitioner, shards int) *shardedTrie {
+	return &shardedTrie{shards: make([]memTrie, shards), part: p}
 }
 
 // comparableKey is DecoratedKey.asComparableBytes(OSS50): the token and the
@@ -484,9 +485,7 @@ func (s *shardedTrie) upsert(tok uint64, key []byte, create func() uint32) (uint
 	b0, h0 := t.javaSize()
 	id, created := t.put(s.comparableKey(tok, key), create)
 	b1, h1 := t.javaSize()
-	if b1 != b0 || h1 != h0 {
-		s.acct.trieBytes(b1-b0, h1-h0)
-	}
+	s.lastBuf, s.lastHeap = b1-b0, h1-h0
 	return id, created
 }
 
@@ -508,10 +507,11 @@ func (s *shardedTrie) goBytes() int64 {
 // TrieUsedBytes returns the trie node bytes allocated (allocatedPos summed
 // over shards) of a trie memtable, 0 for other kinds.
 func (m *Memtable) TrieUsedBytes() int64 {
-	st, ok := m.idx.(*shardedTrie)
-	if !ok {
+	ln := m.lane(Trie)
+	if ln == nil {
 		return 0
 	}
+	st := ln.trie
 	var n int64
 	for i := range st.shards {
 		n += int64(st.shards[i].allocatedPos)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/mattn/go-isatty"
@@ -46,7 +45,9 @@ func init() {
 			&cli.StringFlag{Name: "svg", Usage: "write a chart of footprint against operations to this SVG file"},
 			&cli.StringFlag{Name: "html", Usage: "write the chart and table to this HTML file"},
 			&cli.BoolFlag{Name: "progress", Value: isatty.IsTerminal(os.Stderr.Fd()), Usage: "show progress on stderr (default: when stderr is a terminal)"},
-			&cli.IntFlag{Name: "parallel", Value: min(2, runtime.NumCPU()), Usage: "memtables replayed at once (each holds its own copy of the data)"},
+			// Kept so that scripts passing it still run: the memtables now
+			// share one replay, so there is nothing to run in parallel.
+			&cli.IntFlag{Name: "parallel", Hidden: true, Usage: "no effect (the memtables share one replay)"},
 			&cli.BoolFlag{Name: "go-heap", Usage: "measure the Go heap each memtable holds (runs the garbage collector)"},
 		},
 		Action: runMemsim,
@@ -107,10 +108,6 @@ func runMemsim(c *cli.Context) error {
 		return usageErr("--cleanup-threshold %v: Cassandra accepts 0.01..0.99", o.CleanupThreshold)
 	}
 	o.MeasureGoHeap = c.Bool("go-heap")
-	o.Parallel = c.Int("parallel")
-	if o.Parallel < 1 || o.Parallel > 16 {
-		return usageErr("--parallel %d: want 1..16", o.Parallel)
-	}
 
 	var open memsim.SourceFunc
 	var keyCache *memsim.KeyCache
@@ -158,23 +155,12 @@ func runMemsim(c *cli.Context) error {
 		title = fmt.Sprintf("memsim --profile %s --ops %d", p.Name, n)
 	}
 	if c.Bool("progress") {
-		var mu sync.Mutex
-		state := map[memsim.Kind]string{}
-		o.Progress = func(k memsim.Kind, done, total int64) {
-			mu.Lock()
-			defer mu.Unlock()
+		o.Progress = func(done, total int64) {
 			if total > 0 {
-				state[k] = fmt.Sprintf("%s %5.1f%%", k, 100*float64(done)/float64(total))
+				fmt.Fprintf(os.Stderr, "\rreplaying: %5.1f%% of %d ops ", 100*float64(done)/float64(total), total)
 			} else {
-				state[k] = fmt.Sprintf("%s %d ops", k, done)
+				fmt.Fprintf(os.Stderr, "\rreplaying: %d ops ", done)
 			}
-			var parts []string
-			for _, kk := range o.Kinds {
-				if s, ok := state[kk]; ok {
-					parts = append(parts, s)
-				}
-			}
-			fmt.Fprintf(os.Stderr, "\rreplaying: %s ", strings.Join(parts, "  "))
 		}
 		defer fmt.Fprintln(os.Stderr)
 	}
