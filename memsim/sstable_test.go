@@ -3,6 +3,7 @@ package memsim
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,11 +14,30 @@ import (
 	"github.com/sstabletool/sstabletool/workload"
 )
 
+// memsimFixtures names the big-format fixtures memsim's tests replay
+// (nb, nc, oa and the collections of me-collections); other groups under
+// the shared testdata (BTI, real-world dumps) are for other packages.
+func memsimFixtures(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, g := range []string{"nb", "nc", "oa", "me-collections"} {
+		m, err := filepath.Glob(filepath.Join(fixtures.Dir(t), "cassandra", g, "*", "*-Data.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	if len(out) == 0 {
+		t.Skip("no nb/nc/oa/me-collections fixtures")
+	}
+	return out
+}
+
 // dumpCounts runs the dump command's exporter over one sstable and counts
-// what it shows: partitions, rows (static included) and cells. Complex
-// column deletions, which sstabledump lists among the cells without a path,
-// are not cells.
-func dumpCounts(t *testing.T, path string) (partitions, rowCount, cells int) {
+// what it shows: partitions, rows (static included), cells, and complex
+// column deletions (which sstabledump lists among the cells, without a
+// path).
+func dumpCounts(t *testing.T, path string) (partitions, rowCount, cells, complexDels int) {
 	t.Helper()
 	s, err := sstable.Open(path, sstable.Options{})
 	if err != nil {
@@ -53,6 +73,7 @@ func dumpCounts(t *testing.T, path string) (partitions, rowCount, cells int) {
 				_, hasPath := c["path"]
 				di, _ := c["deletion_info"].(map[string]interface{})
 				if _, complexDel := di["marked_deleted"]; complexDel && !hasPath {
+					complexDels++
 					continue
 				}
 				cells++
@@ -63,12 +84,10 @@ func dumpCounts(t *testing.T, path string) (partitions, rowCount, cells int) {
 }
 
 func TestFromSSTableReplaysWhatDumpShows(t *testing.T) {
-	files := fixtures.DataFiles(t)
-	if len(files) == 0 {
-		t.Skip("no fixtures")
-	}
-	for _, f := range files {
-		partitions, rowCount, cells := dumpCounts(t, f)
+	totalComplex := 0
+	for _, f := range memsimFixtures(t) {
+		partitions, rowCount, cells, complexDels := dumpCounts(t, f)
+		totalComplex += complexDels
 		open, part, err := SSTableSource([]string{f})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
@@ -96,14 +115,18 @@ func TestFromSSTableReplaysWhatDumpShows(t *testing.T) {
 					t.Fatalf("%s: %v", f, err)
 				}
 			}
-			if int(m.Partitions()) != partitions || writes != rowCount || int(m.Account().Cells) != cells {
-				t.Errorf("%s %s: replayed %d partitions, %d rows, %d cells; dump shows %d, %d, %d",
-					f, k, m.Partitions(), writes, m.Account().Cells, partitions, rowCount, cells)
+			if int(m.Partitions()) != partitions || writes != rowCount || int(m.Account().Cells) != cells ||
+				int(m.st.complexDeletions) != complexDels {
+				t.Errorf("%s %s: replayed %d partitions, %d rows, %d cells, %d complex deletions; dump shows %d, %d, %d, %d",
+					f, k, m.Partitions(), writes, m.Account().Cells, m.st.complexDeletions, partitions, rowCount, cells, complexDels)
 			}
 			if cells > 0 && m.Account().On[HeapBuffers] <= 0 {
 				t.Errorf("%s: nothing accounted", f)
 			}
 		}
+	}
+	if totalComplex == 0 {
+		t.Error("no fixture holds a complex deletion: the test checks nothing about them")
 	}
 }
 
@@ -111,7 +134,7 @@ func TestFromSSTableReplaysWhatDumpShows(t *testing.T) {
 // RowIndexEntry 24 on heap, and 64 + 16 + 2 + 4 + n + vint(position) + 1
 // off heap; the test recounts the first fixture by hand.
 func TestKeyCacheFootprint(t *testing.T) {
-	files := fixtures.DataFiles(t)
+	files := memsimFixtures(t)
 	kc, err := KeyCacheFootprint(files[:1], 11, "4.1")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/memsim"
 	"github.com/sstabletool/sstabletool/workload"
 )
@@ -31,7 +32,7 @@ func init() {
 			&cli.Int64Flag{Name: "ops", Value: -1, Usage: "operations to replay (default: the profile's)"},
 			&cli.Int64Flag{Name: "partitions", Usage: "override the profile's partition count (default: max(profile's, --ops) for sequential profiles)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "override the profile's seed"},
-			&cli.StringSliceFlag{Name: "from-sstable", Usage: "replay every partition, row and cell of these sstables (Data.db paths) instead of a profile"},
+			&cli.StringSliceFlag{Name: "from-sstable", Usage: "replay every partition, row and cell of these sstables (files or directories of one table) instead of a profile"},
 			&cli.StringFlag{Name: "memtable", Value: "skiplist,trie,hashordered", Usage: "comma-separated memtables"},
 			&cli.StringFlag{Name: "allocation", Value: "unslabbed_heap_buffers,heap_buffers,offheap_buffers,offheap_objects", Usage: "comma-separated memtable_allocation_type values"},
 			&cli.IntFlag{Name: "jdk", Value: 11, Usage: "JVM: 11 or 17 (a heap ByteBuffer is 48 or 56 bytes)"},
@@ -112,7 +113,15 @@ func runMemsim(c *cli.Context) error {
 	var open memsim.SourceFunc
 	var keyCache *memsim.KeyCache
 	title := ""
-	if paths := c.StringSlice("from-sstable"); len(paths) > 0 {
+	if args := c.StringSlice("from-sstable"); len(args) > 0 {
+		// Files or directories, as every command takes them.
+		paths, err := format.FindSSTables(args, false)
+		if err != nil {
+			return cli.Exit("memsim: "+err.Error(), exitBadData)
+		}
+		if len(paths) == 0 {
+			return usageErr("--from-sstable: no sstables found under %v", args)
+		}
 		src, part, err := memsim.SSTableSource(paths)
 		if err != nil {
 			return cli.Exit("memsim: "+err.Error(), exitBadData)
