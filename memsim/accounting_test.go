@@ -426,3 +426,60 @@ func TestReplayNamesBadOp(t *testing.T) {
 		}
 	}
 }
+
+// A replay runs every kind's map on its own goroutine over one shared
+// store; its results must be those of each memtable alone, fed op by op:
+// the same bytes for every allocation type, the same partitions, and the
+// first flush after the same op.
+func TestReplayMatchesOneByOne(t *testing.T) {
+	for _, name := range []string{"deletes", "time-series-ttl", "small-partitions"} {
+		p, _ := workload.Builtin(name)
+		p.Partitions = min(p.Partitions, 3000)
+		const ops = 20000
+		const heapSpace = 1 << 20
+		rs, err := Replay(GeneratorSource(p, ops), Options{Shards: 2, HeapSpace: heapSpace, CleanupThreshold: 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range Kinds {
+			g, _ := workload.NewGenerator(p, ops)
+			m, err := NewMemtable(Config{Kind: k, Shards: 2}, g.Schema())
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := [numAllocTypes]int64{-1, -1, -1, -1}
+			var op workload.Op
+			var n int64
+			for {
+				ok, _ := g.Next(&op)
+				if !ok {
+					break
+				}
+				n++
+				if op.Kind == workload.OpRead {
+					m.Read(op.Key)
+					continue
+				}
+				apply(t, m, &op)
+				for _, at := range AllocTypes {
+					if first[at] < 0 && m.Account().On[at] > heapSpace/2 {
+						first[at] = n
+					}
+				}
+			}
+			a := m.Account()
+			for _, r := range rs {
+				if r.Memtable != k.String() {
+					continue
+				}
+				at, _ := ParseAllocType(r.Allocation)
+				if r.OnHeap != a.On[at] || r.OffHeap != a.Off[at] || r.LiveData != a.Live || r.Partitions != m.Partitions() ||
+					r.Cells != a.Cells || r.FirstFlushOp != first[at] {
+					t.Errorf("%s %s %s: replay on %d off %d live %d partitions %d cells %d first flush %d; one by one %d %d %d %d %d %d",
+						name, k, at, r.OnHeap, r.OffHeap, r.LiveData, r.Partitions, r.Cells, r.FirstFlushOp,
+						a.On[at], a.Off[at], a.Live, m.Partitions(), a.Cells, first[at])
+				}
+			}
+		}
+	}
+}

@@ -33,18 +33,19 @@ func benchKeys(n int) ([][]byte, []uint64) {
 // comparison did: writes insert new keys, reads look up random written ones.
 func mapRun(kind Kind, keys [][]byte, toks []uint64, readFrac float64) (time.Duration, int) {
 	l, _ := newLayout(Config{})
-	st := newStore(smallSchema, &Account{L: l})
+	ks := newKeyStore()
 	var idx index
 	if kind == SkipList {
-		idx = newSkipList(st)
+		idx = newSkipList(ks)
 	} else {
-		idx = newHashOrdered(st, Murmur3, &l)
+		idx = newHashOrdered(ks, Murmur3, &l)
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	written, ops := 0, 0
 	var k []byte
 	var tk uint64
-	create := func() uint32 { return st.newPartition(k) }
+	next := uint32(1)
+	create := func() uint32 { ks.add(next, k); next++; return next - 1 }
 	start := time.Now()
 	for written < len(keys) {
 		ops++

@@ -40,7 +40,7 @@ const hoMaxLoad = 2
 // (javaBytes): every node and sentinel as a split-ordered-list node and
 // the bucket array, at its current size.
 type hashOrdered struct {
-	st      *store
+	keys    *keyStore
 	part    Partitioner
 	nodes   pool[hoNode]
 	index   []uint32 // sentinel of each bucket
@@ -52,8 +52,8 @@ type hashOrdered struct {
 	walked   int64 // nodes visited by seeks, for tests of the walk length
 }
 
-func newHashOrdered(st *store, part Partitioner, l *jvm.Layout) *hashOrdered {
-	h := &hashOrdered{st: st, part: part, javaNode: l.HashOrderedNode}
+func newHashOrdered(keys *keyStore, part Partitioner, l *jvm.Layout) *hashOrdered {
+	h := &hashOrdered{keys: keys, part: part, javaNode: l.HashOrderedNode}
 	h.nodes.alloc(1) // 0 = none
 	d := h.nodes.alloc(1)
 	*h.nodes.at(d) = hoNode{}
@@ -91,7 +91,7 @@ func (h *hashOrdered) cmp(n uint32, v uint64, key []byte) int {
 	if nd.id == 0 {
 		return -1
 	}
-	return cmpKey(0, h.st.key(nd.id), 0, key)
+	return cmpKey(0, h.keys.get(nd.id), 0, key)
 }
 
 // seek returns the last node before (v, key) and the node after it.
@@ -170,5 +170,5 @@ func (h *hashOrdered) javaBytes() int64 {
 }
 
 func (h *hashOrdered) goBytes() int64 {
-	return h.nodes.bytes(int64(unsafe.Sizeof(hoNode{}))) + int64(cap(h.index))*4
+	return h.nodes.bytes(int64(unsafe.Sizeof(hoNode{}))) + int64(cap(h.index))*4 + h.keys.bytes()
 }

@@ -52,28 +52,57 @@ type index interface {
 	goBytes() int64
 }
 
-// lane is one memtable kind inside a Memtable: its partition map and the
-// bytes that depend on the kind (per-partition map entry, key and token
-// objects, trie nodes, hash index). Rows, cells and their accounting are
-// the same for every kind and live once, in the Memtable's store.
+// lane is one memtable kind inside a Memtable: its partition map (with
+// the keys it compares) and the bytes that depend on the kind
+// (per-partition map entry, key and token objects, trie nodes, hash
+// index). Rows, cells and their accounting are the same for every kind
+// and live once, in the Memtable's store. A lane's map touches nothing
+// outside the lane, so the lanes of a replay run on goroutines of their
+// own (see pipeline) and agree on partition ids by numbering partitions
+// in the order they are created, which is the op order for every lane.
 type lane struct {
 	kind     Kind
 	idx      index
 	sl       *skipList
 	trie     *shardedTrie
 	ho       *hashOrdered
+	keys     *keyStore // nil for the trie, which holds keys in its nodes
 	own      Account
 	overhead [numAllocTypes]int64 // per new partition, on heap
 	hoJava   int64                // hash-ordered structure bytes charged so far
-	nanos    int64                // time spent in the partition map by ApplyBatch
+	nanos    int64                // time spent in the partition map by batches
 
-	// Per op of the batch being applied: whether the op created its
-	// partition and the structure bytes it added (trie buffers, trie or
-	// hash-index heap), charged when the op itself is applied so that the
-	// accounting after each op is that of applying the ops one by one.
-	created     [batchMax]bool
-	dBuf, dHeap [batchMax]int64
-	preds       [batchMax][maxLevel]uint32 // skip-list batch searches
+	nextID   uint32
+	curKey   []byte
+	createFn func() uint32 // made once: a method value per call would allocate
+
+	out   laneOut // results of Apply and ApplyBatch
+	preds [batchMax]hint
+}
+
+// laneOut is what a lane's map did with each op of a batch: the partition
+// id, whether the op created it, and the structure bytes the op added
+// (trie buffers, trie or hash-index heap), charged when the op itself is
+// applied so that the accounting after each op is that of applying the
+// ops one by one.
+type laneOut struct {
+	ids         [pipeBatch]uint32
+	created     [pipeBatch]bool
+	dBuf, dHeap [pipeBatch]int64
+	err         error
+	errAt       int
+}
+
+// pipeBatch is the most ops a lane takes at once.
+const pipeBatch = 256
+
+func (ln *lane) create() uint32 {
+	id := ln.nextID
+	ln.nextID++
+	if ln.keys != nil {
+		ln.keys.add(id, ln.curKey)
+	}
+	return id
 }
 
 // Memtable is one or several Go memtables over one store of partitions,
@@ -89,15 +118,8 @@ type Memtable struct {
 	partitions int64
 	ops        int64
 
-	curKey  []byte
-	fixedID uint32
-	// create and give are made once: a method value per call would allocate.
-	createFn func() uint32 // first lane: makes the partition
-	giveFn   func() uint32 // other lanes: the id the first lane made
-
-	batchToks [batchMax]uint64
-	batchKeys [batchMax][]byte
-	batchIDs  [batchMax]uint32
+	batchToks [pipeBatch]uint64
+	batchKeys [pipeBatch][]byte
 	sum       Account
 }
 
@@ -126,22 +148,23 @@ func NewMemtable(cfg Config, schema *workload.Schema) (*Memtable, error) {
 	m := &Memtable{kinds: kinds, part: cfg.Partitioner}
 	m.st = newStore(schema, &Account{L: l})
 	m.sum.L = l
-	m.createFn = m.create
-	m.giveFn = func() uint32 { return m.fixedID }
 	for _, k := range kinds {
 		if m.lane(k) != nil {
 			return nil, fmt.Errorf("memtable %s given twice", k)
 		}
-		ln := &lane{kind: k, own: Account{L: l}}
+		ln := &lane{kind: k, own: Account{L: l}, nextID: 1}
+		ln.createFn = ln.create
 		switch k {
 		case SkipList:
-			ln.sl = newSkipList(m.st)
+			ln.keys = newKeyStore()
+			ln.sl = newSkipList(ln.keys)
 			ln.idx = ln.sl
 			for _, t := range AllocTypes {
 				ln.overhead[t] = RowOverhead(&l, t, SkipListEntry(&l))
 			}
 		case HashOrdered:
-			ln.ho = newHashOrdered(m.st, cfg.Partitioner, &l)
+			ln.keys = newKeyStore()
+			ln.ho = newHashOrdered(ln.keys, cfg.Partitioner, &l)
 			ln.idx = ln.ho
 			for _, t := range AllocTypes {
 				ln.overhead[t] = RowOverhead(&l, t, 0)
@@ -221,18 +244,12 @@ func (m *Memtable) GoBytesOf(k Kind) int64 {
 	return n
 }
 
-// MapSeconds is the time ApplyBatch spent in kind k's partition map.
+// MapSeconds is the time batches spent in kind k's partition map.
 func (m *Memtable) MapSeconds(k Kind) float64 {
 	if ln := m.lane(k); ln != nil {
 		return float64(ln.nanos) / 1e9
 	}
 	return 0
-}
-
-func (m *Memtable) create() uint32 {
-	id := m.st.newPartition(m.curKey)
-	m.partitions++
-	return id
 }
 
 func checkOp(op *workload.Op) error {
@@ -248,49 +265,77 @@ func checkOp(op *workload.Op) error {
 	return nil
 }
 
-// upsert runs op i of a batch through the lane's map. create makes the
-// partition (first lane) or returns the id the first lane made.
-func (ln *lane) upsert(i int, tok uint64, key []byte, create func() uint32) (uint32, error) {
+// upsert runs one op through the lane's map and records it as op i of out.
+func (ln *lane) upsert(out *laneOut, i int, tok uint64, key []byte) error {
 	var id uint32
 	var created bool
-	ln.dBuf[i], ln.dHeap[i] = 0, 0
+	out.dBuf[i], out.dHeap[i] = 0, 0
+	ln.curKey = key
 	switch {
 	case ln.trie != nil:
 		if err := ln.trie.checkRoom(tok); err != nil {
-			return 0, err
+			return err
 		}
-		id, created = ln.trie.upsert(tok, key, create)
-		ln.dBuf[i], ln.dHeap[i] = ln.trie.lastBuf, ln.trie.lastHeap
+		id, created = ln.trie.upsert(tok, key, ln.createFn)
+		out.dBuf[i], out.dHeap[i] = ln.trie.lastBuf, ln.trie.lastHeap
 	case ln.ho != nil:
-		id, created = ln.ho.upsert(tok, key, create)
+		id, created = ln.ho.upsert(tok, key, ln.createFn)
 		if created {
 			j := ln.ho.javaBytes()
-			ln.dHeap[i] = j - ln.hoJava
+			out.dHeap[i] = j - ln.hoJava
 			ln.hoJava = j
 		}
 	default:
-		id, created = ln.sl.upsert(tok, key, create)
+		id, created = ln.sl.upsert(tok, key, ln.createFn)
 	}
-	ln.created[i] = created
-	return id, nil
+	out.ids[i], out.created[i] = id, created
+	return nil
 }
 
-// charge accounts what op i of the batch added to this kind.
-func (ln *lane) charge(i int, m *Memtable, keyLen int) {
+// run puts n ops (their order tokens and keys) through the lane's map,
+// timed. The skip list searches up to batchMax keys interleaved first (see
+// skipList.searchBatch). It stops at the first error, recorded in out.
+func (ln *lane) run(out *laneOut, toks []uint64, keys [][]byte) {
+	t0 := time.Now()
+	defer func() { ln.nanos += int64(time.Since(t0)) }()
+	out.err = nil
+	n := len(toks)
+	if ln.sl == nil || n < 2 {
+		for i := 0; i < n; i++ {
+			if err := ln.upsert(out, i, toks[i], keys[i]); err != nil {
+				out.err, out.errAt = err, i
+				return
+			}
+		}
+		return
+	}
+	for start := 0; start < n; start += batchMax {
+		end := min(start+batchMax, n)
+		ln.sl.searchBatch(toks[start:end], keys[start:end], ln.preds[:end-start])
+		for i := start; i < end; i++ {
+			ln.curKey = keys[i]
+			out.ids[i], out.created[i] = ln.sl.upsertHint(toks[i], keys[i], &ln.preds[i-start], ln.createFn)
+			out.dBuf[i], out.dHeap[i] = 0, 0
+		}
+	}
+}
+
+// charge accounts what op i of out added to this kind.
+func (ln *lane) charge(out *laneOut, i int, part Partitioner, keyLen int) {
 	a := &ln.own
-	if ln.created[i] {
+	if out.created[i] {
 		a.perType(ln.overhead)
 		if ln.kind != Trie {
-			a.heap(TokenHeap(&a.L, m.part, int64(keyLen)))
+			a.heap(TokenHeap(&a.L, part, int64(keyLen)))
 			a.partitionKey(int64(keyLen))
 			a.Live += 8 // SkipListMemtable.put: initialSize
 		}
 	}
-	if ln.dBuf[i] != 0 || ln.dHeap[i] != 0 {
+	if out.dBuf[i] != 0 || out.dHeap[i] != 0 {
 		if ln.trie != nil {
-			a.trieBytes(ln.dBuf[i], ln.dHeap[i])
+			a.trieBytes(out.dBuf[i], out.dHeap[i])
 		} else {
-			a.heap(ln.dHeap[i])
+			a.heap(out.dHeap[i])
 		}
 	}
 }
@@ -309,42 +354,50 @@ func (m *Memtable) Apply(op *workload.Op) error {
 			}
 		}
 	}
-	m.curKey = op.Key
-	id, err := m.lanes[0].upsert(0, tok, op.Key, m.createFn)
-	if err != nil {
-		return err
-	}
-	m.fixedID = id
-	for _, ln := range m.lanes[1:] {
-		got, err := ln.upsert(0, tok, op.Key, m.giveFn)
-		if err != nil {
+	outs := make([]*laneOut, 0, 3)
+	for _, ln := range m.lanes {
+		if err := ln.upsert(&ln.out, 0, tok, op.Key); err != nil {
 			return err
 		}
-		if got != id || ln.created[0] != m.lanes[0].created[0] {
-			return fmt.Errorf("internal error: %s and %s disagree on partition %x", m.lanes[0].kind, ln.kind, op.Key)
-		}
+		outs = append(outs, &ln.out)
 	}
-	return m.applyTo(0, id, op)
+	return m.applyTo(outs, 0, op)
 }
 
-func (m *Memtable) applyTo(i int, id uint32, op *workload.Op) error {
-	for _, ln := range m.lanes {
-		ln.charge(i, m, len(op.Key))
+// applyTo merges op i of a batch into the store, after the lanes' maps
+// (outs, one per lane) have taken it, and accounts it.
+func (m *Memtable) applyTo(outs []*laneOut, i int, op *workload.Op) error {
+	id, created := outs[0].ids[i], outs[0].created[i]
+	for k, o := range outs[1:] {
+		if o.ids[i] != id || o.created[i] != created {
+			return fmt.Errorf("internal error: %s and %s disagree on partition %x", m.lanes[0].kind, m.lanes[k+1].kind, op.Key)
+		}
+	}
+	if created {
+		if got := m.st.newPartition(); got != id {
+			return fmt.Errorf("internal error: partition %d created as %d", id, got)
+		}
+		m.partitions++
+	}
+	for k, ln := range m.lanes {
+		ln.charge(outs[k], i, m.part, len(op.Key))
 	}
 	m.ops++
 	return m.st.apply(id, op)
 }
 
 // ApplyBatch applies ops in order, calling after(i) once op i is applied.
-// Each memtable kind's map takes the whole batch in turn (timed, see
-// MapSeconds); for the skip list the partition searches of the batch run
-// interleaved first (see skipList.searchBatch). Then the ops are merged
-// into the rows and accounted one by one: the accounting after each op is
-// exactly that of applying the ops one by one. After an error the
-// memtable is in an unspecified state.
+// Each memtable kind's map takes up to pipeBatch ops in turn (timed, see
+// MapSeconds); then the ops are merged into the rows and accounted one by
+// one: the accounting after each op is exactly that of applying the ops
+// one by one. After an error the memtable is in an unspecified state.
 func (m *Memtable) ApplyBatch(ops []workload.Op, after func(i int)) error {
-	for start := 0; start < len(ops); start += batchMax {
-		batch := ops[start:min(start+batchMax, len(ops))]
+	outs := make([]*laneOut, len(m.lanes))
+	for k, ln := range m.lanes {
+		outs[k] = &ln.out
+	}
+	for start := 0; start < len(ops); start += pipeBatch {
+		batch := ops[start:min(start+pipeBatch, len(ops))]
 		for i := range batch {
 			if err := checkOp(&batch[i]); err != nil {
 				// Apply the ops before the bad one, as one by one would,
@@ -361,34 +414,14 @@ func (m *Memtable) ApplyBatch(ops []workload.Op, after func(i int)) error {
 			m.batchKeys[i] = batch[i].Key
 		}
 		n := len(batch)
-		for li, ln := range m.lanes {
-			t0 := time.Now()
-			create := m.createFn
-			if li > 0 {
-				create = m.giveFn
+		for _, ln := range m.lanes {
+			ln.run(&ln.out, m.batchToks[:n], m.batchKeys[:n])
+			if ln.out.err != nil {
+				return fmt.Errorf("op %d: %w", start+ln.out.errAt+1, ln.out.err)
 			}
-			if ln.sl != nil && n > 1 {
-				ln.sl.searchBatch(m.batchToks[:n], m.batchKeys[:n], ln.preds[:n])
-			}
-			for i := 0; i < n; i++ {
-				m.curKey, m.fixedID = m.batchKeys[i], m.batchIDs[i]
-				var id uint32
-				var err error
-				if ln.sl != nil && n > 1 {
-					id, ln.created[i] = ln.sl.upsertHint(m.batchToks[i], m.batchKeys[i], &ln.preds[i], create)
-				} else if id, err = ln.upsert(i, m.batchToks[i], m.batchKeys[i], create); err != nil {
-					return fmt.Errorf("op %d: %w", start+i+1, err)
-				}
-				if li == 0 {
-					m.batchIDs[i] = id
-				} else if id != m.batchIDs[i] || ln.created[i] != m.lanes[0].created[i] {
-					return fmt.Errorf("internal error: %s and %s disagree on partition %x", m.lanes[0].kind, ln.kind, m.batchKeys[i])
-				}
-			}
-			ln.nanos += int64(time.Since(t0))
 		}
 		for i := range batch {
-			if err := m.applyTo(i, m.batchIDs[i], &batch[i]); err != nil {
+			if err := m.applyTo(outs, i, &batch[i]); err != nil {
 				return err
 			}
 			after(start + i)

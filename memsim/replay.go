@@ -11,6 +11,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/sstabletool/sstabletool/workload"
@@ -176,11 +177,7 @@ func Replay(open SourceFunc, o Options) ([]Result, error) {
 	reads := make([][4]ReadStats, nk)
 	readNs := make([][4]time.Duration, nk)
 	var n, writes int64
-	// Writes are applied in batches (see ApplyBatch); a read first applies
-	// the writes before it.
-	var batch [batchMax]workload.Op
-	pending := 0
-	after := func(int) {
+	after := func() {
 		n++
 		writes++
 		for k, ln := range m.lanes {
@@ -198,41 +195,42 @@ func Replay(open SourceFunc, o Options) ([]Result, error) {
 			o.Progress(n, total)
 		}
 	}
-	flush := func() error {
-		if pending == 0 {
-			return nil
-		}
-		err := m.ApplyBatch(batch[:pending], after)
-		pending = 0
-		if err != nil {
-			return fmt.Errorf("op %d: %w", n+1, err)
-		}
-		return nil
-	}
+	p := newPipeline(m, after)
+	defer p.close()
 	var readKey []byte
+	var seq int64 // ops read from the source
 	start := time.Now()
 	for {
-		op := &batch[pending]
+		b, err := p.batch()
+		if err != nil {
+			return nil, err
+		}
+		op := &b.ops[b.n]
 		ok, err := src.Next(op)
 		if err != nil {
-			return nil, fmt.Errorf("op %d: %w", n+int64(pending)+1, err)
+			return nil, fmt.Errorf("op %d: %w", seq+1, err)
 		}
 		if !ok {
 			break
 		}
+		seq++
 		if op.Kind != workload.OpRead {
-			pending++
-			if pending == len(batch) {
-				if err := flush(); err != nil {
+			if b.n == 0 {
+				b.first = seq
+			}
+			b.n++
+			if b.n == pipeBatch {
+				if err := p.submit(); err != nil {
 					return nil, err
 				}
 			}
 			continue
 		}
-		// Move the read out of the batch slot, apply what precedes it.
+		// A read sees every write before it: finish them, then read
+		// through each map (their goroutines are idle).
 		readKey = append(readKey[:0], op.Key...)
 		pattern := op.Read & 3
-		if err := flush(); err != nil {
+		if err := p.drain(); err != nil {
 			return nil, err
 		}
 		n++
@@ -251,7 +249,7 @@ func Replay(open SourceFunc, o Options) ([]Result, error) {
 			takeSample(n)
 		}
 	}
-	if err := flush(); err != nil {
+	if err := p.drain(); err != nil {
 		return nil, err
 	}
 	elapsed := time.Since(start)
@@ -371,4 +369,163 @@ func GeneratorSource(p *workload.Profile, ops int64) SourceFunc {
 		}
 		return g, g.Total(), nil
 	}
+}
+
+// pipeline runs each memtable kind's partition map on a goroutine of its
+// own, up to pipeDepth batches ahead of the store, which merges the rows
+// and accounts every op in op order on the caller's goroutine. The maps
+// share nothing they write (see lane), so on several cores the replay
+// takes about as long as its slowest part instead of the sum of all.
+type pipeline struct {
+	m        *Memtable
+	after    func()
+	lanesIn  []chan *pbatch
+	free     []*pbatch
+	inflight []*pbatch
+	cur      *pbatch
+	wg       sync.WaitGroup
+}
+
+// pipeDepth batches are in flight at most: enough for the map goroutines
+// to run ahead of the store, few enough to keep their ops in cache.
+const pipeDepth = 4
+
+// pbatch is a batch of writes on its way through the pipeline.
+type pbatch struct {
+	ops   [pipeBatch]workload.Op
+	n     int
+	first int64 // op number of ops[0] in the stream
+	toks  [pipeBatch]uint64
+	keys  [pipeBatch][]byte
+	outs  []laneOut
+	outp  []*laneOut
+	done  chan struct{} // one send per lane
+}
+
+func newPipeline(m *Memtable, after func()) *pipeline {
+	p := &pipeline{m: m, after: after}
+	for range pipeDepth {
+		b := &pbatch{outs: make([]laneOut, len(m.lanes)), done: make(chan struct{}, len(m.lanes))}
+		for k := range b.outs {
+			b.outp = append(b.outp, &b.outs[k])
+		}
+		p.free = append(p.free, b)
+	}
+	for k, ln := range m.lanes {
+		in := make(chan *pbatch, pipeDepth)
+		p.lanesIn = append(p.lanesIn, in)
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			for b := range in {
+				ln.run(&b.outs[k], b.toks[:b.n], b.keys[:b.n])
+				b.done <- struct{}{}
+			}
+		}()
+	}
+	return p
+}
+
+// batch returns the batch being filled, finishing the oldest batch in
+// flight first when none is free.
+func (p *pipeline) batch() (*pbatch, error) {
+	if p.cur != nil {
+		return p.cur, nil
+	}
+	if len(p.free) == 0 {
+		if err := p.complete(); err != nil {
+			return nil, err
+		}
+	}
+	p.cur = p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	p.cur.n = 0
+	return p.cur, nil
+}
+
+// submit hands the batch being filled to the maps. A bad op is reported
+// after the ops before it are applied, as applying one by one would.
+func (p *pipeline) submit() error {
+	b := p.cur
+	if b == nil || b.n == 0 {
+		return nil
+	}
+	p.cur = nil
+	for i := 0; i < b.n; i++ {
+		if err := checkOp(&b.ops[i]); err != nil {
+			bad := b.first + int64(i)
+			b.n = i
+			if i > 0 {
+				p.send(b)
+			} else {
+				p.free = append(p.free, b)
+			}
+			if derr := p.drain(); derr != nil {
+				return derr
+			}
+			return fmt.Errorf("op %d: %w", bad, err)
+		}
+		b.toks[i] = p.m.part.orderToken(b.ops[i].Key)
+		b.keys[i] = b.ops[i].Key
+	}
+	p.send(b)
+	return nil
+}
+
+func (p *pipeline) send(b *pbatch) {
+	for _, in := range p.lanesIn {
+		in <- b
+	}
+	p.inflight = append(p.inflight, b)
+}
+
+// complete waits for the maps to finish the oldest batch in flight, then
+// merges and accounts its ops in order.
+func (p *pipeline) complete() error {
+	b := p.inflight[0]
+	p.inflight = p.inflight[1:]
+	for range p.lanesIn {
+		<-b.done
+	}
+	defer func() { p.free = append(p.free, b) }()
+	for k := range b.outs {
+		if err := b.outs[k].err; err != nil {
+			return fmt.Errorf("op %d: %w", b.first+int64(b.outs[k].errAt), err)
+		}
+	}
+	for i := 0; i < b.n; i++ {
+		if err := p.m.applyTo(b.outp, i, &b.ops[i]); err != nil {
+			return fmt.Errorf("op %d: %w", b.first+int64(i), err)
+		}
+		p.after()
+	}
+	return nil
+}
+
+// drain submits the batch being filled and completes every batch.
+func (p *pipeline) drain() error {
+	if err := p.submit(); err != nil {
+		return err
+	}
+	for len(p.inflight) > 0 {
+		if err := p.complete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close waits for the batches still in the maps and stops their
+// goroutines.
+func (p *pipeline) close() {
+	for _, b := range p.inflight {
+		for range p.lanesIn {
+			<-b.done
+		}
+	}
+	p.inflight = nil
+	for _, in := range p.lanesIn {
+		close(in)
+	}
+	p.wg.Wait()
 }

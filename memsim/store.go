@@ -47,7 +47,6 @@ func (p Partitioner) String() string {
 const noTime = math.MinInt64 // markedForDeleteAt of a live DeletionTime; "no liveness" timestamp
 
 type partition struct {
-	key      bref
 	rows     uint32 // first of nrows sorted row ids in store.rowIdx, or index into store.bigRows
 	nrows    uint32
 	rowsCap  uint32
@@ -137,11 +136,11 @@ func newStore(schema *workload.Schema, acct *Account) *store {
 	return s
 }
 
-// newPartition creates an empty partition and returns its id.
-func (s *store) newPartition(key []byte) uint32 {
+// newPartition creates an empty partition and returns its id. The
+// partition maps keep the keys (see keyStore); the rows need none.
+func (s *store) newPartition() uint32 {
 	id := s.parts.alloc(1)
-	p := s.parts.at(id)
-	*p = partition{key: s.data.put(key)}
+	*s.parts.at(id) = partition{}
 	return id
 }
 
@@ -163,8 +162,6 @@ func (s *store) tombOf(i *uint32) *tomb {
 	}
 	return s.tombs.at(*i)
 }
-
-func (s *store) key(id uint32) []byte { return s.data.get(s.parts.at(id).key) }
 
 func (s *store) rowIDs(p *partition) []uint32 {
 	if p.rowsCap > chunkLen {
