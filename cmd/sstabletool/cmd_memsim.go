@@ -208,9 +208,10 @@ func runMemsim(c *cli.Context) error {
 	}
 	writeBars(w, rs)
 	if keyCache != nil {
-		fmt.Fprintf(w, "\nkey cache (CASSANDRA-9738), %d entries: on heap %s (%.1f B/entry), off heap serialized %s (%.1f B/entry)\n",
-			keyCache.Entries, memsim.HumanBytes(keyCache.OnHeap), keyCache.OnHeapPerEntry,
-			memsim.HumanBytes(keyCache.OffHeap), keyCache.OffHeapPerEntry)
+		fmt.Fprintf(w, "\nkey cache (CASSANDRA-9738), %d entries (%d with a promoted index, %d of them held with their IndexInfos):\n"+
+			"  on heap %s (%.1f B/entry), off heap serialized %s (%.1f B/entry, of which %d B is the OHC library's entry header, not Cassandra's)\n",
+			keyCache.Entries, keyCache.Indexed, keyCache.IndexedOnHeap, memsim.HumanBytes(keyCache.OnHeap), keyCache.OnHeapPerEntry,
+			memsim.HumanBytes(keyCache.OffHeap), keyCache.OffHeapPerEntry, keyCache.OHCEntryHeader)
 	}
 	return nil
 }
