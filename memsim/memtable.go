@@ -120,6 +120,7 @@ type Memtable struct {
 
 	batchToks [pipeBatch]uint64
 	batchKeys [pipeBatch][]byte
+	outs      []*laneOut // each lane's out
 	sum       Account
 }
 
@@ -183,6 +184,7 @@ func NewMemtable(cfg Config, schema *workload.Schema) (*Memtable, error) {
 			return nil, fmt.Errorf("unknown memtable kind %d", k)
 		}
 		m.lanes = append(m.lanes, ln)
+		m.outs = append(m.outs, &ln.out)
 	}
 	return m, nil
 }
@@ -354,14 +356,12 @@ func (m *Memtable) Apply(op *workload.Op) error {
 			}
 		}
 	}
-	outs := make([]*laneOut, 0, 3)
 	for _, ln := range m.lanes {
 		if err := ln.upsert(&ln.out, 0, tok, op.Key); err != nil {
 			return err
 		}
-		outs = append(outs, &ln.out)
 	}
-	return m.applyTo(outs, 0, op)
+	return m.applyTo(m.outs, 0, op)
 }
 
 // applyTo merges op i of a batch into the store, after the lanes' maps
@@ -392,10 +392,7 @@ func (m *Memtable) applyTo(outs []*laneOut, i int, op *workload.Op) error {
 // one: the accounting after each op is exactly that of applying the ops
 // one by one. After an error the memtable is in an unspecified state.
 func (m *Memtable) ApplyBatch(ops []workload.Op, after func(i int)) error {
-	outs := make([]*laneOut, len(m.lanes))
-	for k, ln := range m.lanes {
-		outs[k] = &ln.out
-	}
+	outs := m.outs
 	for start := 0; start < len(ops); start += pipeBatch {
 		batch := ops[start:min(start+pipeBatch, len(ops))]
 		for i := range batch {

@@ -32,7 +32,11 @@ type Options struct {
 	OffheapSpace     int64   // memtable_offheap_space in bytes
 	CleanupThreshold float64 // memtable_cleanup_threshold
 
-	Samples int // points of the footprint-over-operations curve (default 40)
+	// SampleGrowth spaces the points of the footprint-over-operations
+	// curve: one after 256 ops, then each after SampleGrowth times as many
+	// (default 1.15, about 16 points per tenfold), so that a curve drawn
+	// against the logarithm of the op count is evenly covered.
+	SampleGrowth float64
 	// Progress is called now and then during the replay.
 	Progress func(done, total int64)
 	// MeasureGoHeap runs the garbage collector before and after the replay
@@ -124,8 +128,8 @@ func Replay(open SourceFunc, o Options) ([]Result, error) {
 	if len(o.Types) == 0 {
 		o.Types = AllocTypes
 	}
-	if o.Samples <= 0 {
-		o.Samples = 40
+	if o.SampleGrowth <= 1 {
+		o.SampleGrowth = 1.15
 	}
 	if o.CleanupThreshold <= 0 {
 		o.CleanupThreshold = 1.0 / 3 // 1 / (1 + memtable_flush_writers), 2 writers for one data directory
@@ -151,9 +155,16 @@ func Replay(open SourceFunc, o Options) ([]Result, error) {
 		return nil, err
 	}
 	nk := len(m.lanes)
-	every := int64(1)
-	if total > 0 {
-		every = max(total/int64(o.Samples), 1)
+	nextSample := int64(256)
+	due := func(n int64) bool {
+		if isDecade(n) {
+			return true
+		}
+		if n < nextSample {
+			return false
+		}
+		nextSample = max(int64(float64(nextSample)*o.SampleGrowth), nextSample+1)
+		return true
 	}
 	const progressEvery = 1 << 16
 	var samples []sample
@@ -188,7 +199,7 @@ func Replay(open SourceFunc, o Options) ([]Result, error) {
 				}
 			}
 		}
-		if n%every == 0 {
+		if due(n) {
 			takeSample(n)
 		}
 		if o.Progress != nil && n%progressEvery == 0 {
@@ -245,7 +256,7 @@ func Replay(open SourceFunc, o Options) ([]Result, error) {
 				rs.Found++
 			}
 		}
-		if n%every == 0 {
+		if due(n) {
 			takeSample(n)
 		}
 	}
@@ -528,4 +539,45 @@ func (p *pipeline) close() {
 		close(in)
 	}
 	p.wg.Wait()
+}
+
+// Settings are what a run was made with, carried in its JSON so that a
+// result says how it was made.
+type Settings struct {
+	ToolVersion      string   `json:"tool_version"`
+	Source           string   `json:"source"` // "profile" or "sstables"
+	Profile          string   `json:"profile,omitempty"`
+	SSTables         []string `json:"sstables,omitempty"`
+	Ops              int64    `json:"ops"`
+	Seed             uint64   `json:"seed"`
+	Partitions       int64    `json:"partitions,omitempty"` // the profile's partition count
+	Partitioner      string   `json:"partitioner"`
+	JDK              int      `json:"jdk"`
+	Cassandra        string   `json:"cassandra"`
+	Shards           int      `json:"shards"`
+	HeapSpace        int64    `json:"memtable_heap_space_bytes"`
+	OffheapSpace     int64    `json:"memtable_offheap_space_bytes"`
+	CleanupThreshold float64  `json:"memtable_cleanup_threshold"`
+	Memtables        []string `json:"memtables"`
+	Allocations      []string `json:"allocation_types"`
+}
+
+// Report is what memsim --json prints and what browse reads back.
+type Report struct {
+	Settings Settings     `json:"settings"`
+	Results  []Result     `json:"results,omitempty"`
+	KeyCache *KeyCache    `json:"key_cache,omitempty"`
+	Bench    *BenchReport `json:"bench,omitempty"`
+}
+
+// isDecade reports whether n is a power of ten from 1000 on: the curve
+// always has a point there, for the figures quoted per decade.
+func isDecade(n int64) bool {
+	if n < 1000 {
+		return false
+	}
+	for n%10 == 0 {
+		n /= 10
+	}
+	return n == 1
 }
