@@ -559,7 +559,7 @@ type Settings struct {
 	OffheapSpace     int64    `json:"memtable_offheap_space_bytes"`
 	CleanupThreshold float64  `json:"memtable_cleanup_threshold"`
 	Memtables        []string `json:"memtables"`
-	Allocations      []string `json:"allocation_types"`
+	Allocations      []string `json:"allocation_types,omitempty"` // none for --bench: speed does not depend on them
 }
 
 // Report is what memsim --json prints and what browse reads back.

@@ -55,6 +55,7 @@ func init() {
 			&cli.BoolFlag{Name: "json", Usage: `print {"settings": {...}, "results": [...]} as JSON (browse FILE.json shows it again)`},
 			&cli.StringFlag{Name: "svg", Usage: "write the picture (bytes per partition, flushes, growth curve) to this SVG file"},
 			&cli.StringFlag{Name: "html", Usage: "write the picture and the tables to this HTML file"},
+			&cli.StringFlag{Name: "load", Usage: "show a result saved with --json again (text, --svg, --html, --tui) instead of running"},
 			&cli.BoolFlag{Name: "tui", Usage: "show the results in the terminal (picture, table, speed, settings)"},
 			&cli.BoolFlag{Name: "bench", Usage: "compare speed instead: each memtable alone on the same ops, warm-up, --bench-runs runs, write-only and mixed, 1 and all cores"},
 			&cli.IntFlag{Name: "bench-runs", Value: 5, Usage: "timed runs per memtable and case with --bench (after one warm-up)"},
@@ -77,6 +78,16 @@ func usageErr(format string, args ...any) error {
 func runMemsim(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return usageErr("unexpected argument %q (use --profile or --from-sstable)", c.Args().First())
+	}
+	if f := c.String("load"); f != "" {
+		rep, ok, err := memview.Load(f)
+		if err != nil {
+			return cli.Exit("memsim: "+err.Error(), exitBadData)
+		}
+		if !ok {
+			return usageErr("--load %s: not a memsim --json result", f)
+		}
+		return showReport(c, rep, savedTitle(rep, f))
 	}
 	var o memsim.Options
 	set := memsim.Settings{ToolVersion: toolVersion()}
@@ -345,7 +356,20 @@ func runMemview(path string) (ok bool, err error) {
 	if !isatty.IsTerminal(os.Stdout.Fd()) {
 		return true, usageErr("browse needs a terminal")
 	}
-	return true, memview.Run(rep, "memsim: "+filepath.Base(path))
+	return true, memview.Run(rep, savedTitle(rep, path))
+}
+
+// savedTitle names a saved result after the run that made it.
+func savedTitle(rep *memsim.Report, path string) string {
+	s := &rep.Settings
+	t := "memsim: " + filepath.Base(path)
+	if s.Source == "profile" && s.Profile != "" {
+		t = fmt.Sprintf("memsim --profile %s --ops %s", s.Profile, memsim.Count(s.Ops))
+	}
+	if rep.Bench != nil && len(rep.Results) == 0 {
+		t = strings.Replace(t, "memsim", "memsim --bench", 1)
+	}
+	return t
 }
 
 // toolVersion names the build: the module version, or for a development
