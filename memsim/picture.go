@@ -78,6 +78,13 @@ func NewPicture(rep *Report, title string) *Picture {
 			n := float64(r.Partitions)
 			row.On, row.Off, row.Live = float64(r.OnHeap)/n, float64(r.OffHeap)/n, float64(r.LiveData)/n
 		}
+		// A result read back from a file may hold anything: bars are
+		// drawn from non-negative, finite values only.
+		for _, v := range []*float64{&row.On, &row.Off, &row.Live, &row.OpsPerFlush, &row.FlushesPerMillion} {
+			if !(*v >= 0) || math.IsInf(*v, 0) {
+				*v = 0
+			}
+		}
 		p.Rows = append(p.Rows, row)
 		p.MaxPerPartition = max(p.MaxPerPartition, row.On+row.Off, row.Live)
 		p.MaxFlushes = max(p.MaxFlushes, row.FlushesPerMillion)
@@ -118,7 +125,7 @@ func curveOf(r *Result) (Curve, bool) {
 	c := Curve{Label: r.Memtable + " (" + r.Allocation + ")", Min: math.Inf(1), Max: math.Inf(-1)}
 	var sum float64
 	for _, s := range r.Samples {
-		if s.Partitions < curveFloor {
+		if s.Partitions < curveFloor || s.Ops <= 0 || s.OnHeap < 0 || s.OffHeap < 0 {
 			continue
 		}
 		v := float64(s.OnHeap+s.OffHeap) / float64(s.Partitions)
@@ -239,7 +246,7 @@ func (p *Picture) Text(o TextOptions) string {
 				b.WriteString("\n")
 			}
 			prev = r.Memtable
-			n := int(math.Round(r.FlushesPerMillion / p.MaxFlushes * float64(o.Width)))
+			n := min(max(int(math.Round(r.FlushesPerMillion/p.MaxFlushes*float64(o.Width))), 0), o.Width)
 			fmt.Fprintf(&b, "%-*s %s%s %s\n", labelW, r.Label(), o.On(strings.Repeat("█", n)), strings.Repeat(" ", o.Width-n), o.Dim(r.flushText()))
 		}
 	}

@@ -124,3 +124,32 @@ func TestLoad(t *testing.T) {
 		t.Error("missing file: no error")
 	}
 }
+
+// Whatever a file holds, Load never panics, and a file it accepts can be
+// drawn (text, SVG, terminal view) without panicking.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(`{"settings": {"tool_version": "x"}, "results": [{"memtable": "trie", "allocation": "heap_buffers", "partitions": 2, "on_heap_bytes": 900,
+		"samples": [{"ops": 1000, "partitions": 1000, "on_heap_bytes": 5}, {"ops": 2000, "partitions": 2000, "on_heap_bytes": 9}, {"ops": 3000, "partitions": 3000, "on_heap_bytes": 99}]}]}`))
+	f.Add([]byte(`{"settings": {"tool_version": "x"}, "bench": {"results": [{"memtable": "skiplist"}]}}`))
+	f.Add([]byte(`{"settings": {"tool_version": "x"}, "results": [{"partitions": -1, "flushes_per_million_writes": -3}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "r.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, ok, err := Load(p)
+		if err != nil || !ok {
+			return
+		}
+		pic := memsim.NewPicture(rep, "fuzz")
+		pic.Text(memsim.TextOptions{})
+		memsim.WriteSVG(io.Discard, pic)
+		memsim.WriteHTML(io.Discard, rep, pic)
+		m := New(rep, "fuzz", theme.New(theme.Plain(io.Discard)))
+		m.Update(tea.WindowSizeMsg{Width: 40, Height: 10})
+		for range len(m.tabs) {
+			m.View()
+			m.Update(key("tab"))
+		}
+	})
+}
