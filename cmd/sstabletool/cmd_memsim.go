@@ -230,7 +230,15 @@ func runMemsim(c *cli.Context) error {
 	rep := &memsim.Report{Settings: set, KeyCache: keyCache}
 	if bench {
 		title = strings.Replace(title, "memsim", "memsim --bench", 1)
-		br, err := runBench(open, bo, progress)
+		// --bench holds its ops in memory: an sstable's are capped.
+		limit := int64(-1)
+		if set.Source == "sstables" {
+			if limit = c.Int64("ops"); limit < 0 {
+				limit = 1_000_000
+				fmt.Fprintln(os.Stderr, "memsim --bench: timing the sstables' first 1,000,000 writes (--ops to change)")
+			}
+		}
+		br, err := runBench(open, bo, progress, limit)
 		if err != nil {
 			return cli.Exit("memsim: "+err.Error(), exitBadData)
 		}
@@ -261,8 +269,9 @@ func runMemsim(c *cli.Context) error {
 	return showReport(c, rep, title)
 }
 
-// runBench collects the source's writes and times the memtables on them.
-func runBench(open memsim.SourceFunc, bo memsim.BenchOptions, progress bool) (*memsim.BenchReport, error) {
+// runBench collects the source's writes (at most limit, -1 for all) and
+// times the memtables on them.
+func runBench(open memsim.SourceFunc, bo memsim.BenchOptions, progress bool, limit int64) (*memsim.BenchReport, error) {
 	src, _, err := open()
 	if err != nil {
 		return nil, err
@@ -270,7 +279,7 @@ func runBench(open memsim.SourceFunc, bo memsim.BenchOptions, progress bool) (*m
 	if cl, ok := src.(io.Closer); ok {
 		defer cl.Close()
 	}
-	writes, err := memsim.CollectWrites(src, -1)
+	writes, err := memsim.CollectWrites(src, limit)
 	if err != nil {
 		return nil, err
 	}
