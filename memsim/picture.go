@@ -66,7 +66,7 @@ func NewPicture(rep *Report, title string) *Picture {
 	p := &Picture{Title: title, Subtitle: settingsLine(&rep.Settings)}
 	s := &rep.Settings
 	if s.HeapSpace > 0 || s.OffheapSpace > 0 {
-		p.FlushRule = fmt.Sprintf("flush when owned bytes exceed memtable_heap_space %s or memtable_offheap_space %s × cleanup threshold %.2f",
+		p.FlushRule = fmt.Sprintf("trigger: heap %s or off heap %s × cleanup threshold %.2f",
 			HumanBytes(s.HeapSpace), HumanBytes(s.OffheapSpace), s.CleanupThreshold)
 	}
 	seenKind := map[string]bool{}
@@ -191,7 +191,7 @@ func (r *PictureRow) flushText() string {
 	if r.OpsPerFlush <= 0 {
 		return "no flush trigger"
 	}
-	return fmt.Sprintf("%.2f per M writes (one per %s writes, %s fills first)", r.FlushesPerMillion, Count(int64(r.OpsPerFlush)), r.FlushPool)
+	return fmt.Sprintf("%.2f per M writes (one per %s, %s fills first)", r.FlushesPerMillion, Count(int64(r.OpsPerFlush)), r.FlushPool)
 }
 
 // sizeText describes a row's bytes per partition.
@@ -199,7 +199,19 @@ func (r *PictureRow) sizeText() string {
 	return fmt.Sprintf("%.1f on + %.1f off = %.1f B (live %.1f)", r.On, r.Off, r.On+r.Off, r.Live)
 }
 
-// TextOptions say how WriteText draws.
+// TextColumns returns the widths (in characters) of the row labels and of
+// the longest text printed after a bar, so that a caller can size the
+// bars to its window.
+func (p *Picture) TextColumns() (label, text int) {
+	for i := range p.Rows {
+		r := &p.Rows[i]
+		label = max(label, len([]rune(r.Label())))
+		text = max(text, len([]rune(r.sizeText())), len([]rune(r.flushText())))
+	}
+	return label, text
+}
+
+// TextOptions say how Text draws.
 type TextOptions struct {
 	Width int                   // bar width in cells (default 40)
 	On    func(s string) string // style of on-heap cells (default none)

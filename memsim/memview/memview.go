@@ -133,20 +133,19 @@ func compactTable(w io.Writer, rs []memsim.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "memtable\tallocation\ton B/p\toff B/p\tlive B/p\tflushes/M\t1st flush op")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.2f\t%d\n", r.Memtable, r.Allocation,
-			r.OnHeapPerPartition, r.OffHeapPerPartition, r.LivePerPartition, r.FlushesPerMillion, r.FirstFlushOp)
+		first := "never"
+		if r.FirstFlushOp >= 0 {
+			first = fmt.Sprint(r.FirstFlushOp)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.2f\t%s\n", r.Memtable, r.Allocation,
+			r.OnHeapPerPartition, r.OffHeapPerPartition, r.LivePerPartition, r.FlushesPerMillion, first)
 	}
 	tw.Flush()
 }
 
 // picture is the picture drawn to the window's width.
 func (m *Model) picture() string {
-	labelW, textW := 0, 0
-	for i := range m.pic.Rows {
-		labelW = max(labelW, len(m.pic.Rows[i].Label()))
-	}
-	// Size texts run to about 45 characters; the bar takes what is left.
-	textW = 45
+	labelW, textW := m.pic.TextColumns()
 	w := max(m.width-labelW-textW-2, 10)
 	st := func(s lipgloss.Style) func(string) string { return func(x string) string { return s.Render(x) } }
 	return m.pic.Text(memsim.TextOptions{Width: min(w, 60), On: st(m.th.Bar), Off: st(m.th.Warn), Live: st(m.th.Accent), Dim: st(m.th.Dim)})

@@ -93,6 +93,14 @@ func TestViewTabsAndSize(t *testing.T) {
 	if m.scroll < 0 || m.scroll > len(m.body())-m.bodyHeight() {
 		t.Errorf("scrolled to %d of %d lines", m.scroll, len(m.body()))
 	}
+	// At 110 columns the picture's bars shrink so that no label or figure
+	// is cut: every line fits before clipping.
+	m.Update(tea.WindowSizeMsg{Width: 110, Height: 20})
+	for _, l := range m.body() {
+		if w := lipgloss.Width(l); w > 110 {
+			t.Errorf("picture line of %d cells at width 110: %q", w, l)
+		}
+	}
 	if _, cmd := m.Update(key("q")); cmd == nil || cmd() != tea.Quit() {
 		t.Error("q does not quit")
 	}
