@@ -32,18 +32,20 @@ func benchKeys(n int) ([][]byte, []uint64) {
 // list and hash-ordered) with a read fraction, as the CASSANDRA-7282
 // comparison did: writes insert new keys, reads look up random written ones.
 func mapRun(kind Kind, keys [][]byte, toks []uint64, readFrac float64) (time.Duration, int) {
-	st := newStore(smallSchema, &Account{}, false)
+	l, _ := newLayout(Config{})
+	ks := newKeyStore()
 	var idx index
 	if kind == SkipList {
-		idx = newSkipList(st)
+		idx = newSkipList(ks)
 	} else {
-		idx = newHashOrdered(st)
+		idx = newHashOrdered(ks, Murmur3, &l)
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	written, ops := 0, 0
 	var k []byte
 	var tk uint64
-	create := func() uint32 { return st.newPartition(k) }
+	next := uint32(1)
+	create := func() uint32 { ks.add(next, k); next++; return next - 1 }
 	start := time.Now()
 	for written < len(keys) {
 		ops++
@@ -64,7 +66,10 @@ func mapRun(kind Kind, keys [][]byte, toks []uint64, readFrac float64) (time.Dur
 // BenchmarkHashOrderedVsSkipList reports the throughput of the
 // hash-ordered map relative to the skip list measured in the same run
 // (ratio = skip list time / hash-ordered time for the same operations),
-// write-only and with 50% and 90% reads. MEMSIM_BENCH_ENTRIES sets the
+// write-only and with 50% and 90% reads. It measures the partition maps
+// alone; BenchmarkMemtableSpeed the whole write path. Neither fails on a
+// ratio: CASSANDRA-7282's 1.75-2.75x is what is being measured, not a
+// requirement. MEMSIM_BENCH_ENTRIES sets the
 // entries written per iteration (default 4M write-only, 1M with reads; the
 // published comparison used 40M).
 func BenchmarkHashOrderedVsSkipList(b *testing.B) {
@@ -105,9 +110,6 @@ func BenchmarkHashOrderedVsSkipList(b *testing.B) {
 			b.ReportMetric(ratio, "x-hashordered/skiplist")
 			b.ReportMetric(float64(sl.Nanoseconds())/float64(ops), "ns/op-skiplist")
 			b.ReportMetric(float64(ho.Nanoseconds())/float64(ops), "ns/op-hashordered")
-			if rf == 0 && ratio < 1.75 {
-				b.Errorf("write-only throughput ratio %.2fx, the published comparison measured at least 1.75x", ratio)
-			}
 		})
 	}
 }
@@ -156,7 +158,7 @@ func BenchmarkSmallPartitions10M(b *testing.B) {
 	p.Partitions = ops
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		rs, err := Replay(GeneratorSource(p, ops), Options{Types: AllocTypes, Shards: 2, Parallel: 2})
+		rs, err := Replay(GeneratorSource(p, ops), Options{Types: AllocTypes, Shards: 2})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -212,5 +214,118 @@ func BenchmarkReplay(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkMemtableSpeed is memsim --bench as a Go benchmark: every
+// memtable alone on the same pre-generated small-partitions writes
+// (MEMSIM_BENCH_OPS, default 200,000), warm-up and interleaved runs,
+// write-only and mixed, one writer and one per core. It reports each
+// memtable's median ns/op and its speed relative to the skip list measured
+// in the same run.
+//
+//	go test -run '^$' -bench MemtableSpeed -benchtime 1x -benchmem ./memsim
+func BenchmarkMemtableSpeed(b *testing.B) {
+	ops := int64(200_000)
+	if s := os.Getenv("MEMSIM_BENCH_OPS"); s != "" {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || v <= 0 {
+			b.Fatalf("MEMSIM_BENCH_OPS=%q", s)
+		}
+		ops = v
+	}
+	p, _ := workload.Builtin("small-partitions")
+	p.Partitions = ops
+	g, err := workload.NewGenerator(p, ops)
+	if err != nil {
+		b.Fatal(err)
+	}
+	writes, err := CollectWrites(g, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		rep, err := RunBench(writes, g.Schema(), BenchOptions{Runs: 3, Shards: 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range rep.Results {
+			name := fmt.Sprintf("%s-w%d-%s", r.Workload, r.Writers, r.Memtable)
+			b.ReportMetric(r.NsPerOp, "ns/op-"+name)
+			if r.Memtable != SkipList.String() {
+				b.ReportMetric(r.VsSkipList, "x-vs-skiplist-"+name)
+			}
+		}
+	}
+}
+
+// RunBench's streams: the mixed case reads only keys written before, each
+// writer's shard keeps every op of its token range in stream order, and
+// every case measures every memtable, the skip list at ratio 1.
+func TestRunBenchStreams(t *testing.T) {
+	const writes = 5000
+	mixed := mixOps(writes, 0.5)
+	seen := 0
+	for _, op := range mixed {
+		if op.write >= 0 {
+			if int(op.write) != seen {
+				t.Fatalf("write %d out of order", op.write)
+			}
+			seen++
+		} else if int(op.read) >= seen {
+			t.Fatalf("read of write %d before it was written", op.read)
+		}
+	}
+	if reads := len(mixed) - writes; reads < writes*8/10 || reads > writes*12/10 {
+		t.Errorf("%d reads for %d writes at 50%%", reads, writes)
+	}
+	p, _ := workload.Builtin("small-partitions")
+	p.Partitions = writes
+	g, _ := workload.NewGenerator(p, writes)
+	ws, err := CollectWrites(g, -1)
+	if err != nil || len(ws) != writes {
+		t.Fatalf("%d writes, %v", len(ws), err)
+	}
+	shards := splitByToken(mixed, ws, Murmur3, 3)
+	total := 0
+	for s, sh := range shards {
+		total += len(sh)
+		last := -1
+		for _, op := range sh {
+			i := op.write
+			if i < 0 {
+				i = op.read
+			}
+			if got := int((Murmur3.orderToken(ws[i].Key) >> 32) * 3 >> 32); got != s {
+				t.Fatalf("op of shard %d in shard %d", got, s)
+			}
+			if op.write >= 0 {
+				if int(op.write) <= last {
+					t.Fatal("shard out of stream order")
+				}
+				last = int(op.write)
+			}
+		}
+	}
+	if total != len(mixed) {
+		t.Errorf("shards hold %d ops of %d", total, len(mixed))
+	}
+	rep, err := RunBench(ws, g.Schema(), BenchOptions{Runs: 1, Writers: []int{1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 2*2*len(Kinds) {
+		t.Fatalf("%d results", len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.NsPerOp <= 0 || r.VsSkipList <= 0 || (r.Memtable == "skiplist" && r.VsSkipList != 1) {
+			t.Errorf("%+v", r)
+		}
+	}
+	bad := append([]workload.Op{}, ws[:3]...)
+	bad[2].Key = nil
+	if _, err := RunBench(bad, g.Schema(), BenchOptions{Runs: 1}); err == nil || !strings.Contains(err.Error(), "op 3") {
+		t.Errorf("bad op: %v", err)
 	}
 }

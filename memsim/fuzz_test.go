@@ -38,6 +38,11 @@ func opsFromBytes(data []byte) []workload.Op {
 			if h&16 != 0 {
 				op.TTL, op.LocalExpirationTime = 60, 1000
 			}
+			if h&32 != 0 {
+				// A collection overwrite: the column's deletion just
+				// before the row's cells.
+				op.ComplexDeletions = append(op.ComplexDeletions, workload.ComplexDeletion{Column: 2, DeletedAt: ts - 1, LocalDeletionTime: 1})
+			}
 			for n := int(next() % 4); n > 0; n-- {
 				c := workload.Cell{Column: int(next() % 3), Timestamp: ts, LocalDeletionTime: workload.NoDeletionTime}
 				if c.Column == 2 {
@@ -62,6 +67,8 @@ var fuzzSchema = &workload.Schema{PartitionKey: []string{"k"}, Clustering: []str
 func FuzzApply(f *testing.F) {
 	f.Add([]byte{3, 1, 5, 0, 2, 1, 9, 0, 3, 1})
 	f.Add([]byte{0, 1, 9, 0, 1, 1, 10, 2, 2, 1, 11, 0, 3, 4, 3, 2, 8, 1, 2, 0, 2, 1})
+	// Collection writes with their deletions, overwritten later.
+	f.Add([]byte{35, 1, 5, 0, 2, 2, 1, 3, 0, 2, 0, 4, 0, 35, 1, 9, 0, 1, 2, 2, 3, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ops := opsFromBytes(data)
 		var parts []int64
@@ -91,6 +98,24 @@ func FuzzApply(f *testing.F) {
 		}
 		if parts[0] != parts[1] || parts[1] != parts[2] {
 			t.Fatalf("partition counts differ between memtables: %v", parts)
+		}
+		// All kinds over one store, in batches, account each kind as it
+		// alone, op by op, does.
+		all, err := NewMemtable(Config{Kinds: Kinds, Shards: 2}, fuzzSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := all.ApplyBatch(ops, func(int) {}); err != nil {
+			t.Fatalf("all kinds: %v", err)
+		}
+		for _, k := range Kinds {
+			one, _ := NewMemtable(Config{Kind: k, Shards: 2}, fuzzSchema)
+			for i := range ops {
+				one.Apply(&ops[i])
+			}
+			if got, want := all.AccountOf(k), *one.Account(); got != want {
+				t.Fatalf("%s: shared store accounts %+v, alone %+v", k, got, want)
+			}
 		}
 	})
 }

@@ -187,8 +187,10 @@ func (a *Account) trieBytes(buffers, onHeap int64) {
 // charged when the key is cloned).
 //
 // mapEntry is the map's own per-entry bytes: for ConcurrentSkipListMap a
-// Node plus on average half an Index; for the hash-ordered map a list node
-// plus its share of the hash index.
+// Node plus on average half an Index. The hash-ordered map passes 0 and is
+// charged its nodes, sentinels and bucket array as they are allocated
+// (hashOrdered.javaBytes), since its cost per entry changes with the
+// entry count.
 func RowOverhead(l *jvm.Layout, t AllocType, mapEntry float64) int64 {
 	const testKey = 8
 	var key float64
@@ -219,19 +221,6 @@ func RowOverhead(l *jvm.Layout, t AllocType, mapEntry float64) int64 {
 // average), i.e. half an Index per entry.
 func SkipListEntry(l *jvm.Layout) float64 {
 	return float64(l.SkipListNode) + 0.5*float64(l.SkipListIndex)
-}
-
-// HashOrderedEntry is the hash-ordered map's bytes per entry (a Java
-// version of CASSANDRA-7282 as the estimator would measure it over 100,000
-// entries): a list Node{key, value, next} and a share of the reference
-// array indexing it, sized to the next power of two at load factor 1.
-func HashOrderedEntry(l *jvm.Layout) float64 {
-	const n = 100000
-	table := int64(1)
-	for table < n {
-		table <<= 1
-	}
-	return float64(l.SkipListNode) + float64(table*jvm.Ref)/n
 }
 
 // TokenHeap is Token.getHeapSize for a partitioner.

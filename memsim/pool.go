@@ -114,3 +114,30 @@ func (a *arena) bytes() int64 {
 	}
 	return s
 }
+
+// keyStore keeps the partition keys of one partition map by partition id,
+// for the comparisons of keys whose tokens tie. Each map that compares
+// keys has its own, so that the maps of a replay run on their own
+// goroutines without sharing anything they write.
+type keyStore struct {
+	refs pool[bref]
+	data arena
+}
+
+func newKeyStore() *keyStore {
+	k := &keyStore{}
+	k.refs.alloc(1) // id 0 is never a partition
+	return k
+}
+
+// add stores the key of partition id; ids are added in increasing order.
+func (k *keyStore) add(id uint32, key []byte) {
+	for k.refs.next <= id {
+		k.refs.alloc(1)
+	}
+	*k.refs.at(id) = k.data.put(key)
+}
+
+func (k *keyStore) get(id uint32) []byte { return k.data.get(*k.refs.at(id)) }
+
+func (k *keyStore) bytes() int64 { return k.refs.bytes(12) + k.data.bytes() }

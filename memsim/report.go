@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 )
@@ -35,15 +36,29 @@ func HumanBytes(n int64) string {
 // WriteTable prints one line per memtable and allocation type.
 func WriteTable(w io.Writer, rs []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "memtable\tallocation\tpartitions\ton heap\toff heap\tlive data\toverhead/partition\toverhead/cell\tGo bytes\tseconds\tops/s\tfirst flush op\tflushes\t")
+	fmt.Fprintln(tw, "memtable\tallocation\tpartitions\ton heap\toff heap\tlive data\ton/partition\toff/partition\toverhead/cell\tGo bytes\tmap s\tfirst flush op\tflushes/M writes\t")
 	for _, r := range rs {
 		flush := "never"
 		if r.FirstFlushOp >= 0 {
 			flush = fmt.Sprint(r.FirstFlushOp)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%.1f\t%.1f\t%s\t%.2f\t%.0f\t%s\t%d\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%s\t%.2f\t%s\t%.2f\t\n",
 			r.Memtable, r.Allocation, r.Partitions, HumanBytes(r.OnHeap), HumanBytes(r.OffHeap), HumanBytes(r.LiveData),
-			r.OverheadPerPartition, r.OverheadPerCell, HumanBytes(r.GoStructure), r.Seconds, r.OpsPerSecond, flush, r.Flushes)
+			r.OnHeapPerPartition, r.OffHeapPerPartition, r.OverheadPerCell, HumanBytes(r.GoStructure), r.MapSeconds, flush, r.FlushesPerMillion)
+	}
+	return tw.Flush()
+}
+
+// WriteBench prints a speed comparison: per case and memtable the median
+// time per op with the fastest and slowest run, and the speed relative to
+// the skip list (median, and the extremes of back-to-back runs).
+func WriteBench(w io.Writer, rep *BenchReport) error {
+	fmt.Fprintf(w, "each memtable alone, same ops, 1 warm-up + %d runs, %d cores; mixed = %.0f%% reads\n", rep.Runs, rep.Cores, 100*rep.ReadFraction)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\twriters\tmemtable\tops\tns/op\t(min-max)\tops/s\tvs skiplist\t(min-max)\t")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%.0f\t(%.0f-%.0f)\t%.0f\t%.2fx\t(%.2f-%.2f)\t\n", r.Workload, r.Writers, r.Memtable, r.Ops,
+			r.NsPerOp, r.NsPerOpMin, r.NsPerOpMax, r.OpsPerSecond, r.VsSkipList, r.VsSkipListMin, r.VsSkipListMax)
 	}
 	return tw.Flush()
 }
@@ -69,88 +84,180 @@ func WriteReads(w io.Writer, rs []Result) error {
 	return tw.Flush()
 }
 
-// Sparkline draws values as a row of eighth-block characters.
-func Sparkline(vals []int64, max int64) string {
-	const ticks = "▁▂▃▄▅▆▇█"
-	r := []rune(ticks)
+// svgText estimates the width of text in the SVG's 12-pixel sans-serif,
+// generously, so that columns are laid out wide enough for their labels.
+func svgText(s string) float64 { return 7 * float64(len([]rune(s))) }
+
+// WriteSVG draws the picture: stacked bars of bytes per partition on and
+// off heap with the live data marked, bars of flushes per million writes,
+// and, where the cost per partition is not constant, its curve against the
+// op count. Off heap is hatched and every bar is labelled, so it reads
+// without colour; every label is measured so that nothing is cut off.
+func WriteSVG(w io.Writer, p *Picture) error {
+	const rowH, gap, pad = 18, 8, 16
+	labelW := 0.0
+	valueW := 0.0
+	flushW := 0.0
+	for i := range p.Rows {
+		r := &p.Rows[i]
+		labelW = max(labelW, svgText(r.Label()))
+		valueW = max(valueW, svgText(r.sizeText()))
+		flushW = max(flushW, svgText(r.flushText()))
+	}
+	const barW = 420.0
+	left := pad + labelW + 10
+	width := left + barW + 10 + max(valueW, flushW) + pad
+	width = max(width, svgText(p.Title)*15/12+2*pad, svgText(p.Subtitle)+2*pad, svgText(p.FlushRule)+2*pad, 640)
+	for _, c := range p.Curves {
+		width = max(width, left+36+svgText(c.Label+": "+decades(c))+pad)
+	}
+	if len(p.Constant) > 0 {
+		width = max(width, left+svgText("constant, not drawn: "+strings.Join(p.Constant, ", "))+pad)
+	}
+	groups := 0
+	for i := range p.Rows {
+		if i == 0 || p.Rows[i].Memtable != p.Rows[i-1].Memtable {
+			groups++
+		}
+	}
+	section := float64(len(p.Rows)*rowH + (groups-1)*gap)
+	curveH := 0.0
+	if len(p.Curves) > 0 {
+		curveH = 60 + 260 + 30 + float64(len(p.Curves)+1)*rowH
+	}
+	flushH := 0.0
+	if p.MaxFlushes > 0 {
+		flushH = 60 + section
+	}
+	height := 70 + 50 + section + flushH + curveH + pad
 	var b strings.Builder
-	for _, v := range vals {
-		i := 0
-		if max > 0 {
-			i = int(float64(v) / float64(max) * float64(len(r)-1))
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
+	b.WriteString(`<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f4c27a"/><line x1="0" y1="0" x2="0" y2="6" stroke="#8a5a00" stroke-width="2"/></pattern></defs>` + "\n")
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/><text x="%d" y="26" font-size="15" font-weight="bold">%s</text>`+"\n", pad, html.EscapeString(p.Title))
+	fmt.Fprintf(&b, `<text x="%d" y="46" fill="#444">%s</text>`+"\n", pad, html.EscapeString(p.Subtitle))
+	y := 70.0
+	// Section 1: bytes per partition.
+	fmt.Fprintf(&b, `<text x="%d" y="%.0f" font-weight="bold">Bytes per partition</text>`+"\n", pad, y)
+	lx := left
+	fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="14" height="12" fill="#2b5c8a"/><text x="%.0f" y="%.0f">on heap</text>`, lx, y+10, lx+18, y+20)
+	lx += 90
+	fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="14" height="12" fill="url(#hatch)" stroke="#8a5a00"/><text x="%.0f" y="%.0f">off heap</text>`, lx, y+10, lx+18, y+20)
+	lx += 90
+	fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="black" stroke-width="2"/><text x="%.0f" y="%.0f">live data (what the rows hold)</text>`+"\n", lx+6, y+8, lx+6, y+24, lx+14, y+20)
+	y += 36
+	scale := barW / max(p.MaxPerPartition, 1)
+	rowY := func(i int, top float64) float64 {
+		g := 0
+		for j := 1; j <= i; j++ {
+			if p.Rows[j].Memtable != p.Rows[j-1].Memtable {
+				g++
+			}
 		}
-		b.WriteRune(r[min(max0(i), len(r)-1)])
+		return top + float64(i*rowH+g*gap)
 	}
-	return b.String()
-}
-
-func max0(i int) int {
-	if i < 0 {
-		return 0
-	}
-	return i
-}
-
-var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939"}
-
-// WriteSVG draws on-heap + off-heap bytes against operations, one line per
-// result.
-func WriteSVG(w io.Writer, rs []Result, title string) error {
-	const W, H, left, bottom, top, right = 900, 480, 90, 50, 40, 250
-	var maxOps, maxBytes int64
-	for _, r := range rs {
-		for _, p := range r.Samples {
-			maxOps = max(maxOps, p.Ops)
-			maxBytes = max(maxBytes, p.OnHeap+p.OffHeap)
+	for i := range p.Rows {
+		r := &p.Rows[i]
+		ry := rowY(i, y)
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="end">%s</text>`, left-10, ry+12, html.EscapeString(r.Label()))
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="14" fill="#2b5c8a"/>`, left, ry+1, r.On*scale)
+		if r.Off > 0 {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="14" fill="url(#hatch)" stroke="#8a5a00" stroke-width="0.5"/>`, left+r.On*scale, ry+1, r.Off*scale)
 		}
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="black" stroke-width="2"/>`, left+r.Live*scale, ry-1, left+r.Live*scale, ry+17)
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">%s</text>`+"\n", left+barW+10, ry+12, html.EscapeString(r.sizeText()))
 	}
-	maxOps, maxBytes = max(maxOps, 1), max(maxBytes, 1)
-	x := func(ops int64) float64 { return left + float64(ops)/float64(maxOps)*(W-left-right) }
-	y := func(b int64) float64 { return H - bottom - float64(b)/float64(maxBytes)*(H-bottom-top) }
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", W, H, W, H)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/><text x="%d" y="24" font-size="15">%s</text>`+"\n", left, html.EscapeString(title))
-	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/><line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n",
-		left, H-bottom, W-right, H-bottom, left, top, left, H-bottom)
-	for i := 0; i <= 4; i++ {
-		v := maxBytes * int64(i) / 4
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text><line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>`+"\n",
-			left-6, y(v)+4, HumanBytes(v), left, y(v), W-right, y(v))
-		o := maxOps * int64(i) / 4
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%d</text>`+"\n", x(o), H-bottom+18, o)
-	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">operations</text>`+"\n", (left+W-right)/2, H-10)
-	for i, r := range rs {
-		c := palette[i%len(palette)]
-		var pts []string
-		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(0), y(0)))
-		for _, p := range r.Samples {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(p.Ops), y(p.OnHeap+p.OffHeap)))
+	y += section + 30
+	// Section 2: flushes.
+	if p.MaxFlushes > 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%.0f" font-weight="bold">Flushes per million writes</text>`+"\n", pad, y)
+		fmt.Fprintf(&b, `<text x="%d" y="%.0f" fill="#444">%s</text>`+"\n", pad, y+18, html.EscapeString(p.FlushRule))
+		y += 30
+		fscale := barW / p.MaxFlushes
+		for i := range p.Rows {
+			r := &p.Rows[i]
+			ry := rowY(i, y)
+			fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="end">%s</text>`, left-10, ry+12, html.EscapeString(r.Label()))
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="14" fill="#7a7a7a"/>`, left, ry+1, r.FlushesPerMillion*fscale)
+			fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">%s</text>`+"\n", left+barW+10, ry+12, html.EscapeString(r.flushText()))
 		}
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", c, strings.Join(pts, " "))
-		ly := top + 18*i
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d">%s %s %s</text>`+"\n",
-			W-right+10, ly, c, W-right+28, ly+11, html.EscapeString(r.Memtable), html.EscapeString(r.Allocation), HumanBytes(r.OnHeap+r.OffHeap))
+		y += section + 30
+	}
+	// Section 3: curves, against log10 of the op count.
+	if len(p.Curves) > 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%.0f" font-weight="bold">Bytes per partition as the memtable grows (drawn only where it is not constant)</text>`+"\n", pad, y)
+		y += 20
+		cx0, cx1 := left, left+barW
+		cy0, cy1 := y+10, y+250
+		minOps, maxOps := int64(math.MaxInt64), int64(1)
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, c := range p.Curves {
+			for _, pt := range c.Points {
+				minOps, maxOps = min(minOps, pt.Ops), max(maxOps, pt.Ops)
+			}
+			lo, hi = min(lo, c.Min), max(hi, c.Max)
+		}
+		if hi-lo < 1 {
+			hi = lo + 1
+		}
+		lo, hi = math.Floor(lo-0.05*(hi-lo)), math.Ceil(hi+0.05*(hi-lo))
+		lx0, lx1 := math.Log10(float64(minOps)), math.Log10(float64(max(maxOps, minOps+1)))
+		x := func(ops int64) float64 { return cx0 + (math.Log10(float64(ops))-lx0)/(lx1-lx0)*(cx1-cx0) }
+		yv := func(v float64) float64 { return cy1 - (v-lo)/(hi-lo)*(cy1-cy0) }
+		fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="black"/><line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="black"/>`+"\n", cx0, cy1, cx1, cy1, cx0, cy0, cx0, cy1)
+		for i := 0; i <= 4; i++ {
+			v := lo + (hi-lo)*float64(i)/4
+			fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" text-anchor="end">%.0f B</text><line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#ddd"/>`+"\n", cx0-6, yv(v)+4, v, cx0, yv(v), cx1, yv(v))
+		}
+		for d := math.Ceil(lx0); d <= lx1; d++ {
+			ops := int64(math.Pow(10, d))
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text><line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="black"/>`+"\n", x(ops), cy1+16, Count(ops), x(ops), cy1, x(ops), cy1+4)
+		}
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="middle">operations (log scale)</text>`+"\n", (cx0+cx1)/2, cy1+32)
+		dashes := []string{"", "6,3", "2,3", "8,3,2,3"}
+		for i, c := range p.Curves {
+			var pts []string
+			for _, pt := range c.Points {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(pt.Ops), yv(pt.PerPartition)))
+			}
+			fmt.Fprintf(&b, `<polyline fill="none" stroke="black" stroke-width="1.8" stroke-dasharray="%s" points="%s"/>`+"\n", dashes[i%len(dashes)], strings.Join(pts, " "))
+			ly := cy1 + 44 + float64(i*rowH)
+			fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="black" stroke-width="1.8" stroke-dasharray="%s"/><text x="%.0f" y="%.0f">%s: %s</text>`+"\n",
+				cx0, ly-4, cx0+30, ly-4, dashes[i%len(dashes)], cx0+36, ly, html.EscapeString(c.Label), html.EscapeString(decades(c)))
+		}
+		if len(p.Constant) > 0 {
+			fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">constant, not drawn: %s</text>`+"\n", cx0, cy1+44+float64(len(p.Curves)*rowH), html.EscapeString(strings.Join(p.Constant, ", ")))
+		}
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// WriteHTML writes a self-contained page with the chart and the table.
-func WriteHTML(w io.Writer, rs []Result, title string) error {
-	fmt.Fprintf(w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n", html.EscapeString(title))
-	io.WriteString(w, "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}</style></head><body>\n")
-	fmt.Fprintf(w, "<h1>%s</h1>\n", html.EscapeString(title))
-	if err := WriteSVG(w, rs, title); err != nil {
+// WriteHTML writes a self-contained page with the picture, the table and,
+// when there is one, the speed comparison.
+func WriteHTML(w io.Writer, rep *Report, p *Picture) error {
+	fmt.Fprintf(w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n", html.EscapeString(p.Title))
+	io.WriteString(w, "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}</style></head><body>\n")
+	if err := WriteSVG(w, p); err != nil {
 		return err
 	}
-	io.WriteString(w, "<table><tr><th>memtable</th><th>allocation</th><th>partitions</th><th>on heap</th><th>off heap</th><th>live data</th><th>overhead/partition</th><th>overhead/cell</th><th>seconds</th><th>ops/s</th><th>first flush op</th></tr>\n")
-	for _, r := range rs {
-		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.0f</td><td>%d</td></tr>\n",
-			html.EscapeString(r.Memtable), html.EscapeString(r.Allocation), r.Partitions, HumanBytes(r.OnHeap), HumanBytes(r.OffHeap),
-			HumanBytes(r.LiveData), r.OverheadPerPartition, r.OverheadPerCell, r.Seconds, r.OpsPerSecond, r.FirstFlushOp)
+	if len(rep.Results) > 0 {
+		io.WriteString(w, "<table><tr><th>memtable</th><th>allocation</th><th>partitions</th><th>on heap</th><th>off heap</th><th>live data</th><th>on heap/partition</th><th>off heap/partition</th><th>overhead/cell</th><th>first flush op</th><th>flushes/M writes</th></tr>\n")
+		for _, r := range rep.Results {
+			fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%d</td><td>%.2f</td></tr>\n",
+				html.EscapeString(r.Memtable), html.EscapeString(r.Allocation), r.Partitions, HumanBytes(r.OnHeap), HumanBytes(r.OffHeap),
+				HumanBytes(r.LiveData), r.OnHeapPerPartition, r.OffHeapPerPartition, r.OverheadPerCell, r.FirstFlushOp, r.FlushesPerMillion)
+		}
+		io.WriteString(w, "</table>\n")
 	}
-	_, err := io.WriteString(w, "</table></body></html>\n")
+	if rep.Bench != nil {
+		io.WriteString(w, "<table><tr><th>workload</th><th>writers</th><th>memtable</th><th>ops</th><th>ns/op (median)</th><th>min-max</th><th>ops/s</th><th>vs skiplist</th><th>min-max</th></tr>\n")
+		for _, r := range rep.Bench.Results {
+			fmt.Fprintf(w, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%d</td><td>%.0f</td><td>%.0f-%.0f</td><td>%.0f</td><td>%.2fx</td><td>%.2f-%.2f</td></tr>\n",
+				r.Workload, r.Writers, html.EscapeString(r.Memtable), r.Ops, r.NsPerOp, r.NsPerOpMin, r.NsPerOpMax, r.OpsPerSecond, r.VsSkipList, r.VsSkipListMin, r.VsSkipListMax)
+		}
+		io.WriteString(w, "</table>\n")
+	}
+	_, err := io.WriteString(w, "</body></html>\n")
 	return err
 }

@@ -31,7 +31,7 @@ const maxLevel = 32
 // descend without touching the successor, which halves the cache misses of
 // a lookup (the Java map pays one per comparison).
 type skipList struct {
-	st    *store
+	keys  *keyStore
 	words pool[uint64]
 	head  uint32 // node with maxLevel levels; its token is never compared
 	level int
@@ -45,8 +45,8 @@ const (
 	slLinks = 2 // then (next, nextTok) per level
 )
 
-func newSkipList(st *store) *skipList {
-	s := &skipList{st: st, rng: rand.New(rand.NewPCG(1, 2))}
+func newSkipList(keys *keyStore) *skipList {
+	s := &skipList{keys: keys, rng: rand.New(rand.NewPCG(1, 2))}
 	s.words.alloc(1) // index 0 means "no node"
 	s.head = s.newNode(0, 0, maxLevel-1)
 	return s
@@ -64,8 +64,11 @@ func (s *skipList) newNode(tok uint64, id uint32, level int) uint32 {
 }
 
 func (s *skipList) link(n uint32, lvl int) (next uint32, nextTok uint64) {
-	w := s.words.at(n + slLinks + 2*uint32(lvl))
-	return uint32(*w), *s.words.at(n + slLinks + 2*uint32(lvl) + 1)
+	// A node's words never straddle a chunk (pool.alloc), so one chunk
+	// lookup serves both words.
+	c := s.words.chunks[n>>chunkShift]
+	o := int(n&chunkMask) + slLinks + 2*lvl
+	return uint32(c[o]), c[o+1]
 }
 
 func (s *skipList) setLink(n uint32, lvl int, next uint32, nextTok uint64) {
@@ -85,7 +88,7 @@ func (s *skipList) find(tok uint64, key []byte) uint32 {
 				break
 			}
 			if nt == tok {
-				c := cmpKey(nt, s.st.key(s.id(nx)), tok, key)
+				c := cmpKey(nt, s.keys.get(s.id(nx)), tok, key)
 				if c == 0 {
 					return nx
 				}
@@ -142,21 +145,22 @@ func (s *skipList) get(tok uint64, key []byte) (uint32, bool) {
 	return 0, false
 }
 
-func (s *skipList) goBytes() int64 { return s.words.bytes(8) }
+func (s *skipList) goBytes() int64 { return s.words.bytes(8) + s.keys.bytes() }
 
 // searchBatch finds the predecessors of several keys at every level at
 // once. The searches advance in lock step, so the cache misses of
 // different keys overlap instead of following each other; the result is
 // the same as searching one key after the other.
-func (s *skipList) searchBatch(toks []uint64, keys [][]byte, preds [][maxLevel]uint32) {
+func (s *skipList) searchBatch(toks []uint64, keys [][]byte, preds []hint) {
 	const done = -1
 	var x [batchMax]uint32
+	var xt [batchMax]uint64
 	var lvl [batchMax]int
 	n := len(toks)
 	for j := 0; j < n; j++ {
-		x[j], lvl[j] = s.head, s.level
+		x[j], xt[j], lvl[j] = s.head, 0, s.level
 		for l := s.level + 1; l < maxLevel; l++ {
-			preds[j][l] = s.head
+			preds[j].node[l] = s.head
 		}
 	}
 	active := n
@@ -167,11 +171,11 @@ func (s *skipList) searchBatch(toks []uint64, keys [][]byte, preds [][maxLevel]u
 				continue
 			}
 			nx, nt := s.link(x[j], l)
-			if nx != 0 && (nt < toks[j] || nt == toks[j] && cmpKey(nt, s.st.key(s.id(nx)), toks[j], keys[j]) < 0) {
-				x[j] = nx
+			if nx != 0 && (nt < toks[j] || nt == toks[j] && cmpKey(nt, s.keys.get(s.id(nx)), toks[j], keys[j]) < 0) {
+				x[j], xt[j] = nx, nt
 				continue
 			}
-			preds[j][l] = x[j]
+			preds[j].node[l], preds[j].tok[l] = x[j], xt[j]
 			if l == 0 {
 				lvl[j] = done
 				active--
@@ -182,14 +186,25 @@ func (s *skipList) searchBatch(toks []uint64, keys [][]byte, preds [][maxLevel]u
 	}
 }
 
+// hint is a key's predecessor at every level, as searchBatch found it,
+// with the predecessors' tokens (so that upsertHint need not load them).
+type hint struct {
+	node [maxLevel]uint32
+	tok  [maxLevel]uint64
+}
+
 // upsertHint is upsert starting from predecessors found by searchBatch.
 // Inserts made since then can only sit between a hint and the key, so a
 // short walk forward at each level restores the exact predecessors.
-func (s *skipList) upsertHint(tok uint64, key []byte, hint *[maxLevel]uint32, create func() uint32) (uint32, bool) {
+func (s *skipList) upsertHint(tok uint64, key []byte, h *hint, create func() uint32) (uint32, bool) {
+	var upTok uint64 // token of s.preds[l+1]
 	for l := s.level; l >= 0; l-- {
-		x := hint[l]
-		if l < s.level && s.before(s.preds[l+1], x, tok, key) {
-			x = s.preds[l+1] // the level above got closer
+		x, xt := h.node[l], h.tok[l]
+		if l < s.level {
+			// The level above may have got closer than the hint.
+			if a := s.preds[l+1]; s.closer(a, upTok, x, xt) {
+				x, xt = a, upTok
+			}
 		}
 		for {
 			nx, nt := s.link(x, l)
@@ -197,7 +212,7 @@ func (s *skipList) upsertHint(tok uint64, key []byte, hint *[maxLevel]uint32, cr
 				break
 			}
 			if nt == tok {
-				c := cmpKey(nt, s.st.key(s.id(nx)), tok, key)
+				c := cmpKey(nt, s.keys.get(s.id(nx)), tok, key)
 				if c == 0 {
 					return s.id(nx), false
 				}
@@ -205,27 +220,27 @@ func (s *skipList) upsertHint(tok uint64, key []byte, hint *[maxLevel]uint32, cr
 					break
 				}
 			}
-			x = nx
+			x, xt = nx, nt
 		}
 		s.preds[l] = x
+		upTok = xt
 	}
 	return s.insert(tok, create), true
 }
 
-// before reports whether node a sorts after node b (both at most the key),
-// i.e. whether a is the closer predecessor.
-func (s *skipList) before(a, b uint32, tok uint64, key []byte) bool {
+// closer reports whether node a (token ta) sorts after node b (token tb),
+// both at most the key, i.e. whether a is the closer predecessor.
+func (s *skipList) closer(a uint32, ta uint64, b uint32, tb uint64) bool {
 	if a == b || a == s.head {
 		return false
 	}
 	if b == s.head {
 		return true
 	}
-	ta, tb := *s.words.at(a + slTok), *s.words.at(b + slTok)
 	if ta != tb {
 		return ta > tb
 	}
-	return cmpKey(ta, s.st.key(s.id(a)), tb, s.st.key(s.id(b))) > 0
+	return cmpKey(ta, s.keys.get(s.id(a)), tb, s.keys.get(s.id(b))) > 0
 }
 
 // batchMax is the most keys searchBatch handles at once.

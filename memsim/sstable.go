@@ -13,9 +13,9 @@ import (
 
 // SSTableSource replays every partition, row and cell of the given
 // sstables (all of one table) as writes: a partition deletion, then each
-// static row and row with its liveness, deletion and cells, and each range
-// tombstone (an open marker and its close) as a range deletion. It also
-// returns the sstables' partitioner.
+// static row and row with its liveness, deletion, complex (collection)
+// deletions and cells, and each range tombstone (an open marker and its
+// close) as a range deletion. It also returns the sstables' partitioner.
 func SSTableSource(paths []string) (SourceFunc, Partitioner, error) {
 	if len(paths) == 0 {
 		return nil, 0, fmt.Errorf("no sstables given")
@@ -191,6 +191,10 @@ func (src *sstableSource) row(op *workload.Op, u *rows.Unfiltered) {
 	base := 0
 	if !static {
 		base = len(src.s.Schema.Static)
+	}
+	for _, cd := range u.ComplexDeletions {
+		op.ComplexDeletions = append(op.ComplexDeletions, workload.ComplexDeletion{Column: base + cd.Column,
+			DeletedAt: cd.Deletion.MarkedForDeleteAt, LocalDeletionTime: cd.Deletion.LocalDeletionTime})
 	}
 	for i := range u.Cells {
 		in := &u.Cells[i]

@@ -47,7 +47,6 @@ func (p Partitioner) String() string {
 const noTime = math.MinInt64 // markedForDeleteAt of a live DeletionTime; "no liveness" timestamp
 
 type partition struct {
-	key      bref
 	rows     uint32 // first of nrows sorted row ids in store.rowIdx, or index into store.bigRows
 	nrows    uint32
 	rowsCap  uint32
@@ -84,6 +83,12 @@ type tomb struct {
 	rtBounds int64 // heap of the range tombstones' cloned bounds
 }
 
+// cdel is a complex column's deletion (ComplexColumnData.complexDeletion).
+type cdel struct {
+	col     uint16
+	at, ldt int64
+}
+
 type cell struct {
 	val, path bref
 	ts, ldt   int64
@@ -104,19 +109,23 @@ type store struct {
 	bigRows  [][]uint32
 	bigCells [][]cell
 	data     arena
+	// Complex (collection) column deletions by row id. Only sstables
+	// replayed with --from-sstable have them, so a map costs nothing
+	// elsewhere.
+	cdels            map[uint32][]cdel
+	complexDeletions int64 // complex deletions applied (not superseded)
 
 	schema   *workload.Schema
 	isStatic []bool
 	complex  []bool
 	acct     *Account
-	trieLike bool // TrieMemtable's accounting (no per-partition map entry, no +8 live bytes)
 
 	scratchLens []int64
 	scratchCl   []byte
 }
 
-func newStore(schema *workload.Schema, acct *Account, trieLike bool) *store {
-	s := &store{schema: schema, acct: acct, trieLike: trieLike}
+func newStore(schema *workload.Schema, acct *Account) *store {
+	s := &store{schema: schema, acct: acct}
 	for _, c := range schema.Columns {
 		s.isStatic = append(s.isStatic, c.Static)
 		s.complex = append(s.complex, c.Complex)
@@ -127,11 +136,11 @@ func newStore(schema *workload.Schema, acct *Account, trieLike bool) *store {
 	return s
 }
 
-// newPartition creates an empty partition and returns its id.
-func (s *store) newPartition(key []byte) uint32 {
+// newPartition creates an empty partition and returns its id. The
+// partition maps keep the keys (see keyStore); the rows need none.
+func (s *store) newPartition() uint32 {
 	id := s.parts.alloc(1)
-	p := s.parts.at(id)
-	*p = partition{key: s.data.put(key)}
+	*s.parts.at(id) = partition{}
 	return id
 }
 
@@ -153,8 +162,6 @@ func (s *store) tombOf(i *uint32) *tomb {
 	}
 	return s.tombs.at(*i)
 }
-
-func (s *store) key(id uint32) []byte { return s.data.get(s.parts.at(id).key) }
 
 func (s *store) rowIDs(p *partition) []uint32 {
 	if p.rowsCap > chunkLen {
@@ -353,8 +360,19 @@ func (s *store) apply(id uint32, op *workload.Op) error {
 	// Columns of the update (PartitionUpdate.columns) merged into the partition's.
 	var mask uint64
 	var reg, sta int
-	for i := range op.Cells {
-		c := op.Cells[i].Column
+	for _, cd := range op.ComplexDeletions {
+		if c := cd.Column; c < 0 || c >= len(s.isStatic) || !s.complex[c] {
+			return fmt.Errorf("complex deletion of column %d: not a complex column of the schema's %d", c, len(s.isStatic))
+		}
+	}
+	ncols := len(op.Cells) + len(op.ComplexDeletions)
+	for i := 0; i < ncols; i++ {
+		var c int
+		if i < len(op.Cells) {
+			c = op.Cells[i].Column
+		} else {
+			c = op.ComplexDeletions[i-len(op.Cells)].Column
+		}
 		if c < 0 || c >= len(s.isStatic) {
 			return fmt.Errorf("cell column %d: schema has %d columns", c, len(s.isStatic))
 		}
@@ -408,6 +426,13 @@ func (s *store) apply(id uint32, op *workload.Op) error {
 	var hasStatic, hasRegular bool
 	for i := range op.Cells {
 		if s.isStatic[op.Cells[i].Column] {
+			hasStatic = true
+		} else {
+			hasRegular = true
+		}
+	}
+	for _, cd := range op.ComplexDeletions {
+		if s.isStatic[cd.Column] {
 			hasStatic = true
 		} else {
 			hasRegular = true
@@ -540,6 +565,12 @@ func (s *store) mergeRow(p *partition, op *workload.Op, static bool) (int64, err
 	}
 	r := s.rows.at(rid)
 	rowDel := s.deletion(r.tomb).at
+	for _, cd := range op.ComplexDeletions {
+		if s.isStatic[cd.Column] == static && cd.DeletedAt > rowDel {
+			heap += s.deleteComplex(rid, uint16(cd.Column), cd.DeletedAt, cd.LocalDeletionTime)
+		}
+	}
+	r = s.rows.at(rid)
 	for i := range op.Cells {
 		u := &op.Cells[i]
 		if s.isStatic[u.Column] != static {
@@ -550,6 +581,9 @@ func (s *store) mergeRow(p *partition, op *workload.Op, static bool) (int64, err
 		}
 		if u.Timestamp <= rowDel {
 			continue // shadowed by the row deletion, dropped on merge
+		}
+		if s.complex[u.Column] && u.Timestamp <= s.complexDeletion(rid, uint16(u.Column)) {
+			continue // shadowed by the collection's deletion
 		}
 		col := uint16(u.Column)
 		hasPath := s.complex[u.Column]
@@ -571,9 +605,9 @@ func (s *store) mergeRow(p *partition, op *workload.Op, static bool) (int64, err
 		}
 		// A new cell: its ColumnData joins the row's column tree, or the
 		// complex column's cell tree grows.
-		cols, elems := s.columnShape(r, col)
+		cols, elems, exists := s.columnShape(rid, r, col)
 		if hasPath {
-			if elems == 0 {
+			if !exists {
 				heap += l.ComplexColumnData + jvm.BTreeLeaf(1) + jvm.BTreeLeaf(int64(cols+1)) - jvm.BTreeLeaf(int64(cols))
 				a.Live += 12 // complex deletion
 			} else {
@@ -595,9 +629,10 @@ func (s *store) mergeRow(p *partition, op *workload.Op, static bool) (int64, err
 	return heap, nil
 }
 
-// columnShape returns how many columns a row holds and how many cells the
-// given column holds.
-func (s *store) columnShape(r *row, col uint16) (cols, elems int) {
+// columnShape returns how many columns a row holds, how many cells the
+// given column holds and whether the row holds the column (a complex
+// column can be there with a deletion and no cells).
+func (s *store) columnShape(rid uint32, r *row, col uint16) (cols, elems int, exists bool) {
 	last := -1
 	for _, c := range s.rowCells(r) {
 		if int(c.col) != last {
@@ -608,7 +643,86 @@ func (s *store) columnShape(r *row, col uint16) (cols, elems int) {
 			elems++
 		}
 	}
-	return cols, elems
+	for _, d := range s.cdels[rid] {
+		if !s.rowHasCells(r, d.col) {
+			cols++
+		}
+		if d.col == col {
+			exists = true
+		}
+	}
+	return cols, elems, exists || elems > 0
+}
+
+func (s *store) rowHasCells(r *row, col uint16) bool {
+	for _, c := range s.rowCells(r) {
+		if c.col == col {
+			return true
+		}
+	}
+	return false
+}
+
+// complexDeletion returns the markedForDeleteAt of a complex column's
+// deletion in row rid, noTime when it has none.
+func (s *store) complexDeletion(rid uint32, col uint16) int64 {
+	for _, d := range s.cdels[rid] {
+		if d.col == col {
+			return d.at
+		}
+	}
+	return noTime
+}
+
+// deleteComplex merges a complex column deletion into row rid, as
+// ComplexColumnData.merge does: the newer deletion wins, the column's
+// cells it shadows leave the row (their objects are released, their
+// cloned bytes are not). A column the row did not hold becomes a
+// ComplexColumnData without cells. It returns the heap change shared by
+// every allocation type; the DeletionTime object itself is not charged
+// (unsharedHeapSizeExcludingData leaves it out), its 12 bytes of data are.
+func (s *store) deleteComplex(rid uint32, col uint16, at, ldt int64) int64 {
+	a := s.acct
+	l := &a.L
+	r := s.rows.at(rid)
+	var heap int64
+	list := s.cdels[rid]
+	j := -1
+	for i := range list {
+		if list[i].col == col {
+			j = i
+		}
+	}
+	if j >= 0 {
+		if at <= list[j].at {
+			return 0
+		}
+		list[j].at, list[j].ldt = at, ldt
+	} else {
+		cols, _, exists := s.columnShape(rid, r, col)
+		if !exists {
+			heap += l.ComplexColumnData + jvm.BTreeLeaf(int64(cols+1)) - jvm.BTreeLeaf(int64(cols))
+			a.Live += 12
+		}
+		if s.cdels == nil {
+			s.cdels = map[uint32][]cdel{}
+		}
+		s.cdels[rid] = append(list, cdel{col: col, at: at, ldt: ldt})
+	}
+	s.complexDeletions++
+	cs := s.rowCells(r)
+	kept := cs[:0]
+	for i := range cs {
+		c := cs[i]
+		if c.col == col && c.ts <= at {
+			a.cell(-1, int64(c.val.n), int64(c.path.n), c.flags&cellHasPath != 0)
+			a.Live -= s.cellData(int(c.val.n), int(c.path.n))
+			continue
+		}
+		kept = append(kept, c)
+	}
+	r.ncells = uint32(len(kept))
+	return heap
 }
 
 func (s *store) setCell(c *cell, u *workload.Cell, col uint16, path []byte, hasPath bool) {

@@ -404,14 +404,20 @@ func (t *memTrie) javaSize() (buffers, onHeap int64) {
 type shardedTrie struct {
 	shards []memTrie
 	part   Partitioner
-	acct   *Account
 	key    []byte
-	bufs   int64
-	heap   int64
+	// touch's scratch: the batch's comparable keys and walk state.
+	touchBuf  []byte
+	touchKeys [][]byte
+	touchNode []int32
+	touchAt   []int
+	// The change of the last upsert's shard in InMemoryTrie.sizeOffHeap
+	// (node buffers) and sizeOnHeap without them (content references and
+	// chunk arrays), for the memtable to charge when it applies the op.
+	lastBuf, lastHeap int64
 }
 
-func newShardedTrie(st *store, p Partitioner, shards int, acct *Account) *shardedTrie {
-	return &shardedTrie{shards: make([]memTrie, shards), part: p, acct: acct}
+func newShardedTrie(p Partitioner, shards int) *shardedTrie {
+	return &shardedTrie{shards: make([]memTrie, shards), part: p}
 }
 
 // comparableKey is DecoratedKey.asComparableBytes(OSS50): the token and the
@@ -484,10 +490,47 @@ func (s *shardedTrie) upsert(tok uint64, key []byte, create func() uint32) (uint
 	b0, h0 := t.javaSize()
 	id, created := t.put(s.comparableKey(tok, key), create)
 	b1, h1 := t.javaSize()
-	if b1 != b0 || h1 != h0 {
-		s.acct.trieBytes(b1-b0, h1-h0)
-	}
+	s.lastBuf, s.lastHeap = b1-b0, h1-h0
 	return id, created
+}
+
+// touch walks the keys of a batch down their shards' tries one level per
+// round, reading only: the walks of different keys are independent, so
+// their cache misses overlap instead of following each other, and the
+// puts that follow find their paths in cache. It changes nothing.
+func (s *shardedTrie) touch(toks []uint64, keys [][]byte) int32 {
+	n := len(toks)
+	s.touchBuf, s.touchKeys = s.touchBuf[:0], s.touchKeys[:0]
+	s.touchNode, s.touchAt = s.touchNode[:0], s.touchAt[:0]
+	for j := 0; j < n; j++ {
+		start := len(s.touchBuf)
+		s.touchBuf = append(s.touchBuf, s.comparableKey(toks[j], keys[j])...)
+		s.touchKeys = append(s.touchKeys, s.touchBuf[start:len(s.touchBuf):len(s.touchBuf)])
+		s.touchNode = append(s.touchNode, s.shard(toks[j]).root)
+		s.touchAt = append(s.touchAt, 0)
+	}
+	// touchBuf may have moved while growing: slice the keys again.
+	off := 0
+	for j := range s.touchKeys {
+		l := len(s.touchKeys[j])
+		s.touchKeys[j] = s.touchBuf[off : off+l : off+l]
+		off += l
+	}
+	var sink int32
+	for active := n; active > 0; {
+		active = 0
+		for j := 0; j < n; j++ {
+			node, at := s.touchNode[j], s.touchAt[j]
+			if isNullOrLeaf(node) || at >= len(s.touchKeys[j]) {
+				continue
+			}
+			node = s.shard(toks[j]).getChild(node, int32(s.touchKeys[j][at]))
+			s.touchNode[j], s.touchAt[j] = node, at+1
+			sink += node
+			active++
+		}
+	}
+	return sink
 }
 
 func (s *shardedTrie) get(tok uint64, key []byte) (uint32, bool) {
@@ -508,10 +551,11 @@ func (s *shardedTrie) goBytes() int64 {
 // TrieUsedBytes returns the trie node bytes allocated (allocatedPos summed
 // over shards) of a trie memtable, 0 for other kinds.
 func (m *Memtable) TrieUsedBytes() int64 {
-	st, ok := m.idx.(*shardedTrie)
-	if !ok {
+	ln := m.lane(Trie)
+	if ln == nil {
 		return 0
 	}
+	st := ln.trie
 	var n int64
 	for i := range st.shards {
 		n += int64(st.shards[i].allocatedPos)

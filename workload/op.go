@@ -94,6 +94,16 @@ type Op struct {
 	RangeEnd          [][]byte
 
 	Cells []Cell
+	// ComplexDeletions delete whole complex (collection) columns of the
+	// row, as overwriting a collection does; sstables hold them.
+	ComplexDeletions []ComplexDeletion
+}
+
+// ComplexDeletion is the deletion of one complex column of a row.
+type ComplexDeletion struct {
+	Column            int // index into Schema.Columns
+	DeletedAt         int64
+	LocalDeletionTime int64
 }
 
 // Reset clears the Op but keeps its buffers.
@@ -108,6 +118,7 @@ func (o *Op) Reset() {
 	o.Deletion, o.DeletedAt, o.LocalDeletionTime = DelNone, 0, NoDeletionTime
 	o.RangeEnd = o.RangeEnd[:0]
 	o.Cells = o.Cells[:0]
+	o.ComplexDeletions = o.ComplexDeletions[:0]
 }
 
 // AddCell appends a cell, reusing the slot's buffers.

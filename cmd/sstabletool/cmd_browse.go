@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,6 +54,12 @@ func browseAction(c *cli.Context) error {
 			return badData(fmt.Errorf("demo sstable: %w", err))
 		}
 		paths = []string{p}
+	} else if c.NArg() == 1 && strings.HasSuffix(c.Args().First(), ".json") {
+		// A saved memsim --json result opens in memsim's view.
+		if ok, err := runMemview(c.Args().First()); ok || err != nil {
+			return badData(err)
+		}
+		return usageError("%s: not a memsim --json result", c.Args().First())
 	} else {
 		sc, err := findSSTables(c)
 		if err != nil {

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/mattn/go-isatty"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/memsim"
+	"github.com/sstabletool/sstabletool/memsim/memview"
 	"github.com/sstabletool/sstabletool/workload"
 )
 
@@ -25,18 +29,20 @@ func init() {
 		ArgsUsage: " ",
 		Description: "memsim replays a workload profile (built-in: " + strings.Join(workload.BuiltinNames(), ", ") + ",\n" +
 			"or a YAML/JSON file, see docs/workload.md) into Go memtables built like Cassandra's and prints,\n" +
-			"per memtable and memtable_allocation_type, the bytes Cassandra would account on and off heap.\n" +
+			"per memtable and memtable_allocation_type, the bytes Cassandra would account on and off heap,\n" +
+			"per partition against the live data, and how many flushes per million writes that makes.\n" +
 			"Defaults model JDK 11 and Cassandra before CASSANDRA-14227 (--cassandra 4.1), the conditions of\n" +
-			"the published ReadSmallPartitionsBench figures.\n\n" +
+			"the published ReadSmallPartitionsBench figures. --bench compares their speed instead.\n\n" +
 			"Examples:\n" +
-			"  sstabletool memsim --profile small-partitions --ops 20000\n" +
-			"  sstabletool memsim --from-sstable nc-1-big-Data.db --memtable trie,skiplist --json   # your own data",
+			"  sstabletool memsim --ops 20000 --svg /tmp/memsim.svg              # the picture (also --html, --tui)\n" +
+			"  sstabletool memsim --from-sstable .                               # replay this table's own data\n" +
+			"  sstabletool memsim --bench --ops 20000 --json > bench.json       # speed, each memtable alone",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Value: "small-partitions", Usage: "built-in profile name or profile file"},
 			&cli.Int64Flag{Name: "ops", Value: -1, Usage: "operations to replay (default: the profile's)"},
 			&cli.Int64Flag{Name: "partitions", Usage: "override the profile's partition count (default: max(profile's, --ops) for sequential profiles)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "override the profile's seed"},
-			&cli.StringSliceFlag{Name: "from-sstable", Usage: "replay every partition, row and cell of these sstables (Data.db paths) instead of a profile"},
+			&cli.StringSliceFlag{Name: "from-sstable", Usage: "replay every partition, row and cell of these sstables (files or directories of one table) instead of a profile"},
 			&cli.StringFlag{Name: "memtable", Value: "skiplist,trie,hashordered", Usage: "comma-separated memtables"},
 			&cli.StringFlag{Name: "allocation", Value: "unslabbed_heap_buffers,heap_buffers,offheap_buffers,offheap_objects", Usage: "comma-separated memtable_allocation_type values"},
 			&cli.IntFlag{Name: "jdk", Value: 11, Usage: "JVM: 11 or 17 (a heap ByteBuffer is 48 or 56 bytes)"},
@@ -46,11 +52,19 @@ func init() {
 			&cli.Int64Flag{Name: "heap-space", Value: 2048, Usage: "memtable_heap_space in MiB"},
 			&cli.Int64Flag{Name: "offheap-space", Value: 2048, Usage: "memtable_offheap_space in MiB"},
 			&cli.Float64Flag{Name: "cleanup-threshold", Value: 1.0 / 3, Usage: "memtable_cleanup_threshold (default 1/(1+memtable_flush_writers) with 2 writers)"},
-			&cli.BoolFlag{Name: "json", Usage: `print {"results": [...]} as JSON`},
-			&cli.StringFlag{Name: "svg", Usage: "write a chart of footprint against operations to this SVG file"},
-			&cli.StringFlag{Name: "html", Usage: "write the chart and table to this HTML file"},
+			&cli.BoolFlag{Name: "json", Usage: `print {"settings": {...}, "results": [...]} as JSON (browse FILE.json shows it again)`},
+			&cli.StringFlag{Name: "svg", Usage: "write the picture (bytes per partition, flushes, growth curve) to this SVG file"},
+			&cli.StringFlag{Name: "html", Usage: "write the picture and the tables to this HTML file"},
+			&cli.StringFlag{Name: "load", Usage: "show a result saved with --json again (text, --svg, --html, --tui) instead of running"},
+			&cli.BoolFlag{Name: "tui", Usage: "show the results in the terminal (picture, table, speed, settings)"},
+			&cli.BoolFlag{Name: "bench", Usage: "compare speed instead: each memtable alone on the same ops, warm-up, --bench-runs runs, write-only and mixed, 1 and all cores"},
+			&cli.IntFlag{Name: "bench-runs", Value: 5, Usage: "timed runs per memtable and case with --bench (after one warm-up)"},
+			&cli.Float64Flag{Name: "read-fraction", Value: 0.5, Usage: "share of reads in --bench's mixed case"},
+			&cli.StringFlag{Name: "writers", Usage: "comma-separated writer counts for --bench (default 1 and the core count)"},
 			&cli.BoolFlag{Name: "progress", Value: isatty.IsTerminal(os.Stderr.Fd()), Usage: "show progress on stderr (default: when stderr is a terminal)"},
-			&cli.IntFlag{Name: "parallel", Value: min(2, runtime.NumCPU()), Usage: "memtables replayed at once (each holds its own copy of the data)"},
+			// Kept so that scripts passing it still run: the memtables now
+			// share one replay, so there is nothing to run in parallel.
+			&cli.IntFlag{Name: "parallel", Hidden: true, Usage: "no effect (the memtables share one replay)"},
 			&cli.BoolFlag{Name: "go-heap", Usage: "measure the Go heap each memtable holds (runs the garbage collector)"},
 		},
 		Action: runMemsim,
@@ -65,13 +79,28 @@ func runMemsim(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return usageErr("unexpected argument %q (use --profile or --from-sstable)", c.Args().First())
 	}
+	if f := c.String("load"); f != "" {
+		rep, ok, err := memview.Load(f)
+		if err != nil {
+			return cli.Exit("memsim: "+err.Error(), exitBadData)
+		}
+		if !ok {
+			return usageErr("--load %s: not a memsim --json result", f)
+		}
+		return showReport(c, rep, savedTitle(rep, f))
+	}
 	var o memsim.Options
+	set := memsim.Settings{ToolVersion: toolVersion()}
 	for _, s := range splitList(c.String("memtable")) {
 		k, err := memsim.ParseKind(s)
 		if err != nil {
 			return usageErr("--memtable: %v", err)
 		}
+		if slices.Contains(o.Kinds, k) {
+			return usageErr("--memtable: %s given twice", k)
+		}
 		o.Kinds = append(o.Kinds, k)
+		set.Memtables = append(set.Memtables, k.String())
 	}
 	for _, s := range splitList(c.String("allocation")) {
 		t, err := memsim.ParseAllocType(s)
@@ -79,6 +108,7 @@ func runMemsim(c *cli.Context) error {
 			return usageErr("--allocation: %v", err)
 		}
 		o.Types = append(o.Types, t)
+		set.Allocations = append(set.Allocations, t.String())
 	}
 	if len(o.Kinds) == 0 || len(o.Types) == 0 {
 		return usageErr("--memtable and --allocation need at least one value each")
@@ -111,9 +141,23 @@ func runMemsim(c *cli.Context) error {
 		return usageErr("--cleanup-threshold %v: Cassandra accepts 0.01..0.99", o.CleanupThreshold)
 	}
 	o.MeasureGoHeap = c.Bool("go-heap")
-	o.Parallel = c.Int("parallel")
-	if o.Parallel < 1 || o.Parallel > 16 {
-		return usageErr("--parallel %d: want 1..16", o.Parallel)
+	bench := c.Bool("bench")
+	bo := memsim.BenchOptions{Kinds: o.Kinds, JDK: o.JDK, Cassandra: o.Cassandra, Shards: o.Shards,
+		Runs: c.Int("bench-runs"), ReadFraction: c.Float64("read-fraction")}
+	if bench {
+		if bo.Runs < 1 || bo.Runs > 1000 {
+			return usageErr("--bench-runs %d: want 1..1000", bo.Runs)
+		}
+		if bo.ReadFraction <= 0 || bo.ReadFraction >= 1 {
+			return usageErr("--read-fraction %v: want above 0 and below 1", bo.ReadFraction)
+		}
+		for _, s := range splitList(c.String("writers")) {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 || n > 256 {
+				return usageErr("--writers %q: want counts within 1..256", s)
+			}
+			bo.Writers = append(bo.Writers, n)
+		}
 	}
 
 	var open memsim.SourceFunc
@@ -130,17 +174,23 @@ func runMemsim(c *cli.Context) error {
 			resolved = append(resolved, f.Path)
 		}
 		paths = resolved
+		if len(paths) == 0 {
+			return usageErr("--from-sstable: no sstables found under %v", c.StringSlice("from-sstable"))
+		}
 		src, part, err := memsim.SSTableSource(paths)
 		if err != nil {
 			return cli.Exit("memsim: "+err.Error(), exitBadData)
 		}
 		open, o.Partitioner = src, part
-		kc, err := memsim.KeyCacheFootprint(paths, o.JDK, o.Cassandra)
-		if err != nil {
-			return cli.Exit("memsim: "+err.Error(), exitBadData)
+		if !bench {
+			kc, err := memsim.KeyCacheFootprint(paths, o.JDK, o.Cassandra)
+			if err != nil {
+				return cli.Exit("memsim: "+err.Error(), exitBadData)
+			}
+			keyCache = &kc
 		}
-		keyCache = &kc
-		title = "memsim --from-sstable " + strings.Join(paths, " ")
+		set.Source, set.SSTables = "sstables", paths
+		title = fmt.Sprintf("memsim: %d sstable(s) of %s", len(paths), filepath.Base(filepath.Dir(paths[0])))
 	} else {
 		p, err := workload.LoadProfile(c.String("profile"))
 		if err != nil {
@@ -149,6 +199,11 @@ func runMemsim(c *cli.Context) error {
 		ops := c.Int64("ops")
 		if ops < -1 {
 			return usageErr("--ops %d: want >= 0", ops)
+		}
+		if ops < 0 && bench {
+			// Each memtable replays the ops (1 + --bench-runs) times in
+			// four cases: keep the default short.
+			ops = min(p.Ops, 200000)
 		}
 		if c.IsSet("seed") {
 			p.Seed = c.Uint64("seed")
@@ -169,97 +224,191 @@ func runMemsim(c *cli.Context) error {
 		if n < 0 {
 			n = p.Ops
 		}
-		title = fmt.Sprintf("memsim --profile %s --ops %d", p.Name, n)
+		set.Source, set.Profile, set.Ops, set.Seed, set.Partitions = "profile", p.Name, n, p.Seed, p.Partitions
+		title = fmt.Sprintf("memsim --profile %s --ops %s", p.Name, memsim.Count(n))
 	}
-	if c.Bool("progress") {
-		var mu sync.Mutex
-		state := map[memsim.Kind]string{}
-		o.Progress = func(k memsim.Kind, done, total int64) {
-			mu.Lock()
-			defer mu.Unlock()
-			if total > 0 {
-				state[k] = fmt.Sprintf("%s %5.1f%%", k, 100*float64(done)/float64(total))
-			} else {
-				state[k] = fmt.Sprintf("%s %d ops", k, done)
+	set.Partitioner = o.Partitioner.String()
+	set.JDK, set.Cassandra, set.Shards = o.JDK, o.Cassandra, o.Shards
+	set.HeapSpace, set.OffheapSpace, set.CleanupThreshold = o.HeapSpace, o.OffheapSpace, o.CleanupThreshold
+	bo.Partitioner = o.Partitioner
+	progress := c.Bool("progress")
+	rep := &memsim.Report{Settings: set, KeyCache: keyCache}
+	if bench {
+		title = strings.Replace(title, "memsim", "memsim --bench", 1)
+		// --bench holds its ops in memory: an sstable's are capped.
+		limit := int64(-1)
+		if set.Source == "sstables" {
+			if limit = c.Int64("ops"); limit < 0 {
+				limit = 1_000_000
+				fmt.Fprintln(os.Stderr, "memsim --bench: timing the sstables' first 1,000,000 writes (--ops to change)")
 			}
-			var parts []string
-			for _, kk := range o.Kinds {
-				if s, ok := state[kk]; ok {
-					parts = append(parts, s)
+		}
+		br, err := runBench(open, bo, progress, limit)
+		if err != nil {
+			return cli.Exit("memsim: "+err.Error(), exitBadData)
+		}
+		rep.Bench = br
+		rep.Settings.Allocations = nil // speed does not depend on them
+	} else {
+		if progress {
+			o.Progress = func(done, total int64) {
+				if total > 0 {
+					fmt.Fprintf(os.Stderr, "\rreplaying: %5.1f%% of %d ops ", 100*float64(done)/float64(total), total)
+				} else {
+					fmt.Fprintf(os.Stderr, "\rreplaying: %d ops ", done)
 				}
 			}
-			fmt.Fprintf(os.Stderr, "\rreplaying: %s ", strings.Join(parts, "  "))
+		}
+		rs, err := memsim.Replay(open, o)
+		if progress {
+			fmt.Fprintln(os.Stderr)
+		}
+		if err != nil {
+			return cli.Exit("memsim: "+err.Error(), exitBadData)
+		}
+		rep.Results = rs
+		if set.Source == "sstables" && len(rs) > 0 {
+			rep.Settings.Ops = rs[0].Ops
+		}
+	}
+	return showReport(c, rep, title)
+}
+
+// runBench collects the source's writes (at most limit, -1 for all) and
+// times the memtables on them.
+func runBench(open memsim.SourceFunc, bo memsim.BenchOptions, progress bool, limit int64) (*memsim.BenchReport, error) {
+	src, _, err := open()
+	if err != nil {
+		return nil, err
+	}
+	if cl, ok := src.(io.Closer); ok {
+		defer cl.Close()
+	}
+	writes, err := memsim.CollectWrites(src, limit)
+	if err != nil {
+		return nil, err
+	}
+	if progress {
+		bo.Progress = func(done, total int) {
+			fmt.Fprintf(os.Stderr, "\rbenchmarking: run %d of %d ", done, total)
 		}
 		defer fmt.Fprintln(os.Stderr)
 	}
-	rs, err := memsim.Replay(open, o)
-	if err != nil {
-		return cli.Exit("memsim: "+err.Error(), exitBadData)
-	}
-	if f := c.String("svg"); f != "" {
-		if err := writeFile(f, func(w io.Writer) error { return memsim.WriteSVG(w, rs, title) }); err != nil {
+	return memsim.RunBench(writes, src.Schema(), bo)
+}
+
+// showReport writes a report as JSON, SVG, HTML, text or in the terminal.
+func showReport(c *cli.Context, rep *memsim.Report, title string) error {
+	pic := memsim.NewPicture(rep, title)
+	if f := c.String("svg"); f != "" && len(rep.Results) > 0 {
+		if err := writeFile(f, func(w io.Writer) error { return memsim.WriteSVG(w, pic) }); err != nil {
 			return cli.Exit("memsim: "+err.Error(), exitBadData)
 		}
 	}
 	if f := c.String("html"); f != "" {
-		if err := writeFile(f, func(w io.Writer) error { return memsim.WriteHTML(w, rs, title) }); err != nil {
+		if err := writeFile(f, func(w io.Writer) error { return memsim.WriteHTML(w, rep, pic) }); err != nil {
 			return cli.Exit("memsim: "+err.Error(), exitBadData)
 		}
 	}
 	w := c.App.Writer
 	if c.Bool("json") {
-		for i := range rs {
-			rs[i].Samples = nil // the chart data is for --svg/--html
-		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Results  []memsim.Result  `json:"results"`
-			KeyCache *memsim.KeyCache `json:"key_cache,omitempty"`
-		}{rs, keyCache})
+		return enc.Encode(rep)
 	}
-	if err := memsim.WriteTable(w, rs); err != nil {
+	if c.Bool("tui") {
+		if !isatty.IsTerminal(os.Stdout.Fd()) {
+			return usageErr("--tui needs a terminal; use --json, --svg or --html when piping")
+		}
+		return memview.Run(rep, title)
+	}
+	return writeText(w, rep, pic)
+}
+
+// writeText prints the tables and the picture; colour only on a terminal
+// that wants it (lipgloss follows NO_COLOR and drops it when piped), and
+// the picture's glyphs differ so it reads the same without.
+func writeText(w io.Writer, rep *memsim.Report, pic *memsim.Picture) error {
+	if rep.Bench != nil {
+		if err := memsim.WriteBench(w, rep.Bench); err != nil {
+			return err
+		}
+	}
+	if len(rep.Results) == 0 {
+		return nil
+	}
+	if err := memsim.WriteTable(w, rep.Results); err != nil {
 		return err
 	}
-	fmt.Fprintln(w)
-	if err := memsim.WriteReads(w, rs); err != nil {
+	fmt.Fprintf(w, "(replay %.2f s for all memtables together; \"map s\" is each one's partition map: compare speed with --bench)\n\n", rep.Results[0].Seconds)
+	if err := memsim.WriteReads(w, rep.Results); err != nil {
 		return err
 	}
-	writeBars(w, rs)
-	if keyCache != nil {
-		fmt.Fprintf(w, "\nkey cache (CASSANDRA-9738), %d entries: on heap %s (%.1f B/entry), off heap serialized %s (%.1f B/entry)\n",
-			keyCache.Entries, memsim.HumanBytes(keyCache.OnHeap), keyCache.OnHeapPerEntry,
-			memsim.HumanBytes(keyCache.OffHeap), keyCache.OffHeapPerEntry)
+	r := lipgloss.NewRenderer(w)
+	st := func(s lipgloss.Style) func(string) string { return func(x string) string { return s.Render(x) } }
+	io.WriteString(w, pic.Text(memsim.TextOptions{
+		On:  st(r.NewStyle().Foreground(lipgloss.Color("4"))),
+		Off: st(r.NewStyle().Foreground(lipgloss.Color("3"))),
+		Dim: st(r.NewStyle().Faint(true)),
+	}))
+	if kc := rep.KeyCache; kc != nil {
+		fmt.Fprintf(w, "\nkey cache (CASSANDRA-9738), %d entries (%d with a promoted index, %d of them held with their IndexInfos):\n"+
+			"  on heap %s (%.1f B/entry), off heap serialized %s (%.1f B/entry, of which %d B is the OHC library's entry header, not Cassandra's)\n",
+			kc.Entries, kc.Indexed, kc.IndexedOnHeap, memsim.HumanBytes(kc.OnHeap), kc.OnHeapPerEntry,
+			memsim.HumanBytes(kc.OffHeap), kc.OffHeapPerEntry, kc.OHCEntryHeader)
 	}
 	return nil
 }
 
-// writeBars draws each result's final footprint as a bar and its growth
-// over the replay as a sparkline.
-func writeBars(w io.Writer, rs []memsim.Result) {
-	var maxTotal int64
-	for _, r := range rs {
-		maxTotal = max(maxTotal, r.OnHeap+r.OffHeap)
+// runMemview shows a saved memsim --json result (browse FILE.json). ok is
+// false when the file is not one.
+func runMemview(path string) (ok bool, err error) {
+	rep, ok, err := memview.Load(path)
+	if err != nil || !ok {
+		return ok, err
 	}
-	if maxTotal == 0 {
-		return
+	if !isatty.IsTerminal(os.Stdout.Fd()) {
+		return true, usageErr("browse needs a terminal")
 	}
-	on := lipgloss.NewStyle().Foreground(lipgloss.Color("4"))
-	off := lipgloss.NewStyle().Foreground(lipgloss.Color("3"))
-	label := lipgloss.NewStyle().Width(36)
-	const width = 40
-	fmt.Fprintln(w, "footprint (on heap ", on.Render("█"), " off heap ", off.Render("█"), ") and growth over the replay:")
-	for _, r := range rs {
-		a := int(float64(r.OnHeap) / float64(maxTotal) * width)
-		b := int(float64(r.OffHeap) / float64(maxTotal) * width)
-		var vals []int64
-		for _, p := range r.Samples {
-			vals = append(vals, p.OnHeap+p.OffHeap)
+	return true, memview.Run(rep, savedTitle(rep, path))
+}
+
+// savedTitle names a saved result after the run that made it.
+func savedTitle(rep *memsim.Report, path string) string {
+	s := &rep.Settings
+	t := "memsim: " + filepath.Base(path)
+	if s.Source == "profile" && s.Profile != "" {
+		t = fmt.Sprintf("memsim --profile %s --ops %s", s.Profile, memsim.Count(s.Ops))
+	}
+	if rep.Bench != nil && len(rep.Results) == 0 {
+		t = strings.Replace(t, "memsim", "memsim --bench", 1)
+	}
+	return t
+}
+
+// toolVersion names the build: the module version, or for a development
+// build the VCS revision (and whether the tree had changes).
+func toolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+modified"
+			}
 		}
-		fmt.Fprintf(w, "%s %s%s%s %s\n", label.Render(r.Memtable+" "+r.Allocation),
-			on.Render(strings.Repeat("█", a)), off.Render(strings.Repeat("█", b)),
-			strings.Repeat(" ", max(0, width-a-b)), memsim.Sparkline(vals, maxTotal))
 	}
+	if rev != "" {
+		v += " " + rev[:min(12, len(rev))] + dirty
+	}
+	return v
 }
 
 func splitList(s string) []string {

@@ -90,6 +90,11 @@ type Layout struct {
 	SkipListNode  int64
 	SkipListIndex int64
 
+	// The hash-ordered map (CASSANDRA-7282, not in Cassandra): a
+	// split-ordered list node {hash long; key, value, next refs}, used for
+	// entries and bucket sentinels alike.
+	HashOrderedNode int64
+
 	// cells' dataSize() width of localDeletionTime (TypeSizes.sizeof of an
 	// int before CASSANDRA-14227, of a long after) and of an expiring
 	// LivenessInfo's localExpirationTime.
@@ -153,6 +158,7 @@ func NewLayout(jdk int, cassandra string) (Layout, error) {
 
 	l.SkipListNode = Object(Ref, Ref, Ref)
 	l.SkipListIndex = Object(Ref, Ref, Ref)
+	l.HashOrderedNode = Object(8, Ref, Ref, Ref)
 	l.DeletionTimeDataSize = ldt
 	return l, nil
 }
