@@ -110,10 +110,6 @@ func newTable(p *workload.Profile, seed uint64) (*table, error) {
 		return nil, err
 	}
 	// Static and regular columns: stored in Cassandra's column order.
-	type named struct {
-		c    *colType
-		name string
-	}
 	order := func(specs []workload.ColumnSpec) ([]*colType, []rows.Column, []stats.Column, error) {
 		cs, err := cols(specs, "random")
 		if err != nil {

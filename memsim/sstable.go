@@ -55,11 +55,10 @@ type sstableSource struct {
 	schema *workload.Schema
 	next   int // index of the next sstable to open
 
-	s       *sstable.SSTable
-	dec     *rows.Decoder
-	inPart  bool
-	h       rows.PartitionHeader
-	pending bool // the partition deletion of h is still to be emitted
+	s      *sstable.SSTable
+	dec    *rows.Decoder
+	inPart bool
+	h      rows.PartitionHeader
 
 	openStart [][]byte
 	openDel   struct{ at, ldt int64 }

@@ -80,9 +80,6 @@ func bigTable(b *testing.B) string {
 	return bigPath
 }
 
-// settle runs every pending command, background scan included.
-func settle(d *driver, cmd tea.Cmd) { d.run(cmd) }
-
 // BenchmarkBrowse measures, on a generated sstable of more than 1 GiB, the
 // time to the first paint and to the first filled partitions table, the
 // full Data.db scan a non-incremental tool waits for (the baseline), and

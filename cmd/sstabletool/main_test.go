@@ -16,9 +16,9 @@ import (
 var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
 
 func TestMain(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{
-		"sstabletool": func() int { return run(os.Args) },
-	}))
+	testscript.Main(m, map[string]func(){
+		"sstabletool": func() { os.Exit(run(os.Args)) },
+	})
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script: each runs

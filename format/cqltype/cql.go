@@ -237,7 +237,6 @@ type token struct {
 
 type lexer struct {
 	src  string
-	pos  int
 	toks []token
 	i    int
 	err  error

@@ -265,10 +265,6 @@ func typeOf(tn stats.TypeName) (*cqltype.Type, error) {
 // columns converts header columns to decoder columns in Cassandra's order,
 // returning the types aligned with them.
 func columns(in []stats.Column) ([]rows.Column, []*cqltype.Type, error) {
-	type pair struct {
-		c rows.Column
-		t *cqltype.Type
-	}
 	cols := make([]rows.Column, len(in))
 	byName := make(map[string]*cqltype.Type, len(in))
 	for i, c := range in {

@@ -721,7 +721,7 @@ func TestTombstoneSum(t *testing.T) {
 	for _, c := range []struct {
 		t    int64
 		want float64
-	}{{50, 0}, {100, 5}, {150, 10 - 10 + (10+15)*0.5/2 + 5}, {200, 30}, {300, 30}} {
+	}{{50, 0}, {100, 5}, {150, (10+15)*0.5/2 + 5}, {200, 30}, {300, 30}} {
 		if got := h.Sum(c.t); got != c.want {
 			t.Errorf("Sum(%d) = %v, want %v", c.t, got, c.want)
 		}
