@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/sstabletool/sstabletool/deletiontime"
 	"io"
 	"reflect"
 	"strings"
 
+	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"

@@ -3,7 +3,7 @@ package generate
 import (
 	"fmt"
 
-	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/oa"
 	"github.com/sstabletool/sstabletool/workload"
 )
 
@@ -36,7 +36,7 @@ func Demo(dir string) (dataPath string, err error) {
 	if err != nil {
 		return "", fmt.Errorf("demo profile: %w", err)
 	}
-	res, err := Generate(p, dir, Options{Version: format.MustVersion("oa")})
+	res, err := Generate(p, dir, Options{Version: oa.Version})
 	if err != nil {
 		return "", err
 	}

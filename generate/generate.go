@@ -32,6 +32,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/cqltype"
+	"github.com/sstabletool/sstabletool/format/oa"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/format/token"
@@ -258,7 +259,7 @@ func Generate(p *workload.Profile, dir string, o Options) (*Result, error) {
 		return nil, err
 	}
 	if o.Version.Name == "" {
-		o.Version = format.MustVersion("oa")
+		o.Version = oa.Version
 	}
 	t.schema.Version = o.Version
 	comp := o.Compression

@@ -30,12 +30,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/sstabletool/sstabletool/format"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/sstabletool/sstabletool/format"
 )
 
 // ErrInjectedCrash is returned once a crash injected with Staging.CrashAfter

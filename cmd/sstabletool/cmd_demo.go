@@ -9,7 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/convert"
-	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/nc"
+	"github.com/sstabletool/sstabletool/format/oa"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/generate"
 	"github.com/sstabletool/sstabletool/verify"
@@ -61,7 +62,7 @@ func demoAction(c *cli.Context) error {
 	if err != nil {
 		return badData(err)
 	}
-	res, err := generate.Generate(p, dir, generate.Options{Version: format.MustVersion("nc")})
+	res, err := generate.Generate(p, dir, generate.Options{Version: nc.Version})
 	if err != nil {
 		return badData(fmt.Errorf("writing the demo sstable: %w", err))
 	}
@@ -108,7 +109,7 @@ func demoAction(c *cli.Context) error {
 		fmt.Fprintf(out, "%d problems: %v\n", len(r.Problems), r.Problems)
 	}
 
-	est, err := convert.Estimate(path, convert.Options{To: format.MustVersion("oa")})
+	est, err := convert.Estimate(path, convert.Options{To: oa.Version})
 	if err != nil {
 		return badData(err)
 	}
@@ -123,7 +124,7 @@ func demoAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(out, "  %-18s %10d -> %10d bytes (%.2f%% saved)\n", "all components", before, after, 100*float64(before-after)/float64(before))
 	du := est.DataUncompressed
-	fmt.Fprintf(out, "  %-18s %10d -> %10d bytes (%d LIVE partition headers x 11 bytes)\n", "Data.db uncompressed", du.Before, du.After, est.Counts.Live[convert.PlacePartitionHeader])
+	fmt.Fprintf(out, "  %-18s %10d -> %10d bytes (%d LIVE partition headers x %d bytes)\n", "Data.db uncompressed", du.Before, du.After, est.Counts.Live[convert.PlacePartitionHeader], oa.LiveSaving)
 	if c.String("keep") != "" {
 		fmt.Fprintf(out, "\nNext: sstabletool dump -k <key> %s | sstabletool convert --to oa %s --out DIR\n", path, path)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/oa"
 )
 
 func init() {
@@ -56,7 +57,7 @@ func savingsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	oa := format.MustVersion("oa")
+	oa := oa.Version
 	rep := savingsReport{SSTables: []*convert.Result{}}
 	byName := map[string]int{}
 	err = sc.each(func(p string) error {

@@ -3,9 +3,9 @@ package stats
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/sstabletool/sstabletool/format"
 	"math"
 
+	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/vint"
 )
 

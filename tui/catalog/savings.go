@@ -6,6 +6,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/oa"
 )
 
 // Savings is what rewriting a legacy sstable as oa would save, from
@@ -35,12 +36,12 @@ func (s *Savings) Saved() int64 { return s.Before - s.After }
 // NeedsConversion reports whether the sstable is in a legacy layout that oa
 // would shrink (its DeletionTimes are 12 bytes).
 func (t *Table) NeedsConversion() bool {
-	return t.S.Version().DeletionTimeLayout() != format.MustVersion("oa").DeletionTimeLayout()
+	return t.S.Version().DeletionTimeLayout() != oa.Version.DeletionTimeLayout()
 }
 
 // EstimateOA estimates the oa rewrite; progress gets Data.db bytes done.
 func (t *Table) EstimateOA(progress func(done, total int64)) (*Savings, error) {
-	res, err := convert.Estimate(t.DataPath(), convert.Options{To: format.MustVersion("oa"), Access: t.access, Progress: progress})
+	res, err := convert.Estimate(t.DataPath(), convert.Options{To: oa.Version, Access: t.access, Progress: progress})
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func (s *Savings) Explain() []string {
 // that version `from` does not, and which it drops (the version flags of
 // format.Version, as BigFormat defines them).
 func StatisticsChange(from format.Version) string {
-	oa := format.MustVersion("oa")
+	oa := oa.Version
 	var adds, drops []string
 	add := func(has, hasOA bool, what string) {
 		switch {
