@@ -58,7 +58,7 @@ type SSTableWriter struct {
 	sb    *summary.Builder
 	bf    *filter.BloomFilter
 	col   collector
-	hll   hllSketch
+	hll   stats.HLLSketch
 
 	buf     []byte
 	idxBuf  []byte
@@ -274,7 +274,7 @@ func (w *SSTableWriter) EndPartition() error {
 	}
 	w.sb.Add(w.key, indexPos)
 	w.bf.Add(w.key)
-	w.hll.add(w.key)
+	w.hll.Add(w.key)
 	w.col.endPartition(w.dw.Pos()-w.start, w.cells)
 	if w.first == nil {
 		w.first = append([]byte(nil), w.key...)
@@ -392,7 +392,7 @@ func (w *SSTableWriter) statistics(dr *DataResult) *stats.Statistics {
 	return &stats.Statistics{
 		Version:    w.cfg.Version,
 		Validation: &stats.Validation{Partitioner: w.cfg.Partitioner, BloomFilterFPChance: w.cfg.BloomFilterFPChance},
-		Compaction: &stats.Compaction{Cardinality: w.hll.bytes()},
+		Compaction: &stats.Compaction{Cardinality: w.hll.Bytes()},
 		Stats:      s,
 		Header:     &h,
 	}

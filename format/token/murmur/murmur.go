@@ -88,3 +88,32 @@ func fmix(k uint64) uint64 {
 	k ^= k >> 33
 	return k
 }
+
+// Hash2_64 is Cassandra's MurmurHash.hash2_64 (MurmurHash64A), including
+// its sign-extension of the tail bytes. It feeds the cardinality sketch
+// of Statistics.db (MetadataCollector.addKey).
+func Hash2_64(key []byte, seed int64) uint64 {
+	const m = 0xc6a4a7935bd1e995
+	const r = 47
+	n := len(key)
+	h := uint64(seed&0xffffffff) ^ (m * uint64(n))
+	for i := 0; i+8 <= n; i += 8 {
+		k := binary.LittleEndian.Uint64(key[i:])
+		k *= m
+		k ^= k >> r
+		k *= m
+		h ^= k
+		h *= m
+	}
+	tail := key[n&^7:]
+	if rem := len(tail); rem > 0 {
+		for i := rem - 1; i >= 0; i-- {
+			h ^= uint64(int64(int8(tail[i]))) << (8 * uint(i))
+		}
+		h *= m
+	}
+	h ^= h >> r
+	h *= m
+	h ^= h >> r
+	return h
+}
