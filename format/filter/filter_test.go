@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstabletool/sstabletool/format/token/fixturekeys"
+	"github.com/sstabletool/sstabletool/internal/fixturekeys"
 	"github.com/sstabletool/sstabletool/reader"
 )
 

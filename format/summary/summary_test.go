@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/sstabletool/sstabletool/format/token"
-	"github.com/sstabletool/sstabletool/format/token/fixturekeys"
+	"github.com/sstabletool/sstabletool/internal/fixturekeys"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/reader"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstabletool/sstabletool/format/token/fixturekeys"
+	"github.com/sstabletool/sstabletool/internal/fixturekeys"
 	"github.com/sstabletool/sstabletool/format/token/murmur"
 )
 

@@ -1,9 +1,12 @@
-// Package fixturekeys is test support for format/token, format/filter and
-// format/summary: it reads just enough of a real sstable's Index.db (each
+// Package fixturekeys is test support (tests only; it imports testing) for
+// format/token, format/filter and format/summary: it reads just enough of a real sstable's Index.db (each
 // entry's key and start offset) and Statistics.db (partitioner and bloom
 // filter fp chance) to check those components against the keys Cassandra
 // wrote. It is deliberately not an Index.db or Statistics.db decoder; those
-// live elsewhere.
+// live in format/index and format/stats, which import format/token, so
+// tests of format/token could not use them. Being this small and
+// independent also makes it a second opinion the decoders are checked
+// against.
 package fixturekeys
 
 import (
