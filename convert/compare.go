@@ -106,10 +106,10 @@ func sameContentBetween(a, b *sstable.SSTable, from boundary, to *boundary, capT
 			return nil
 		}
 		if ea != nil && !errors.Is(ea, io.EOF) {
-			return a.WrapDataError(ea)
+			return ea
 		}
 		if eb != nil && !errors.Is(eb, io.EOF) {
-			return b.WrapDataError(eb)
+			return eb
 		}
 		if ea != nil || eb != nil {
 			return fmt.Errorf("partition %d: one sstable ends before the other", n)
@@ -124,11 +124,11 @@ func sameContentBetween(a, b *sstable.SSTable, from boundary, to *boundary, capT
 		for i := 0; ; i++ {
 			ua, err := da.Next(false)
 			if err != nil {
-				return a.WrapDataError(err)
+				return err
 			}
 			ub, err := db.Next(false)
 			if err != nil {
-				return b.WrapDataError(err)
+				return err
 			}
 			if ua == nil || ub == nil {
 				if ua != ub {

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/filter"
@@ -401,7 +402,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	for scan.Next() {
 		e := scan.Entry()
 		if e.Position != rl.src.Pos() {
-			return res, reader.Corrupt(src.Path(format.ComponentIndex), "Index.db", scan.EntryPos(),
+			return res, corrupt.New(src.Path(format.ComponentIndex), "Index.db", scan.EntryPos(),
 				fmt.Sprintf("the next partition's Data.db position %d", rl.src.Pos()), fmt.Errorf("entry says %d", e.Position))
 		}
 		pr, evs, err := rl.partition(e.Key, events)
@@ -441,7 +442,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		return res, fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
 	}
 	if rl.src.Pos() != total {
-		return res, reader.Corrupt(dataPath, "Data.db", rl.src.Pos(), "no partition beyond those Index.db lists", fmt.Errorf("%d bytes left", total-rl.src.Pos()))
+		return res, corrupt.New(dataPath, "Data.db", rl.src.Pos(), "no partition beyond those Index.db lists", fmt.Errorf("%d bytes left", total-rl.src.Pos()))
 	}
 	if histMiss {
 		res.Losses = append(res.Losses, stats.Loss{Field: "Stats.PartitionSizes",

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/vint"
-	"github.com/sstabletool/sstabletool/reader"
 	"github.com/sstabletool/sstabletool/writer"
 )
 
@@ -58,14 +58,14 @@ func (r *relinker) corrupt(off int64, expected string, err error) error {
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if errors.As(err, &ce) {
 		if ce.File == "" {
 			ce.File = r.file
 		}
 		return ce
 	}
-	return reader.Corrupt(r.file, "Data.db", off, expected, err)
+	return corrupt.New(r.file, "Data.db", off, expected, err)
 }
 
 // convertDeletion checks that dt fits the target layout, capping it when
@@ -316,7 +316,7 @@ func (r *relinker) relinkEntry(e *index.Entry, pr *partitionResult, events []eve
 		return nil
 	}
 	fail := func(expected string, err error) error {
-		return reader.Corrupt(r.file+" (Index.db)", "Index.db", entryPos, expected, err)
+		return corrupt.New(r.file+" (Index.db)", "Index.db", entryPos, expected, err)
 	}
 	e.HeaderLength += int64(pr.newHeaderSize - pr.oldHeaderSize)
 	r.counts.add(PlaceIndexEntry, e.Deletion)

@@ -93,7 +93,7 @@ func (d *Dumper) Partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 	for {
 		u, err := dec.Next(false)
 		if err != nil {
-			return d.s.WrapDataError(err)
+			return err
 		}
 		if u == nil {
 			break

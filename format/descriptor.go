@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -111,7 +112,7 @@ func parseTOC(path string, b []byte) ([]string, error) {
 	for i, line := range lines {
 		if !utf8.ValidString(line) {
 			n, off := tocLine(b, i)
-			return nil, reader.Corrupt(path, ComponentTOC, off,
+			return nil, corrupt.New(path, ComponentTOC, off,
 				fmt.Sprintf("line %d to be a component name in UTF-8 (Cassandra reads TOC.txt as UTF-8)", n),
 				fmt.Errorf("found %s", quoteLine(line)))
 		}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
 func tocCopy(t *testing.T, content func(real []byte) []byte) (format.Descriptor, []string) {
@@ -42,7 +42,7 @@ func TestTOCGarbageIsQuoted(t *testing.T) {
 		return append(append(real, "\n"...), 0xff, 0x00, 0x1b, '[', '2', 'J', 0xfe, '\n')
 	})
 	_, err := d.ReadTOC()
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if !errors.As(err, &ce) || ce.File != d.Path(format.ComponentTOC) {
 		t.Fatalf("want a CorruptError naming TOC.txt, got %v", err)
 	}

@@ -106,7 +106,6 @@ func (src *sstableSource) Next(op *workload.Op) (bool, error) {
 				continue
 			}
 			if err != nil {
-				err = src.s.WrapDataError(err)
 				src.closeCurrent()
 				return false, err
 			}
@@ -120,7 +119,6 @@ func (src *sstableSource) Next(op *workload.Op) (bool, error) {
 		}
 		u, err := src.dec.Next(false)
 		if err != nil {
-			err = src.s.WrapDataError(err)
 			src.closeCurrent()
 			return false, err
 		}

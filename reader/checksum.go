@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/sstabletool/sstabletool/corrupt"
 )
 
 const (
@@ -51,7 +53,7 @@ func ParseDigestFile(b []byte) (uint32, error) {
 		if err == nil {
 			err = fmt.Errorf("found %q", s)
 		}
-		return 0, Corrupt("", digestComponent, 0, "a CRC32 in unsigned decimal (0 to 4294967295)", err)
+		return 0, corrupt.New("", digestComponent, 0, "a CRC32 in unsigned decimal (0 to 4294967295)", err)
 	}
 	return uint32(v), nil
 }
@@ -68,14 +70,14 @@ type ChunkChecksums struct {
 // DecodeChecksums decodes CRC.db.
 func DecodeChecksums(b []byte) (*ChunkChecksums, error) {
 	if len(b) < 4 {
-		return nil, Corrupt("", crcComponent, 0, "a 4-byte chunk size", fmt.Errorf("%w: file is %d bytes", io.ErrUnexpectedEOF, len(b)))
+		return nil, corrupt.New("", crcComponent, 0, "a 4-byte chunk size", fmt.Errorf("%w: file is %d bytes", io.ErrUnexpectedEOF, len(b)))
 	}
 	size := int32(binary.BigEndian.Uint32(b))
 	if size <= 0 {
-		return nil, Corrupt("", crcComponent, 0, "a positive chunk size", fmt.Errorf("found %d", size))
+		return nil, corrupt.New("", crcComponent, 0, "a positive chunk size", fmt.Errorf("found %d", size))
 	}
 	if (len(b)-4)%4 != 0 {
-		return nil, Corrupt("", crcComponent, int64(len(b)-(len(b)-4)%4), "4-byte CRCs after the chunk size", fmt.Errorf("%w: %d stray bytes at the end", io.ErrUnexpectedEOF, (len(b)-4)%4))
+		return nil, corrupt.New("", crcComponent, int64(len(b)-(len(b)-4)%4), "4-byte CRCs after the chunk size", fmt.Errorf("%w: %d stray bytes at the end", io.ErrUnexpectedEOF, (len(b)-4)%4))
 	}
 	c := &ChunkChecksums{ChunkSize: int(size), CRCs: make([]uint32, (len(b)-4)/4)}
 	for i := range c.CRCs {
@@ -94,7 +96,7 @@ func (c *ChunkChecksums) Encode() []byte {
 }
 
 // Verify checks every chunk of the uncompressed Data.db f against c and
-// returns one *CorruptError per bad chunk (wrapping ErrChecksum), plus one
+// returns one *corrupt.Error per bad chunk (wrapping corrupt.ErrChecksum), plus one
 // when CRC.db holds too few CRCs for the file's size. Extra CRCs are what
 // a writer leaves when it flushes an empty last chunk (ChecksumWriter
 // appends the CRC32 of no bytes, 0): those are fine, any other extra CRC is
@@ -105,14 +107,14 @@ func (c *ChunkChecksums) Verify(f File) []error {
 	chunk := int64(c.ChunkSize)
 	chunks := (size + chunk - 1) / chunk
 	if chunks > int64(len(c.CRCs)) {
-		errs = append(errs, Corrupt(f.Path(), crcComponent, 4+4*int64(len(c.CRCs)),
+		errs = append(errs, corrupt.New(f.Path(), crcComponent, 4+4*int64(len(c.CRCs)),
 			fmt.Sprintf("%d CRCs for %d bytes of Data.db in chunks of %d", chunks, size, chunk),
 			fmt.Errorf("%w: found %d", io.ErrUnexpectedEOF, len(c.CRCs))))
 	}
 	emptyCRC := crc32.ChecksumIEEE(nil)
 	for i := chunks; i < int64(len(c.CRCs)); i++ {
 		if c.CRCs[i] != emptyCRC {
-			errs = append(errs, Corrupt(f.Path(), crcComponent, 4+4*i,
+			errs = append(errs, corrupt.New(f.Path(), crcComponent, 4+4*i,
 				fmt.Sprintf("CRC %d, past the %d chunks of Data.db, to be the CRC32 of an empty chunk (%#08x)", i, chunks, emptyCRC),
 				fmt.Errorf("found %#08x", c.CRCs[i])))
 		}
@@ -135,13 +137,13 @@ func (c *ChunkChecksums) Verify(f File) []error {
 				if err == io.EOF {
 					err = io.ErrUnexpectedEOF
 				}
-				return append(errs, Corrupt(f.Path(), dataComponent, start, fmt.Sprintf("chunk %d of %d bytes", i, n), err))
+				return append(errs, corrupt.New(f.Path(), dataComponent, start, fmt.Sprintf("chunk %d of %d bytes", i, n), err))
 			}
 		}
 		if got := crc32.ChecksumIEEE(b); got != c.CRCs[i] {
-			errs = append(errs, Corrupt(f.Path(), dataComponent, start,
+			errs = append(errs, corrupt.New(f.Path(), dataComponent, start,
 				fmt.Sprintf("chunk %d (%d bytes) to match CRC.db's CRC32 %#08x", i, n, c.CRCs[i]),
-				fmt.Errorf("%w: computed %#08x", ErrChecksum, got)))
+				fmt.Errorf("%w: computed %#08x", corrupt.ErrChecksum, got)))
 		}
 	}
 	return errs
@@ -149,7 +151,7 @@ func (c *ChunkChecksums) Verify(f File) []error {
 
 // VerifyChunks checks the CRC32 stored after every compressed chunk of d
 // against the chunk's stored bytes (without decompressing) and returns one
-// *CorruptError per bad chunk. An uncompressed Data.db has no chunk CRCs of
+// *corrupt.Error per bad chunk. An uncompressed Data.db has no chunk CRCs of
 // its own (they are in CRC.db, see ChunkChecksums): that is reported as a
 // single error rather than an empty, reassuring result.
 func VerifyChunks(d *Data) []error {
@@ -189,12 +191,12 @@ func (d *Data) checkEmptyChunk(idx int64, b []byte) error {
 		// Limited to one chunk: the stored length prefix is not trusted.
 		out, err := d.comp.(limitedDecompressor).decompressLimit(nil, b[:stored], int(d.chunkLen))
 		if err != nil {
-			return Corrupt(d.path, dataComponent, off, fmt.Sprintf("chunk %d, past the data length, to decompress with %s", idx, d.comp.Name()), err)
+			return corrupt.New(d.path, dataComponent, off, fmt.Sprintf("chunk %d, past the data length, to decompress with %s", idx, d.comp.Name()), err)
 		}
 		n = len(out)
 	}
 	if n != 0 {
-		return Corrupt(d.path, dataComponent, off,
+		return corrupt.New(d.path, dataComponent, off,
 			fmt.Sprintf("chunk %d, past the data length of %d, to be empty", idx, d.length),
 			fmt.Errorf("it holds %d uncompressed bytes", n))
 	}

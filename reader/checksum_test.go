@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sstabletool/sstabletool/corrupt"
 )
 
 func TestDigestMatchesEveryFixture(t *testing.T) {
@@ -41,7 +43,7 @@ func TestParseDigestFile(t *testing.T) {
 	}
 	for _, in := range []string{"", "\n", "-1", "+5", "4294967296", "12 ", "0x10", "abc"} {
 		_, err := ParseDigestFile([]byte(in))
-		var ce *CorruptError
+		var ce *corrupt.Error
 		if !errors.As(err, &ce) || ce.Component != "Digest.crc32" {
 			t.Errorf("ParseDigestFile(%q): %v", in, err)
 		}
@@ -102,8 +104,8 @@ func TestCRCFileFindsDamage(t *testing.T) {
 			t.Fatal(err)
 		}
 		errs := c.Verify(file)
-		var ce *CorruptError
-		if len(errs) != 1 || !errors.As(errs[0], &ce) || !errors.Is(errs[0], ErrChecksum) || ce.Offset != 0 || ce.File != data {
+		var ce *corrupt.Error
+		if len(errs) != 1 || !errors.As(errs[0], &ce) || !errors.Is(errs[0], corrupt.ErrChecksum) || ce.Offset != 0 || ce.File != data {
 			t.Errorf("%v: %v", a, errs)
 		}
 		file.Close()
@@ -130,7 +132,7 @@ func TestCRCFileFindsDamage(t *testing.T) {
 func TestDecodeChecksumsRejects(t *testing.T) {
 	for _, b := range [][]byte{nil, {0, 0, 1}, {0, 0, 0, 0}, {0x80, 0, 0, 0}, {0, 0, 1, 0, 1, 2}} {
 		_, err := DecodeChecksums(b)
-		var ce *CorruptError
+		var ce *corrupt.Error
 		if !errors.As(err, &ce) || ce.Component != "CRC.db" {
 			t.Errorf("DecodeChecksums(%x): %v", b, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/sstabletool/sstabletool/corrupt"
 )
 
 const compressionInfoComponent = "CompressionInfo.db"
@@ -62,7 +64,7 @@ type decodeBuf struct {
 }
 
 func (d *decodeBuf) fail(at int, expected string, err error) error {
-	return Corrupt("", d.component, int64(at), expected, err)
+	return corrupt.New("", d.component, int64(at), expected, err)
 }
 
 func (d *decodeBuf) need(n int, expected string) error {
@@ -124,7 +126,7 @@ func (d *decodeBuf) utf(expected string) (string, error) {
 // exceed ceil(DataLength / ChunkLength) (real writers end with an empty
 // chunk) or fall short of it (reads past the last chunk then fail), and
 // bytes may follow the offsets; Check reports all three. Errors are
-// *CorruptError with Component "CompressionInfo.db" and an empty File
+// *corrupt.Error with Component "CompressionInfo.db" and an empty File
 // (OpenData fills it in).
 func DecodeCompressionInfo(b []byte, hasMaxCompressedLength bool) (*CompressionInfo, error) {
 	d := &decodeBuf{b: b, component: compressionInfoComponent}
@@ -321,13 +323,13 @@ func (c *CompressionInfo) rawThreshold(hasMaxCompressedLength bool) int64 {
 func (c *CompressionInfo) Check(path string) []error {
 	var errs []error
 	if n, want := len(c.ChunkOffsets), c.DataChunks(); n < want {
-		errs = append(errs, Corrupt(path, compressionInfoComponent, c.countAt,
+		errs = append(errs, corrupt.New(path, compressionInfoComponent, c.countAt,
 			fmt.Sprintf("at least %d chunks for data length %d in chunks of %d", want, c.DataLength, c.ChunkLength),
 			fmt.Errorf("found %d: uncompressed bytes from %d on are in no chunk", n, int64(n)*int64(c.ChunkLength))))
 	}
 	if c.TrailingBytes > 0 {
 		end := c.offsetsAt + 8*int64(len(c.ChunkOffsets))
-		errs = append(errs, Corrupt(path, compressionInfoComponent, end,
+		errs = append(errs, corrupt.New(path, compressionInfoComponent, end,
 			"nothing after the last chunk offset", fmt.Errorf("%d stray bytes", c.TrailingBytes)))
 	}
 	return errs

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 )
 
@@ -151,9 +153,9 @@ func TestCompressionInfoTruncated(t *testing.T) {
 	}
 	for n := 0; n < len(b); n++ {
 		_, err := DecodeCompressionInfo(b[:n], true)
-		var ce *CorruptError
+		var ce *corrupt.Error
 		if !errors.As(err, &ce) {
-			t.Fatalf("prefix of %d bytes: %v, want *CorruptError", n, err)
+			t.Fatalf("prefix of %d bytes: %v, want *corrupt.Error", n, err)
 		}
 		if ce.Component != "CompressionInfo.db" || ce.Offset < 0 || ce.Offset > int64(n) || ce.Expected == "" {
 			t.Fatalf("prefix of %d bytes: %+v", n, ce)
@@ -165,7 +167,7 @@ func TestCompressionInfoTruncated(t *testing.T) {
 	if err != nil {
 		t.Fatalf("trailing byte refused: %v", err)
 	}
-	var ce *CorruptError
+	var ce *corrupt.Error
 	if errs := info.Check("x"); len(errs) != 1 || !errors.As(errs[0], &ce) || ce.Offset != int64(len(b)) {
 		t.Errorf("trailing byte: Check = %v, want one error at %d", errs, len(b))
 	}
@@ -212,9 +214,9 @@ func TestCompressionInfoRejects(t *testing.T) {
 	}
 	for name, c := range cases {
 		_, err := DecodeCompressionInfo(c.b, true)
-		var ce *CorruptError
+		var ce *corrupt.Error
 		if !errors.As(err, &ce) {
-			t.Errorf("%s: %v, want *CorruptError", name, err)
+			t.Errorf("%s: %v, want *corrupt.Error", name, err)
 			continue
 		}
 		if ce.Offset != c.at {
@@ -270,7 +272,7 @@ func TestCompressionInfoChunkCountAsCassandraReads(t *testing.T) {
 	}
 	// More data than chunks: decodes; Check names the count's offset.
 	c := withLength(int64(chunks+5) * 16384)
-	var ce *CorruptError
+	var ce *corrupt.Error
 	if errs := c.Check("x"); len(errs) != 1 || !errors.As(errs[0], &ce) || ce.Offset != count {
 		t.Errorf("short count: Check = %v, want one error at %d", errs, count)
 	}

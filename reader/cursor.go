@@ -3,6 +3,8 @@ package reader
 import (
 	"fmt"
 	"io"
+
+	"github.com/sstabletool/sstabletool/corrupt"
 )
 
 // Cursor reads Data.db's uncompressed bytes sequentially: it is what the
@@ -50,7 +52,7 @@ func (c *Cursor) Pos() int64 { return c.base + int64(c.off) }
 func (c *Cursor) Remaining() int64 { return c.d.length - c.Pos() }
 
 // Next consumes exactly n bytes and returns them. Asking for more than
-// remain is a *CorruptError wrapping io.ErrUnexpectedEOF; the position is
+// remain is a *corrupt.Error wrapping io.ErrUnexpectedEOF; the position is
 // then unchanged.
 func (c *Cursor) Next(n int) ([]byte, error) {
 	if uint(n) <= uint(len(c.cur)-c.off) {
@@ -65,7 +67,7 @@ func (c *Cursor) Next(n int) ([]byte, error) {
 // data it returns the bytes that remain (possibly none) together with
 // io.EOF itself (not wrapped), so err == io.EOF means "fewer than n bytes
 // are left" and callers can compare directly; any other error is a
-// *CorruptError.
+// *corrupt.Error.
 func (c *Cursor) Peek(n int) ([]byte, error) {
 	if uint(n) <= uint(len(c.cur)-c.off) {
 		return c.cur[c.off : c.off+n], nil
@@ -74,7 +76,7 @@ func (c *Cursor) Peek(n int) ([]byte, error) {
 }
 
 // Skip moves forward by n bytes (backward when negative) without reading
-// them; leaving the range 0..Length is a *CorruptError.
+// them; leaving the range 0..Length is a *corrupt.Error.
 func (c *Cursor) Skip(n int64) error {
 	if n >= 0 && n <= int64(len(c.cur)-c.off) {
 		c.off += int(n)
@@ -92,7 +94,7 @@ func (c *Cursor) Skip(n int64) error {
 // called Seek so that name can keep io.Seeker's meaning.)
 func (c *Cursor) SeekTo(off int64) error {
 	if off < 0 || off > c.d.length {
-		return Corrupt(c.d.path, dataComponent, off, fmt.Sprintf("a position within the %d uncompressed bytes", c.d.length), io.ErrUnexpectedEOF)
+		return corrupt.New(c.d.path, dataComponent, off, fmt.Sprintf("a position within the %d uncompressed bytes", c.d.length), io.ErrUnexpectedEOF)
 	}
 	if c.cur != nil && off >= c.base && off <= c.base+int64(len(c.cur)) {
 		c.off = int(off - c.base)
@@ -124,14 +126,14 @@ func (c *Cursor) eof(pos int64, expected string) error {
 		// Say which kind of offset this is: chunk errors carry file offsets.
 		expected += " at this uncompressed position"
 	}
-	return Corrupt(c.d.path, dataComponent, pos, expected,
+	return corrupt.New(c.d.path, dataComponent, pos, expected,
 		fmt.Errorf("%w: %d uncompressed bytes remain", io.ErrUnexpectedEOF, max(c.d.length-pos, 0)))
 }
 
 // checkPos rejects a position outside the data (from Cursor(off)).
 func (c *Cursor) checkPos(pos int64) error {
 	if pos < 0 || pos > c.d.length {
-		return Corrupt(c.d.path, dataComponent, pos, fmt.Sprintf("a position within the %d uncompressed bytes", c.d.length), io.ErrUnexpectedEOF)
+		return corrupt.New(c.d.path, dataComponent, pos, fmt.Sprintf("a position within the %d uncompressed bytes", c.d.length), io.ErrUnexpectedEOF)
 	}
 	return nil
 }
@@ -192,7 +194,7 @@ func (c *Cursor) nextSlow(n int) ([]byte, error) {
 		return nil, err
 	}
 	if n < 0 {
-		return nil, Corrupt(c.d.path, dataComponent, pos, "a non-negative length", fmt.Errorf("asked for %d bytes", n))
+		return nil, corrupt.New(c.d.path, dataComponent, pos, "a non-negative length", fmt.Errorf("asked for %d bytes", n))
 	}
 	if int64(n) > c.d.length-pos {
 		return nil, c.eof(pos, fmt.Sprintf("%d more bytes", n))
@@ -227,7 +229,7 @@ func (c *Cursor) peekSlow(n int) ([]byte, error) {
 		return nil, err
 	}
 	if n < 0 {
-		return nil, Corrupt(c.d.path, dataComponent, pos, "a non-negative length", fmt.Errorf("asked for %d bytes", n))
+		return nil, corrupt.New(c.d.path, dataComponent, pos, "a non-negative length", fmt.Errorf("asked for %d bytes", n))
 	}
 	m := n
 	var short error

@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"sync"
+
+	"github.com/sstabletool/sstabletool/corrupt"
 )
 
 const dataComponent = "Data.db"
@@ -82,7 +84,7 @@ func OpenData(dataPath string, a Access, o DataOptions) (*Data, error) {
 			return nil, fmt.Errorf("reading CRC.db: %w", err)
 		}
 		if crcs, err = DecodeChecksums(b); err != nil {
-			var ce *CorruptError
+			var ce *corrupt.Error
 			if errors.As(err, &ce) {
 				ce.File = o.ChecksumsPath
 			}
@@ -137,7 +139,7 @@ func newData(f File, o DataOptions, ci []byte) (*Data, error) {
 	}
 	info, err := DecodeCompressionInfo(ci, o.HasMaxCompressedLength)
 	if err != nil {
-		var ce *CorruptError
+		var ce *corrupt.Error
 		if errors.As(err, &ce) {
 			ce.File = o.CompressionInfoPath
 		}
@@ -145,7 +147,7 @@ func newData(f File, o DataOptions, ci []byte) (*Data, error) {
 	}
 	comp, err := CompressorFor(info.Compressor, info.Options)
 	if err != nil {
-		return nil, Corrupt(o.CompressionInfoPath, compressionInfoComponent, 0, "a compressor Cassandra ships", err)
+		return nil, corrupt.New(o.CompressionInfoPath, compressionInfoComponent, 0, "a compressor Cassandra ships", err)
 	}
 	d.info, d.comp = info, comp
 	d.threshold = info.rawThreshold(o.HasMaxCompressedLength)
@@ -167,7 +169,7 @@ func (d *Data) checkChunkBounds(ciPath string) error {
 		// An empty trailing chunk of the Noop compressor stores no byte at
 		// all, so only the CRC is certain to be there.
 		if end-off < 4 {
-			return Corrupt(ciPath, compressionInfoComponent, d.info.OffsetPosition(i),
+			return corrupt.New(ciPath, compressionInfoComponent, d.info.OffsetPosition(i),
 				fmt.Sprintf("chunk %d offset %d to leave room for a 4-byte CRC before %d (Data.db is %d bytes)", i, off, end, size),
 				nil)
 		}
@@ -290,7 +292,7 @@ func (d *Data) readStored(idx int64, ra *readAhead) ([]byte, error) {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, Corrupt(d.path, dataComponent, off, fmt.Sprintf("chunk %d: %d stored bytes and a CRC", idx, stored), err)
+		return nil, corrupt.New(d.path, dataComponent, off, fmt.Sprintf("chunk %d: %d stored bytes and a CRC", idx, stored), err)
 	}
 	return ra.buf[:n], nil
 }
@@ -303,9 +305,9 @@ func (d *Data) checkCRC(idx int64, b []byte) error {
 	got := crc32.ChecksumIEEE(stored)
 	if want := binary.BigEndian.Uint32(b[len(b)-4:]); got != want {
 		off, _ := d.storedChunk(idx)
-		return Corrupt(d.path, dataComponent, off,
+		return corrupt.New(d.path, dataComponent, off,
 			fmt.Sprintf("chunk %d (%d stored bytes) to match its CRC32 %#08x", idx, len(stored), want),
-			fmt.Errorf("%w: computed %#08x", ErrChecksum, got))
+			fmt.Errorf("%w: computed %#08x", corrupt.ErrChecksum, got))
 	}
 	return nil
 }
@@ -327,16 +329,16 @@ func (d *Data) readChunk(idx int64, buf []byte, ra *readAhead) (data, newBuf []b
 				if err == io.EOF {
 					err = io.ErrUnexpectedEOF
 				}
-				return nil, buf, Corrupt(d.path, dataComponent, start, fmt.Sprintf("%d bytes", n), err)
+				return nil, buf, corrupt.New(d.path, dataComponent, start, fmt.Sprintf("%d bytes", n), err)
 			}
 		}
 		// Chunks CRC.db has no CRC for are read unchecked, as Cassandra
 		// reads them; verify reports the short CRC.db.
 		if d.crcs != nil && idx < int64(len(d.crcs.CRCs)) {
 			if got, want := crc32.ChecksumIEEE(b), d.crcs.CRCs[idx]; got != want {
-				return nil, buf, Corrupt(d.path, dataComponent, start,
+				return nil, buf, corrupt.New(d.path, dataComponent, start,
 					fmt.Sprintf("chunk %d (%d bytes) to match CRC.db's CRC32 %#08x", idx, n, want),
-					fmt.Errorf("%w: computed %#08x", ErrChecksum, got))
+					fmt.Errorf("%w: computed %#08x", corrupt.ErrChecksum, got))
 			}
 		}
 		return b, buf, nil
@@ -344,7 +346,7 @@ func (d *Data) readChunk(idx int64, buf []byte, ra *readAhead) (data, newBuf []b
 	if idx >= int64(len(d.info.ChunkOffsets)) {
 		// Cassandra's chunkFor fails the same way: the data length claims
 		// bytes that no chunk holds.
-		return nil, buf, Corrupt(d.path, dataComponent, start,
+		return nil, buf, corrupt.New(d.path, dataComponent, start,
 			fmt.Sprintf("chunk %d to hold uncompressed bytes %d..%d (CompressionInfo.db lists %d chunks for a data length of %d)", idx, start, start+int64(n), len(d.info.ChunkOffsets), d.length),
 			io.ErrUnexpectedEOF)
 	}
@@ -364,7 +366,7 @@ func (d *Data) readChunk(idx int64, buf []byte, ra *readAhead) (data, newBuf []b
 		// threshold (an empty chunk may still follow it).
 		last := start+int64(n) == d.length
 		if stored != n && !(last && stored > n && int64(stored) == d.threshold) {
-			return nil, buf, Corrupt(d.path, dataComponent, off,
+			return nil, buf, corrupt.New(d.path, dataComponent, off,
 				fmt.Sprintf("raw chunk %d (stored length %d ≥ max compressed length %d) to hold its %d uncompressed bytes", idx, stored, d.threshold, n), nil)
 		}
 		if d.mapped != nil {
@@ -384,10 +386,10 @@ func (d *Data) readChunk(idx int64, buf []byte, ra *readAhead) (data, newBuf []b
 		buf = out
 	}
 	if err != nil {
-		return nil, buf, Corrupt(d.path, dataComponent, off, fmt.Sprintf("chunk %d to decompress with %s", idx, d.comp.Name()), err)
+		return nil, buf, corrupt.New(d.path, dataComponent, off, fmt.Sprintf("chunk %d to decompress with %s", idx, d.comp.Name()), err)
 	}
 	if len(out) != n {
-		return nil, buf, Corrupt(d.path, dataComponent, off,
+		return nil, buf, corrupt.New(d.path, dataComponent, off,
 			fmt.Sprintf("chunk %d to decompress to %d bytes", idx, n), fmt.Errorf("got %d", len(out)))
 	}
 	return out, buf, nil

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 )
 
@@ -180,7 +181,7 @@ func TestCursorPeekSkipSeek(t *testing.T) {
 			// Reading past the end fails without moving.
 			c.SeekTo(d.Length() - 1)
 			_, err = c.Next(2)
-			var ce *CorruptError
+			var ce *corrupt.Error
 			if !errors.As(err, &ce) || !errors.Is(err, io.ErrUnexpectedEOF) || ce.Component != "Data.db" || ce.File != f.data || ce.Offset != d.Length()-1 {
 				t.Fatalf("Next past end: %v", err)
 			}
@@ -256,7 +257,7 @@ func TestCorruptChunkDetected(t *testing.T) {
 			t.Errorf("%v: scan went past the bad chunk to %d", a, c.Pos())
 		}
 		// Random access into it fails too; the chunks around it still read.
-		if _, err := d.ReadAt(make([]byte, 10), bad*16384+5); !errors.Is(err, ErrChecksum) {
+		if _, err := d.ReadAt(make([]byte, 10), bad*16384+5); !errors.Is(err, corrupt.ErrChecksum) {
 			t.Errorf("%v: ReadAt into bad chunk: %v", a, err)
 		}
 		if _, err := d.ReadAt(make([]byte, 10), (bad+1)*16384); err != nil {
@@ -268,9 +269,9 @@ func TestCorruptChunkDetected(t *testing.T) {
 
 func checkChunkErr(t *testing.T, err error, path string, off int64, idx int) {
 	t.Helper()
-	var ce *CorruptError
-	if !errors.As(err, &ce) || !errors.Is(err, ErrChecksum) {
-		t.Fatalf("error %v: want a checksum *CorruptError", err)
+	var ce *corrupt.Error
+	if !errors.As(err, &ce) || !errors.Is(err, corrupt.ErrChecksum) {
+		t.Fatalf("error %v: want a checksum *corrupt.Error", err)
 	}
 	if ce.File != path || ce.Component != "Data.db" || ce.Offset != off || !bytes.Contains([]byte(ce.Expected), []byte(fmt.Sprintf("chunk %d ", idx))) {
 		t.Fatalf("error %+v: want file %s, Data.db, offset %d, chunk %d", ce, path, off, idx)
@@ -288,7 +289,7 @@ func TestCompressionInfoBeyondData(t *testing.T) {
 	b, _ := os.ReadFile(data)
 	os.WriteFile(data, b[:len(b)-500], 0o644) // lose the last chunk's end
 	_, err := OpenData(data, Mmap, DataOptions{CompressionInfoPath: ci, HasMaxCompressedLength: true, Verify: true})
-	var ce *CorruptError
+	var ce *corrupt.Error
 	if !errors.As(err, &ce) || ce.File != ci || ce.Component != "CompressionInfo.db" {
 		t.Fatalf("truncated Data.db: %v", err)
 	}

@@ -16,7 +16,7 @@
 //   - DigestCRC32, ParseDigestFile, DecodeChecksums, VerifyChunks: whole-file
 //     and per-chunk checksums (Digest.crc32, CRC.db, compressed chunk CRCs).
 //
-// Every decoding failure is a *CorruptError naming the file, component and
+// Every decoding failure is a *corrupt.Error naming the file, component and
 // byte offset. Lengths and counts read from disk are checked against the
 // bytes actually present before anything is allocated.
 //

@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sstabletool/sstabletool/corrupt"
 )
 
-// FuzzCompressionInfo: any bytes either fail with a *CorruptError or decode
+// FuzzCompressionInfo: any bytes either fail with a *corrupt.Error or decode
 // to something that encodes back to exactly those bytes.
 func FuzzCompressionInfo(f *testing.F) {
 	for _, t := range []string{"nb/legacy_nb_clust/nb", "oa/legacy_oa_simple/oa"} {
@@ -25,9 +27,9 @@ func FuzzCompressionInfo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, hasMax bool) {
 		info, err := DecodeCompressionInfo(b, hasMax)
 		if err != nil {
-			var ce *CorruptError
+			var ce *corrupt.Error
 			if !errors.As(err, &ce) || ce.Component != "CompressionInfo.db" || ce.Offset < 0 || ce.Offset > int64(len(b)) {
-				t.Fatalf("error %v is not a located *CorruptError", err)
+				t.Fatalf("error %v is not a located *corrupt.Error", err)
 			}
 			return
 		}
@@ -77,16 +79,16 @@ func fuzzChunkReader(t *testing.T, ci, data []byte, verify bool, seed uint16) {
 	}[int(seed/2)%3]
 	d, err := newData(file, o, ci)
 	if err != nil {
-		var ce *CorruptError
+		var ce *corrupt.Error
 		if !errors.As(err, &ce) || ce.File != o.CompressionInfoPath {
-			t.Fatalf("newData: %v is not a *CorruptError naming the file", err)
+			t.Fatalf("newData: %v is not a *corrupt.Error naming the file", err)
 		}
 		return
 	}
 	fuzzRead(t, d, int(seed/6))
 	if d.Compressed() {
 		for _, err := range VerifyChunks(d) {
-			var ce *CorruptError
+			var ce *corrupt.Error
 			if !errors.As(err, &ce) || ce.Component != "Data.db" {
 				t.Fatalf("VerifyChunks: %v", err)
 			}
@@ -137,9 +139,9 @@ func fuzzRead(t *testing.T, d *Data, seed int) {
 }
 
 func checkFuzzErr(t *testing.T, err error) {
-	var ce *CorruptError
+	var ce *corrupt.Error
 	if !errors.As(err, &ce) || ce.Component != "Data.db" {
-		t.Fatalf("read error %v is not a Data.db *CorruptError", err)
+		t.Fatalf("read error %v is not a Data.db *corrupt.Error", err)
 	}
 }
 
@@ -189,7 +191,7 @@ func FuzzChecksumFiles(f *testing.F) {
 				t.Fatal("CRC.db does not round-trip")
 			}
 			c.Verify(&memFile{b: b, path: "x"})
-		} else if !errors.As(err, new(*CorruptError)) {
+		} else if !errors.As(err, new(*corrupt.Error)) {
 			t.Fatal(err)
 		}
 		if v, err := ParseDigestFile(b); err == nil {
@@ -198,7 +200,7 @@ func FuzzChecksumFiles(f *testing.F) {
 			if n, _ := strconv.ParseUint(s, 10, 64); s == "" || strings.Trim(s, "0123456789") != "" || n != uint64(v) {
 				t.Fatalf("ParseDigestFile(%q) = %d", b, v)
 			}
-		} else if !errors.As(err, new(*CorruptError)) {
+		} else if !errors.As(err, new(*corrupt.Error)) {
 			t.Fatal(err)
 		}
 	})

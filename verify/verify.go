@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/filter"
 	"github.com/sstabletool/sstabletool/format/index"
@@ -72,7 +73,7 @@ func (r *Report) add(p Problem) {
 }
 
 func (r *Report) addErr(file, component string, err error) {
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if errors.As(err, &ce) {
 		c := ce.Component
 		if c == "" {
@@ -257,7 +258,7 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 			break
 		}
 		if err != nil {
-			r.addErr(dataPath, "Data.db", s.WrapDataError(err))
+			r.addErr(dataPath, "Data.db", err)
 			return
 		}
 		r.Partitions++
@@ -314,7 +315,7 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 				Message: fmt.Sprintf("%s: stored delta %d, read as %d: %s", a.What, a.Raw, a.Value, a.Reason)})
 		}
 		if err != nil {
-			r.addErr(dataPath, "Data.db", s.WrapDataError(err))
+			r.addErr(dataPath, "Data.db", err)
 			return
 		}
 		bw = nil

@@ -28,7 +28,7 @@ func fixtureComponent(component string) [][]byte {
 }
 
 // FuzzPartitions opens arbitrary bytes as Partitions.db and uses every
-// reading path: it must return entries or a *reader.CorruptError, never
+// reading path: it must return entries or a *corrupt.Error, never
 // panic or loop.
 func FuzzPartitions(f *testing.F) {
 	for _, b := range fixtureComponent(format.ComponentPartitions) {

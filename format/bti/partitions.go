@@ -21,6 +21,7 @@ import (
 	"encoding/binary"
 	"strconv"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/bti/trie"
 	"github.com/sstabletool/sstabletool/format/bytecomparable"
@@ -108,7 +109,7 @@ func decodePartitionPayload(n *trie.Node) (PartitionPayload, int, error) {
 		size = flags - flagHasHash + 2
 	}
 	if len(b) < size {
-		return p, 0, reader.Corrupt("", "", n.PayloadPos(), strconv.Itoa(size)+" bytes of partition index payload (bits "+strconv.Itoa(flags)+")", nil)
+		return p, 0, corrupt.New("", "", n.PayloadPos(), strconv.Itoa(size)+" bytes of partition index payload (bits "+strconv.Itoa(flags)+")", nil)
 	}
 	if flags >= flagHasHash {
 		p.Hash, p.HasHash = b[0], true
@@ -141,7 +142,7 @@ type PartitionIndex struct {
 func OpenPartitions(src trie.Source, path string, p token.Partitioner) (*PartitionIndex, error) {
 	size := src.Size()
 	corrupt := func(off int64, expected string, err error) error {
-		return reader.Corrupt(path, format.ComponentPartitions, off, expected, err)
+		return corrupt.New(path, format.ComponentPartitions, off, expected, err)
 	}
 	if size < PartitionsFooterSize+4+1 {
 		return nil, corrupt(0, "at least "+strconv.Itoa(PartitionsFooterSize+5)+" bytes (a root node, two key lengths and the footer), found "+strconv.FormatInt(size, 10), nil)
@@ -210,7 +211,7 @@ func (pi *PartitionIndex) payload(n *trie.Node) (PartitionPayload, error) {
 }
 
 func (pi *PartitionIndex) ownErr(err error) error {
-	if ce, ok := err.(*reader.CorruptError); ok && ce.File == "" {
+	if ce, ok := err.(*corrupt.Error); ok && ce.File == "" {
 		c := *ce
 		c.File, c.Component = pi.trie.File, pi.trie.Component
 		return &c

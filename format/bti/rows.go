@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/bti/trie"
@@ -67,7 +68,7 @@ func OpenRowsFile(f reader.File, v format.Version) *RowIndex {
 }
 
 func (ri *RowIndex) corrupt(off int64, expected string, err error) error {
-	return reader.Corrupt(ri.path, format.ComponentRows, off, expected, err)
+	return corrupt.New(ri.path, format.ComponentRows, off, expected, err)
 }
 
 // maxEntrySize bounds an entry: key, three vints, a DeletionTime.
@@ -133,13 +134,13 @@ func decodeRowPayload(n *trie.Node, layout deletiontime.Layout) (Block, int, err
 	size := bits & 7
 	b := n.Payload()
 	if len(b) < size {
-		return Block{}, 0, reader.Corrupt("", "", n.PayloadPos(), strconv.Itoa(size)+" bytes of block offset", nil)
+		return Block{}, 0, corrupt.New("", "", n.PayloadPos(), strconv.Itoa(size)+" bytes of block offset", nil)
 	}
 	blk := Block{Offset: sizedInt(b[:size]), OpenDeletion: deletiontime.Live, NodePos: n.Pos}
 	if bits&flagOpenMarker != 0 {
 		dt, m, err := layout.Decode(b[size:])
 		if err != nil {
-			return Block{}, 0, reader.Corrupt("", "", n.PayloadPos()+int64(size), "the DeletionTime open at the block's start", err)
+			return Block{}, 0, corrupt.New("", "", n.PayloadPos()+int64(size), "the DeletionTime open at the block's start", err)
 		}
 		blk.OpenDeletion, blk.HasOpenMarker = dt, true
 		size += m
@@ -153,7 +154,7 @@ func (ri *RowIndex) Trie(e RowIndexEntry) (*trie.Reader, error) {
 }
 
 func (ri *RowIndex) own(err error) error {
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if errors.As(err, &ce) && ce.File == "" {
 		c := *ce
 		c.File, c.Component = ri.path, format.ComponentRows

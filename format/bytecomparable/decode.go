@@ -7,11 +7,11 @@ import (
 	"math/big"
 	"math/bits"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format/cqltype"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
-// Component names the encoding in decoding errors (*reader.CorruptError,
+// Component names the encoding in decoding errors (*corrupt.Error,
 // whose Offset is then the byte offset within the encoding).
 const Component = "byte-comparable encoding"
 
@@ -29,14 +29,14 @@ type decoder struct {
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
-	return reader.Corrupt("", Component, int64(d.pos), fmt.Sprintf(format, args...), nil)
+	return corrupt.New("", Component, int64(d.pos), fmt.Sprintf(format, args...), nil)
 }
 
 func (d *decoder) end(what string) error {
 	if d.tolerant {
 		return errTruncated
 	}
-	return reader.Corrupt("", Component, int64(d.pos), what, errTruncated)
+	return corrupt.New("", Component, int64(d.pos), what, errTruncated)
 }
 
 func (d *decoder) peek() int {
@@ -219,7 +219,7 @@ func (d *decoder) value(t *cqltype.Type, depth int) ([]byte, error) {
 	sub := decoder{b: rest, tolerant: d.tolerant}
 	v, err := sub.base(t, depth)
 	d.pos += sub.pos
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if errors.As(err, &ce) {
 		c := *ce
 		c.Offset += int64(d.pos - sub.pos)

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"strconv"
 
-	"github.com/sstabletool/sstabletool/reader"
+	"github.com/sstabletool/sstabletool/corrupt"
 )
 
 // Counter contexts (db/context/CounterContext.java): a signed 2-byte count
@@ -62,7 +62,7 @@ func CounterShards(ctx []byte) ([]CounterShard, error) {
 			idx -= -32768 // global indexes are stored as idx + Short.MIN_VALUE
 		}
 		if idx < 0 || idx >= len(shards) {
-			return nil, reader.Corrupt("", "", int64(2+2*i), "a header index below the shard count "+strconv.Itoa(len(shards)), nil)
+			return nil, corrupt.New("", "", int64(2+2*i), "a header index below the shard count "+strconv.Itoa(len(shards)), nil)
 		}
 		if global {
 			shards[idx].Global = true
@@ -84,14 +84,14 @@ func headerCount(ctx []byte) int {
 // counterBody checks the context's layout and returns where the shards start.
 func counterBody(ctx []byte) (int, error) {
 	if len(ctx) < 2 {
-		return 0, reader.Corrupt("", "", 0, "a 2-byte counter context header count, found "+strconv.Itoa(len(ctx))+" bytes", nil)
+		return 0, corrupt.New("", "", 0, "a 2-byte counter context header count, found "+strconv.Itoa(len(ctx))+" bytes", nil)
 	}
 	body := 2 + 2*headerCount(ctx)
 	if body > len(ctx) {
-		return 0, reader.Corrupt("", "", 0, "a counter context header of "+strconv.Itoa(body)+" bytes, found "+strconv.Itoa(len(ctx)), nil)
+		return 0, corrupt.New("", "", 0, "a counter context header of "+strconv.Itoa(body)+" bytes, found "+strconv.Itoa(len(ctx)), nil)
 	}
 	if (len(ctx)-body)%counterShardLen != 0 {
-		return 0, reader.Corrupt("", "", int64(body), "counter shards of "+strconv.Itoa(counterShardLen)+" bytes each, found "+strconv.Itoa(len(ctx)-body)+" bytes", nil)
+		return 0, corrupt.New("", "", int64(body), "counter shards of "+strconv.Itoa(counterShardLen)+" bytes each, found "+strconv.Itoa(len(ctx)-body)+" bytes", nil)
 	}
 	return body, nil
 }

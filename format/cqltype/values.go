@@ -9,31 +9,31 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format/vint"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
-// Value errors are *reader.CorruptError with Offset relative to the start
+// Value errors are *corrupt.Error with Offset relative to the start
 // of the value and File/Component empty: a caller that knows where the value
 // sits adds its position and names the file (see WithPosition).
 
 func valueErr(t *Type, off int, format string, args ...any) error {
 	// CorruptError prints "expected " before Expected.
 	msg := strings.TrimPrefix(fmt.Sprintf(format, args...), "expected ")
-	return &reader.CorruptError{
+	return &corrupt.Error{
 		Offset:   int64(off),
 		Expected: msg + " in a " + t.CQL() + " value",
 	}
 }
 
 // WithPosition returns err with its value-relative offset moved by base and
-// the file and component named, when err is a *reader.CorruptError from this
+// the file and component named, when err is a *corrupt.Error from this
 // package; other errors are wrapped with the same context.
 func WithPosition(err error, file, component string, base int64) error {
 	if err == nil {
 		return nil
 	}
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if errors.As(err, &ce) {
 		c := *ce
 		if c.File == "" {
@@ -47,12 +47,12 @@ func WithPosition(err error, file, component string, base int64) error {
 		}
 		return &c
 	}
-	return reader.Corrupt(file, component, base, "a valid value", err)
+	return corrupt.New(file, component, base, "a valid value", err)
 }
 
 // shift moves the offset of a nested value's error by base.
 func shift(err error, base int) error {
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if errors.As(err, &ce) && ce.Offset >= 0 {
 		ce.Offset += int64(base)
 	}

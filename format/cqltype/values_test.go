@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format/vint"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/reader"
@@ -386,9 +387,9 @@ func TestValueErrors(t *testing.T) {
 			if strings.HasPrefix(c.typ, "frozen<") && i == 1 {
 				continue // Format prints collections as hex without decoding them, as Java does
 			}
-			var ce *reader.CorruptError
+			var ce *corrupt.Error
 			if !errors.As(err, &ce) {
-				t.Errorf("%s %x: error %v, want a *reader.CorruptError", c.typ, c.value, err)
+				t.Errorf("%s %x: error %v, want a *corrupt.Error", c.typ, c.value, err)
 				continue
 			}
 			if ce.Offset != c.off || ce.Expected == "" || strings.HasPrefix(ce.Expected, "expected") {
@@ -400,7 +401,7 @@ func TestValueErrors(t *testing.T) {
 	typ := cqlType(t, "frozen<list<text>>")
 	_, err := typ.AppendJSON(nil, coll([]byte("ok"), []byte("b\xff")))
 	err = WithPosition(err, "x-Data.db", "Data.db", 100)
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if !errors.As(err, &ce) || ce.Offset != 100+4+4+2+4+1 || ce.File != "x-Data.db" {
 		t.Errorf("nested error = %v", err)
 	}
@@ -536,9 +537,9 @@ func FuzzFormat(f *testing.F) {
 			t.Fatalf("%s: %d input bytes printed as %d/%d bytes", typ.CQL(), len(v), len(j), len(s))
 		}
 		for _, err := range []error{errJ, errF} {
-			var ce *reader.CorruptError
+			var ce *corrupt.Error
 			if err != nil && !errors.As(err, &ce) {
-				t.Fatalf("%s: error %T %v, want *reader.CorruptError", typ.CQL(), err, err)
+				t.Fatalf("%s: error %T %v, want *corrupt.Error", typ.CQL(), err, err)
 			}
 			if ce != nil && (ce.Offset < 0 || ce.Offset > int64(len(v))) {
 				t.Fatalf("%s: error offset %d outside the %d-byte value: %v", typ.CQL(), ce.Offset, len(v), err)

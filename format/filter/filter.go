@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format/token/murmur"
 	"github.com/sstabletool/sstabletool/reader"
 )
@@ -60,7 +61,7 @@ func ReadFile(path string, oldFormat bool) (*BloomFilter, error) {
 		return nil, fmt.Errorf("reading bloom filter: %w", err)
 	}
 	f, err := Decode(b, oldFormat)
-	if ce, ok := err.(*reader.CorruptError); ok {
+	if ce, ok := err.(*corrupt.Error); ok {
 		ce.File = path
 	}
 	return f, err
@@ -74,16 +75,16 @@ func Decode(b []byte, oldFormat bool) (*BloomFilter, error) {
 		return AlwaysPresent(), nil
 	}
 	if len(b) < 8 {
-		return nil, corrupt(0, "an int hash count and an int word count (8 bytes)", fmt.Errorf("only %d bytes", len(b)))
+		return nil, corruptAt(0, "an int hash count and an int word count (8 bytes)", fmt.Errorf("only %d bytes", len(b)))
 	}
 	hashes := int32(binary.BigEndian.Uint32(b))
 	if hashes < 1 || hashes > maxHashCount {
-		return nil, corrupt(0, fmt.Sprintf("a hash count in 1..%d", maxHashCount), fmt.Errorf("found %d", hashes))
+		return nil, corruptAt(0, fmt.Sprintf("a hash count in 1..%d", maxHashCount), fmt.Errorf("found %d", hashes))
 	}
 	words := int32(binary.BigEndian.Uint32(b[4:]))
 	rest := b[8:]
 	if words < 1 || int64(words)*8 != int64(len(rest)) {
-		return nil, corrupt(4, fmt.Sprintf("a word count > 0 covering the remaining %d bytes (%d bytes a word)", len(rest), 8),
+		return nil, corruptAt(4, fmt.Sprintf("a word count > 0 covering the remaining %d bytes (%d bytes a word)", len(rest), 8),
 			fmt.Errorf("found %d words", words))
 	}
 	bits := make([]byte, len(rest))
@@ -197,6 +198,6 @@ func New(numElements int64, fpChance float64) (*BloomFilter, error) {
 	return &BloomFilter{hashCount: hashes, bits: make([]byte, words*8)}, nil
 }
 
-func corrupt(off int64, expected string, err error) error {
-	return &reader.CorruptError{Component: component, Offset: off, Expected: expected, Err: err}
+func corruptAt(off int64, expected string, err error) error {
+	return &corrupt.Error{Component: component, Offset: off, Expected: expected, Err: err}
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/internal/fixturekeys"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
 // Every fixture's Filter.db decodes, claims every key of its Index.db,
@@ -149,7 +149,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"huge word count", append(append([]byte{0, 0, 0, 5}, 0x7f, 0xff, 0xff, 0xff), good[8:]...), 4, "word count"},
 	} {
 		_, err := Decode(tc.b, false)
-		var ce *reader.CorruptError
+		var ce *corrupt.Error
 		if !errors.As(err, &ce) {
 			t.Errorf("%s: error %v is not a CorruptError", tc.name, err)
 			continue
@@ -191,7 +191,7 @@ func FuzzDecodeFilter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, old bool) {
 		bf, err := Decode(b, old)
 		if err != nil {
-			var ce *reader.CorruptError
+			var ce *corrupt.Error
 			if !errors.As(err, &ce) {
 				t.Fatalf("error %v is not a CorruptError", err)
 			}

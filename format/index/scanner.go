@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -41,7 +42,7 @@ func NewScanner(f reader.File, codec *Codec, start int64, full bool) *Scanner {
 }
 
 func (s *Scanner) corrupt(off int64, expected string, err error) error {
-	return reader.Corrupt(s.f.Path(), "Index.db", off, expected, err)
+	return corrupt.New(s.f.Path(), "Index.db", off, expected, err)
 }
 
 // Next advances to the next entry; it returns false at the end or on error.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/bits"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/vint"
@@ -28,25 +29,11 @@ type bufferedSource interface {
 	Buffered() []byte
 }
 
-// DecodeError is a Data.db decoding failure at a known position.
-type DecodeError struct {
-	Offset   int64
-	Expected string
-	Err      error
-}
-
-func (e *DecodeError) Error() string {
-	msg := fmt.Sprintf("Data.db at byte %d: expected %s", e.Offset, e.Expected)
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
-}
-
-func (e *DecodeError) Unwrap() error { return e.Err }
-
-// Decoder reads partitions from a Source.
+// Decoder reads partitions from a Source. Its errors are *corrupt.Error
+// with component Data.db, the uncompressed offset, and the file named by
+// SetFile.
 type Decoder struct {
+	file   string // Data.db's path, for errors
 	src    Source
 	schema *Schema
 	u      Unfiltered
@@ -147,12 +134,22 @@ func (d *Decoder) Source() Source {
 	return d.src
 }
 
+// SetFile names Data.db in the decoder's errors.
+func (d *Decoder) SetFile(path string) { d.file = path }
+
 func (d *Decoder) fail(off int64, expected string, err error) error {
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
-	return &DecodeError{Offset: off, Expected: expected, Err: err}
+	// A failure below the decoder (a chunk's checksum, a short read) names
+	// its own file offset: keep it, and say what was being decoded.
+	if ce, ok := corrupt.As(err); ok && ce.File != "" {
+		return fmt.Errorf("%w (while decoding %s at uncompressed byte %d)", err, expected, off)
+	}
+	return &corrupt.Error{File: d.file, Component: dataComponent, Offset: off, Expected: expected, Err: err}
 }
+
+const dataComponent = "Data.db"
 
 // ReadPartitionHeader reads a partition header at the current position. It
 // returns io.EOF (unwrapped) only when the source is exhausted exactly at a
@@ -459,10 +456,10 @@ func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, e
 		d.timeNotes[i].Offset += off + int64(p)
 	}
 	if err != nil {
-		var de *DecodeError
-		if errors.As(err, &de) {
-			de.Offset += off + int64(p)
-			return 0, de
+		if ce, ok := err.(*corrupt.Error); ok {
+			ce.Offset += off + int64(p)
+			ce.File = d.file
+			return 0, ce
 		}
 		return 0, d.fail(off+int64(p), "a row body", err)
 	}
@@ -488,8 +485,10 @@ type body struct {
 	pos int
 }
 
+// err reports a failure at the body-relative position; parseUnfiltered
+// makes the offset absolute and names the file.
 func (r *body) err(expected string, err error) error {
-	return &DecodeError{Offset: int64(r.pos), Expected: expected, Err: err}
+	return &corrupt.Error{Component: dataComponent, Offset: int64(r.pos), Expected: expected, Err: err}
 }
 
 func (r *body) uvint(what string) (uint64, error) {
@@ -635,6 +634,11 @@ func (d *Decoder) slowRowBody(u *Unfiltered, b []byte) (int, error) {
 			}
 			if u.Liveness.LocalExpirationTime, err = d.localDeletionTime(r, "row local expiration time"); err != nil {
 				return r.pos, err
+			}
+			if u.Liveness.TTL == 0 {
+				// LivenessInfo.withExpirationTime: no TTL, no expiration,
+				// whatever was stored beside it.
+				u.Liveness.LocalExpirationTime = 0
 			}
 		}
 	}
@@ -881,6 +885,9 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 			pos += n
 			u.Liveness.TTL = int64(ttl) + s.MinTTL
 			u.Liveness.LocalExpirationTime = int64(ldt) + s.MinLocalDeletionTime
+			if u.Liveness.TTL == 0 {
+				return pos, false // not how Cassandra writes it: the general path
+			}
 		}
 	}
 	if flags&FlagHasDeletion != 0 {
@@ -1048,7 +1055,7 @@ func (d *Decoder) fastCellTimes(b []byte, pos int, flags byte, u *Unfiltered) (e
 		ts = int64(v) + d.schema.MinTimestamp
 	}
 	if flags&CellFlagUseRowTTL != 0 {
-		if flags&(CellFlagDeleted|CellFlagExpiring) == 0 {
+		if flags&CellFlagExpiring == 0 {
 			return pos, 0, 0, 0, false // not how Cassandra writes it: the general path
 		}
 		return pos, ts, u.Liveness.LocalExpirationTime, u.Liveness.TTL, true
@@ -1155,11 +1162,12 @@ func (d *Decoder) fillCell(r *body, u *Unfiltered, c *Cell, ci int, col *Column)
 	if flags&CellFlagUseRowTTL != 0 {
 		c.LocalDeletionTime = u.Liveness.LocalExpirationTime
 		c.TTL = u.Liveness.TTL
-		if flags&(CellFlagDeleted|CellFlagExpiring) == 0 && u.Liveness.Expiring() {
-			// Cassandra takes the row's TTL and calls a cell expiring when
-			// its TTL is set (Cell.isExpiring), whatever IS_EXPIRING says;
-			// its writers always set both flags, others may not.
-			c.Flags |= CellFlagExpiring
+		if flags&CellFlagExpiring == 0 && u.Liveness.Expiring() {
+			// Cassandra takes the row's TTL and calls a cell expiring, not
+			// a tombstone, when its TTL is set (AbstractCell.isExpiring,
+			// isTombstone), whatever IS_EXPIRING and IS_DELETED say; its
+			// writers set USE_ROW_TTL only with IS_EXPIRING, others may not.
+			c.Flags = c.Flags&^CellFlagDeleted | CellFlagExpiring
 		}
 	} else if flags&(CellFlagDeleted|CellFlagExpiring) != 0 {
 		if c.LocalDeletionTime, err = d.localDeletionTime(r, "cell local deletion time"); err != nil {

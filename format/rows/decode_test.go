@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
@@ -89,9 +90,9 @@ func TestTruncatedPartitionIsDecodeError(t *testing.T) {
 			}
 			err = d.SkipRestDecoding()
 		}
-		var de *DecodeError
+		var de *corrupt.Error
 		if !errors.As(err, &de) {
-			t.Fatalf("cut at %d: want a DecodeError, got %v", cut, err)
+			t.Fatalf("cut at %d: want a *corrupt.Error, got %v", cut, err)
 		}
 		if de.Offset < 0 || de.Offset > int64(cut) {
 			t.Fatalf("cut at %d: error offset %d", cut, de.Offset)

@@ -149,12 +149,13 @@ func (s *SSTable) PartitionAt(off int64, h *rows.PartitionHeader) (*rows.Decoder
 	if s.lookupCursor == nil {
 		s.lookupCursor = s.Data.Cursor(off)
 		s.lookupDecoder = rows.NewDecoder(s.lookupCursor, s.Schema)
+		s.lookupDecoder.SetFile(s.Path(format.ComponentData))
 	} else if err := s.lookupCursor.SeekTo(off); err != nil {
-		return nil, s.WrapDataError(err)
+		return nil, err
 	}
 	s.lookupDecoder.Reset()
 	if err := s.lookupDecoder.ReadPartitionHeader(h); err != nil {
-		return nil, s.WrapDataError(err)
+		return nil, err
 	}
 	return s.lookupDecoder, nil
 }

@@ -39,11 +39,11 @@ func (s *SSTable) ScanPartitions(o ScanOptions, fn func(p *PartitionSummary) err
 	var p PartitionSummary
 	for {
 		err := d.ReadPartitionHeader(&h)
-		if errors.Is(err, io.EOF) && !isDecodeError(err) {
+		if err == io.EOF { // the decoder's clean end, never wrapped
 			return nil
 		}
 		if err != nil {
-			return s.WrapDataError(err)
+			return err
 		}
 		p = PartitionSummary{Key: h.Key, Offset: h.Offset, HeaderSize: h.Size, Deletion: h.Deletion}
 		if o.SkipCells {
@@ -55,14 +55,14 @@ func (s *SSTable) ScanPartitions(o ScanOptions, fn func(p *PartitionSummary) err
 		if o.SkipCells {
 			sk, err := d.SkimRest()
 			if err != nil {
-				return s.WrapDataError(err)
+				return err
 			}
 			p.Rows, p.Markers, p.HasStatic = sk.Rows, sk.Markers, sk.HasStatic
 		}
 		for !o.SkipCells {
 			u, err := d.Next(o.SkipCells)
 			if err != nil {
-				return s.WrapDataError(err)
+				return err
 			}
 			if u == nil {
 				break
@@ -93,11 +93,6 @@ func (s *SSTable) ScanPartitions(o ScanOptions, fn func(p *PartitionSummary) err
 	}
 }
 
-func isDecodeError(err error) bool {
-	var de *rows.DecodeError
-	return errors.As(err, &de)
-}
-
 // EachPartition walks Data.db from the start, calling fn with each
 // partition header and the decoder positioned after it. Whatever fn leaves
 // of the partition is skipped, so fn may read all, some or none of its
@@ -111,17 +106,17 @@ func (s *SSTable) EachPartition(fn func(h *rows.PartitionHeader, dec *rows.Decod
 			return nil
 		}
 		if err != nil {
-			return s.WrapDataError(err)
+			return err
 		}
 		if err := fn(&h, dec); err != nil {
 			if err == io.EOF {
 				return nil
 			}
-			return s.WrapDataError(err)
+			return err
 		}
 		if dec.InPartition() {
 			if err := dec.SkipRest(); err != nil {
-				return s.WrapDataError(err)
+				return err
 			}
 		}
 	}

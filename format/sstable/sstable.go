@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/bti"
 	"github.com/sstabletool/sstabletool/format/cqltype"
@@ -85,7 +86,7 @@ func Open(path string, opts Options) (*SSTable, error) {
 	// it Data.db would be taken as uncompressed, so when TOC.txt lists it
 	// and it is gone, say so instead of decoding compressed bytes as rows.
 	if s.listed(format.ComponentCompressionInfo) && !fileExists(desc.Path(format.ComponentCompressionInfo)) {
-		return nil, reader.Corrupt(desc.Path(format.ComponentCompressionInfo), format.ComponentCompressionInfo, -1,
+		return nil, corrupt.New(desc.Path(format.ComponentCompressionInfo), format.ComponentCompressionInfo, -1,
 			"CompressionInfo.db, which TOC.txt lists (Data.db is compressed and cannot be read without it)", os.ErrNotExist)
 	}
 	if s.Stats, err = stats.ReadFile(desc.Path(format.ComponentStatistics), desc.Version); err != nil {
@@ -141,7 +142,7 @@ func (s *SSTable) checkUncompressedGuess() error {
 	if err == nil || errors.Is(err, io.EOF) {
 		return nil
 	}
-	return fmt.Errorf("%w; Data.db has neither CompressionInfo.db nor CRC.db beside it and does not decode as uncompressed: if the table is compressed, its CompressionInfo.db is missing", s.WrapDataError(err))
+	return fmt.Errorf("%w; Data.db has neither CompressionInfo.db nor CRC.db beside it and does not decode as uncompressed: if the table is compressed, its CompressionInfo.db is missing", err)
 }
 
 // listed reports whether TOC.txt names component c (false without a TOC).
@@ -309,20 +310,7 @@ func (s *SSTable) Close() error {
 
 // Decoder returns a Data.db decoder positioned at off.
 func (s *SSTable) Decoder(off int64) *rows.Decoder {
-	return rows.NewDecoder(s.Data.Cursor(off), s.Schema)
-}
-
-// WrapDataError names the Data.db file in a decoding error.
-func (s *SSTable) WrapDataError(err error) error {
-	var de *rows.DecodeError
-	if !errors.As(err, &de) {
-		return err
-	}
-	// A failure below the decoder (a chunk's checksum, a short read) names
-	// the file offset itself; keep it and say what was being decoded.
-	var ce *reader.CorruptError
-	if errors.As(de.Err, &ce) {
-		return fmt.Errorf("%w (while decoding %s at uncompressed byte %d)", ce, de.Expected, de.Offset)
-	}
-	return reader.Corrupt(s.Path(format.ComponentData), "Data.db", de.Offset, de.Expected, de.Err)
+	d := rows.NewDecoder(s.Data.Cursor(off), s.Schema)
+	d.SetFile(s.Path(format.ComponentData))
+	return d
 }

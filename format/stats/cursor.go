@@ -6,8 +6,8 @@ import (
 	"io"
 	"math"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format/vint"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
 // ComponentName is the component every error of this package names.
@@ -34,7 +34,7 @@ func (c *cursor) fail(at int, expected string, cause error) {
 		if c.within != "" {
 			expected = c.within + " " + expected
 		}
-		c.err = &reader.CorruptError{Component: ComponentName, Offset: c.base + int64(at),
+		c.err = &corrupt.Error{Component: ComponentName, Offset: c.base + int64(at),
 			Expected: c.part + " " + expected, Err: cause}
 	}
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
 var fuzzVersions = []string{"ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa"}
@@ -29,7 +29,7 @@ func FuzzDecode(f *testing.F) {
 		v := format.MustVersion(fuzzVersions[int(vi)%len(fuzzVersions)])
 		s, err := Decode(b, v)
 		if err != nil {
-			ce, ok := errors.AsType[*reader.CorruptError](err)
+			ce, ok := errors.AsType[*corrupt.Error](err)
 			if !ok || ce.Component != ComponentName || ce.Offset < 0 || ce.Offset > int64(len(b)) || ce.Expected == "" {
 				t.Fatalf("error %v is not a CorruptError placed inside the %d-byte input", err, len(b))
 			}

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"sort"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/reader"
 )
@@ -67,7 +68,7 @@ func ReadFile(path string, v format.Version) (*Statistics, error) {
 	}
 	s, err := Decode(b, v)
 	if err != nil {
-		if ce, ok := errors.AsType[*reader.CorruptError](err); ok && ce.File == "" {
+		if ce, ok := errors.AsType[*corrupt.Error](err); ok && ce.File == "" {
 			ce.File = path
 		}
 		return nil, err
@@ -77,7 +78,7 @@ func ReadFile(path string, v format.Version) (*Statistics, error) {
 
 // Decode decodes a whole Statistics.db written in version v, verifying the
 // checksums of na and later. The result does not alias b. Errors are
-// *reader.CorruptError naming the component, the byte offset and what was
+// *corrupt.Error naming the component, the byte offset and what was
 // expected there.
 func Decode(b []byte, v format.Version) (*Statistics, error) {
 	b = bytes.Clone(b)
@@ -232,8 +233,8 @@ func (c *cursor) checkCRC(want uint32, what string) {
 }
 
 // ErrChecksum is wrapped by the error for a checksum that does not match.
-// It is reader.ErrChecksum, so one errors.Is check covers every component.
-var ErrChecksum = reader.ErrChecksum
+// It is corrupt.ErrChecksum, so one errors.Is check covers every component.
+var ErrChecksum = corrupt.ErrChecksum
 
 // Encode writes s as Statistics.db in version v, byte for byte as Cassandra
 // would, padding included.

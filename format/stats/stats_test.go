@@ -14,11 +14,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
 // statsFile is one fixture's Statistics.db with its version.
@@ -262,9 +262,9 @@ func TestChecksumsNameTheirOffset(t *testing.T) {
 		b := bytes.Clone(f.b)
 		b[flip] ^= 0x40
 		_, err := Decode(b, f.v)
-		ce, ok := errors.AsType[*reader.CorruptError](err)
+		ce, ok := errors.AsType[*corrupt.Error](err)
 		if !ok {
-			t.Errorf("flip at %d: error %v, want a *reader.CorruptError", flip, err)
+			t.Errorf("flip at %d: error %v, want a *corrupt.Error", flip, err)
 			continue
 		}
 		if ce.Component != ComponentName || ce.Offset != int64(crcAt) || !errors.Is(err, ErrChecksum) {
@@ -272,8 +272,8 @@ func TestChecksumsNameTheirOffset(t *testing.T) {
 		}
 		// Callers that tell changed bytes from unparsable ones use reader's
 		// sentinel for every component.
-		if !errors.Is(err, reader.ErrChecksum) {
-			t.Errorf("flip at %d: %v does not wrap reader.ErrChecksum", flip, err)
+		if !errors.Is(err, corrupt.ErrChecksum) {
+			t.Errorf("flip at %d: %v does not wrap corrupt.ErrChecksum", flip, err)
 		}
 		if !strings.Contains(err.Error(), "Statistics.db at byte") || !strings.Contains(err.Error(), "expected") {
 			t.Errorf("flip at %d: message %q does not name the component, offset and expectation", flip, err)
@@ -287,7 +287,7 @@ func TestChecksumsNameTheirOffset(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := ReadFile(p, f.v)
-	if ce, ok := errors.AsType[*reader.CorruptError](err); !ok || ce.File != p {
+	if ce, ok := errors.AsType[*corrupt.Error](err); !ok || ce.File != p {
 		t.Errorf("ReadFile error %v does not name %s", err, p)
 	}
 }
@@ -298,7 +298,7 @@ func TestTruncationsFail(t *testing.T) {
 	for _, f := range statsFiles(t) {
 		for cut := 0; cut < len(f.b); cut += 1 + cut/16 {
 			_, err := Decode(f.b[:cut], f.v)
-			ce, ok := errors.AsType[*reader.CorruptError](err)
+			ce, ok := errors.AsType[*corrupt.Error](err)
 			if !ok {
 				t.Fatalf("%s cut at %d: %v, want a CorruptError", f.table, cut, err)
 			}
@@ -317,7 +317,7 @@ func TestLegacyLayoutErrorsAtTheField(t *testing.T) {
 	b := bytes.Clone(f.b)
 	binary.BigEndian.PutUint32(b[statsAt:], 0x7fffffff) // partition-size bucket count
 	_, err := Decode(b, f.v)
-	ce, ok := errors.AsType[*reader.CorruptError](err)
+	ce, ok := errors.AsType[*corrupt.Error](err)
 	if !ok || ce.Offset != int64(statsAt) || !strings.Contains(ce.Expected, "estimated partition size histogram bucket count") {
 		t.Fatalf("got %v; want an error at byte %d about the bucket count", err, statsAt)
 	}
@@ -805,7 +805,7 @@ func TestNAEndingBeforeIsTransient(t *testing.T) {
 	// na has no originating host id: isTransient is the last byte.
 	short := withStatsBody(t, good, na, body[:len(body)-1])
 	_, err = Decode(short, na)
-	ce, ok := errors.AsType[*reader.CorruptError](err)
+	ce, ok := errors.AsType[*corrupt.Error](err)
 	wantAt := int64(offs[2]) + int64(len(body)) - 1
 	if !ok || ce.Offset != wantAt || !strings.Contains(ce.Expected, "isTransient") {
 		t.Fatalf("got %v; want an error about isTransient at byte %d", err, wantAt)

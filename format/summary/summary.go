@@ -25,6 +25,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -117,7 +118,7 @@ func ReadFile(path string) (*Summary, error) {
 		return nil, fmt.Errorf("reading index summary: %w", err)
 	}
 	s, err := Decode(b)
-	if ce, ok := err.(*reader.CorruptError); ok {
+	if ce, ok := err.(*corrupt.Error); ok {
 		ce.File = path
 	}
 	return s, err
@@ -127,7 +128,7 @@ func ReadFile(path string) (*Summary, error) {
 // it while the summary is in use.
 func Decode(b []byte) (*Summary, error) {
 	if len(b) < headerSize {
-		return nil, corrupt(0, fmt.Sprintf("a %d-byte header", headerSize), fmt.Errorf("only %d bytes", len(b)))
+		return nil, corruptAt(0, fmt.Sprintf("a %d-byte header", headerSize), fmt.Errorf("only %d bytes", len(b)))
 	}
 	minInterval := int32(binary.BigEndian.Uint32(b[0:]))
 	count := int32(binary.BigEndian.Uint32(b[4:]))
@@ -136,17 +137,17 @@ func Decode(b []byte) (*Summary, error) {
 	full := int32(binary.BigEndian.Uint32(b[20:]))
 	switch {
 	case minInterval < 1:
-		return nil, corrupt(0, "a min index interval >= 1", fmt.Errorf("found %d", minInterval))
+		return nil, corruptAt(0, "a min index interval >= 1", fmt.Errorf("found %d", minInterval))
 	case count < 1:
-		return nil, corrupt(4, "an entry count >= 1", fmt.Errorf("found %d", count))
+		return nil, corruptAt(4, "an entry count >= 1", fmt.Errorf("found %d", count))
 	case int64(count)*12 > int64(len(b)-headerSize):
-		return nil, corrupt(4, fmt.Sprintf("an entry count whose 12+ bytes per entry fit in the %d bytes left", len(b)-headerSize), fmt.Errorf("found %d", count))
+		return nil, corruptAt(4, fmt.Sprintf("an entry count whose 12+ bytes per entry fit in the %d bytes left", len(b)-headerSize), fmt.Errorf("found %d", count))
 	case size < int64(count)*12 || size > int64(len(b)-headerSize-8):
-		return nil, corrupt(8, fmt.Sprintf("a sampled region size in %d..%d (12+ bytes per entry, then two key lengths)", int64(count)*12, len(b)-headerSize-8), fmt.Errorf("found %d", size))
+		return nil, corruptAt(8, fmt.Sprintf("a sampled region size in %d..%d (12+ bytes per entry, then two key lengths)", int64(count)*12, len(b)-headerSize-8), fmt.Errorf("found %d", size))
 	case level < 1 || level > BaseSamplingLevel:
-		return nil, corrupt(16, fmt.Sprintf("a sampling level in 1..%d", BaseSamplingLevel), fmt.Errorf("found %d", level))
+		return nil, corruptAt(16, fmt.Sprintf("a sampling level in 1..%d", BaseSamplingLevel), fmt.Errorf("found %d", level))
 	case full < 0:
-		return nil, corrupt(20, "a full-sampling entry count >= 0", fmt.Errorf("found %d", full))
+		return nil, corruptAt(20, "a full-sampling entry count >= 0", fmt.Errorf("found %d", full))
 	}
 	base := int64(count) * 4
 	regionStart := int64(headerSize) + base
@@ -160,10 +161,10 @@ func Decode(b []byte) (*Summary, error) {
 			lo = int64(offsets[i-1]) + 8
 		}
 		if i == 0 && off != 0 {
-			return nil, corrupt(at, fmt.Sprintf("the first entry offset to be %d (just past the %d offsets)", base, count), fmt.Errorf("found %d", off+base))
+			return nil, corruptAt(at, fmt.Sprintf("the first entry offset to be %d (just past the %d offsets)", base, count), fmt.Errorf("found %d", off+base))
 		}
 		if off < lo || off > hi {
-			return nil, corrupt(at, fmt.Sprintf("entry %d's little-endian offset in %d..%d (after the previous key and position, room for its own)", i, lo+base, hi+base), fmt.Errorf("found %d", off+base))
+			return nil, corruptAt(at, fmt.Sprintf("entry %d's little-endian offset in %d..%d (after the previous key and position, room for its own)", i, lo+base, hi+base), fmt.Errorf("found %d", off+base))
 		}
 		offsets[i] = int32(off)
 	}
@@ -177,7 +178,7 @@ func Decode(b []byte) (*Summary, error) {
 		return nil, err
 	}
 	if p != int64(len(b)) {
-		return nil, corrupt(p, "the end of the file after the last key", fmt.Errorf("%d more bytes", int64(len(b))-p))
+		return nil, corruptAt(p, "the end of the file after the last key", fmt.Errorf("%d more bytes", int64(len(b))-p))
 	}
 	return &Summary{
 		MinIndexInterval:   int(minInterval),
@@ -192,11 +193,11 @@ func Decode(b []byte) (*Summary, error) {
 
 func lengthPrefixed(b []byte, p int64, what string) ([]byte, int64, error) {
 	if int64(len(b))-p < 4 {
-		return nil, p, corrupt(p, "the int length of the "+what, fmt.Errorf("only %d bytes left", int64(len(b))-p))
+		return nil, p, corruptAt(p, "the int length of the "+what, fmt.Errorf("only %d bytes left", int64(len(b))-p))
 	}
 	n := int64(int32(binary.BigEndian.Uint32(b[p:])))
 	if n < 0 || n > int64(len(b))-p-4 {
-		return nil, p, corrupt(p, fmt.Sprintf("a %s length in 0..%d", what, int64(len(b))-p-4), fmt.Errorf("found %d", n))
+		return nil, p, corruptAt(p, fmt.Sprintf("a %s length in 0..%d", what, int64(len(b))-p-4), fmt.Errorf("found %d", n))
 	}
 	return b[p+4 : p+4+n : p+4+n], p + 4 + n, nil
 }
@@ -229,8 +230,8 @@ func (s *Summary) AppendEncoded(dst []byte) []byte {
 	return append(dst, s.Last...)
 }
 
-func corrupt(off int64, expected string, err error) error {
-	return &reader.CorruptError{Component: component, Offset: off, Expected: expected, Err: err}
+func corruptAt(off int64, expected string, err error) error {
+	return &corrupt.Error{Component: component, Offset: off, Expected: expected, Err: err}
 }
 
 // maxRegion is the most sampled bytes a summary holds (2GiB, Integer.MAX_VALUE).

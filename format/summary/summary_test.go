@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format/token"
 	"github.com/sstabletool/sstabletool/internal/fixturekeys"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
 // Every fixture's Summary.db decodes, re-encodes byte for byte, agrees with
@@ -267,7 +267,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"trailing", append(bytes.Clone(raw), 0), int64(len(raw)), "end of the file"},
 	} {
 		_, err := Decode(tc.b)
-		var ce *reader.CorruptError
+		var ce *corrupt.Error
 		if !errors.As(err, &ce) {
 			t.Errorf("%s: error %v is not a CorruptError", tc.name, err)
 			continue
@@ -298,7 +298,7 @@ func FuzzDecodeSummary(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Decode(b)
 		if err != nil {
-			var ce *reader.CorruptError
+			var ce *corrupt.Error
 			if !errors.As(err, &ce) {
 				t.Fatalf("error %v is not a CorruptError", err)
 			}

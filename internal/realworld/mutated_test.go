@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/export"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
@@ -296,7 +297,7 @@ func TestUncompressedReadsCheckCRC(t *testing.T) {
 	}
 	defer s.Close()
 	err = s.EachPartition(func(h *rowsHeader, dec *rowsDecoder) error { return dec.SkipRestDecoding() })
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if !asCorrupt(err, &ce) || ce.Component != "Data.db" || ce.Offset != 0 || !strings.Contains(err.Error(), "CRC.db") {
 		t.Fatalf("read of a flipped byte: %v", err)
 	}
@@ -307,4 +308,4 @@ type (
 	rowsDecoder = rows.Decoder
 )
 
-func asCorrupt(err error, ce **reader.CorruptError) bool { return errors.As(err, ce) }
+func asCorrupt(err error, ce **corrupt.Error) bool { return errors.As(err, ce) }

@@ -23,11 +23,11 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/vint"
-	"github.com/sstabletool/sstabletool/reader"
 	"github.com/sstabletool/sstabletool/tui/cellfmt"
 )
 
@@ -108,7 +108,7 @@ type walker struct {
 }
 
 func (w *walker) corrupt(expected string, err error) error {
-	return reader.Corrupt(w.l.File, "Data.db", w.base+int64(w.pos), expected, err)
+	return corrupt.New(w.l.File, "Data.db", w.base+int64(w.pos), expected, err)
 }
 
 // take labels the next n bytes.
@@ -544,10 +544,11 @@ func (w *walker) cell(c *rows.Cell, col *rows.Column, t *cqltype.Type) error {
 func (l *Labeler) Region(b []byte, base int64) ([]Span, error) {
 	w := &walker{l: l, b: b, base: base}
 	dec := rows.NewDecoder(rows.NewBytesSource(b, base), l.Schema)
+	dec.SetFile(l.File)
 	var h rows.PartitionHeader
 	for {
 		err := dec.ReadPartitionHeader(&h)
-		if errors.Is(err, io.EOF) && !isDecodeErr(err) {
+		if err == io.EOF { // the decoder's clean end, never wrapped
 			return w.spans, nil
 		}
 		if err != nil {
@@ -586,16 +587,7 @@ func (w *walker) rest(err error) ([]Span, error) {
 		}
 		return w.spans, nil
 	}
-	var de *rows.DecodeError
-	if errors.As(err, &de) {
-		return w.spans, reader.Corrupt(w.l.File, "Data.db", de.Offset, de.Expected, de.Err)
-	}
 	return w.spans, err
-}
-
-func isDecodeErr(err error) bool {
-	var de *rows.DecodeError
-	return errors.As(err, &de)
 }
 
 // Find returns the index of the span covering offset off, or -1.

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/reader"
@@ -169,7 +170,7 @@ func TestScanSurvivesCorruptPartition(t *testing.T) {
 	if len(errs) != 1 {
 		t.Fatalf("errors %v", errs)
 	}
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if !errors.As(errs[0], &ce) || ce.File != data || ce.Component != "Data.db" || ce.Offset < l.Offsets[2] || ce.Offset >= l.Offsets[3] {
 		t.Fatalf("error %#v does not name the file and an offset in partition 2 (%d..%d)", errs[0], l.Offsets[2], l.Offsets[3])
 	}
@@ -302,7 +303,7 @@ func TestBytes(t *testing.T) {
 	if b, err := tb.Bytes(tb.S.Data.Length()-2, 100); err != nil || len(b) != 2 {
 		t.Fatalf("tail: %d %v", len(b), err)
 	}
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if _, err := tb.Bytes(tb.S.Data.Length()+1, 1); !errors.As(err, &ce) {
 		t.Fatalf("past the end: %v", err)
 	}
@@ -379,7 +380,7 @@ func TestScanSurvivesCorruptChunk(t *testing.T) {
 			t.Fatalf("partition %d: %+v", i, c)
 		}
 	}
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if failed != 1 || len(errs) != 1 || !errors.As(errs[0], &ce) || ce.File != data {
 		t.Fatalf("%d failed, errors %v", failed, errs)
 	}

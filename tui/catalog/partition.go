@@ -25,7 +25,7 @@ type Partition struct {
 func (t *Table) OpenPartition(off int64) (*Partition, error) {
 	p := &Partition{t: t, dec: t.S.Decoder(off)}
 	if err := p.dec.ReadPartitionHeader(&p.Header); err != nil {
-		return nil, t.S.WrapDataError(err)
+		return nil, err
 	}
 	p.Header.Key = append([]byte(nil), p.Header.Key...)
 	return p, nil
@@ -37,7 +37,7 @@ func (p *Partition) More(n int) int {
 	for added < n && !p.Done && p.Err == nil {
 		u, err := p.dec.Next(false)
 		if err != nil {
-			p.Err = p.t.S.WrapDataError(err)
+			p.Err = err
 			break
 		}
 		if u == nil {

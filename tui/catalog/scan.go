@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
 // ScanBatch is a run of counts from the background scan.
@@ -104,9 +104,9 @@ func (t *Table) Scan(ctx context.Context, l *List, out chan<- ScanBatch) {
 		}
 		// The partition at next failed: mark it and resume after it.
 		batch.Err = err
-		var ce *reader.CorruptError
+		var ce *corrupt.Error
 		if !errors.As(err, &ce) {
-			batch.Err = reader.Corrupt(t.DataPath(), "Data.db", start, "a decodable partition", err)
+			batch.Err = corrupt.New(t.DataPath(), "Data.db", start, "a decodable partition", err)
 		}
 		if next < len(l.Offsets) {
 			batch.Counts = append(batch.Counts, Counts{Rows: Unknown, Cells: Unknown, Tombstones: Unknown, Deleted: Unknown, Failed: true})

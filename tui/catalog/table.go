@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/inspect"
@@ -124,7 +125,7 @@ func (t *Table) Labeler() *bytemap.Labeler {
 // Bytes reads n uncompressed Data.db bytes at off (fewer at the end).
 func (t *Table) Bytes(off, n int64) ([]byte, error) {
 	if off < 0 || off > t.S.Data.Length() {
-		return nil, reader.Corrupt(t.DataPath(), "Data.db", off, fmt.Sprintf("an offset within the %d uncompressed bytes", t.S.Data.Length()), nil)
+		return nil, corrupt.New(t.DataPath(), "Data.db", off, fmt.Sprintf("an offset within the %d uncompressed bytes", t.S.Data.Length()), nil)
 	}
 	n = min(n, t.S.Data.Length()-off)
 	b := make([]byte, n)

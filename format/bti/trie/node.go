@@ -5,7 +5,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/sstabletool/sstabletool/reader"
+	"github.com/sstabletool/sstabletool/corrupt"
 )
 
 // errTruncated is the cause of every "node runs past the end" error.
@@ -118,7 +118,7 @@ type Node struct {
 // checked when they are followed (Child).
 func ParseNode(b []byte, pos int64) (Node, error) {
 	if len(b) == 0 {
-		return Node{}, reader.Corrupt("", "", pos, "a trie node", errTruncated)
+		return Node{}, corrupt.New("", "", pos, "a trie node", errTruncated)
 	}
 	n := Node{Pos: pos, Type: NodeType(b[0] >> 4), Flags: b[0] & 0x0F, b: b}
 	info := &typeInfos[n.Type]
@@ -140,29 +140,29 @@ func ParseNode(b []byte, pos int64) (Node, error) {
 		}
 	case shapeSparse:
 		if len(b) < 2 {
-			return Node{}, reader.Corrupt("", "", pos, n.Type.String()+" node header (type and child count)", errTruncated)
+			return Node{}, corrupt.New("", "", pos, n.Type.String()+" node header (type and child count)", errTruncated)
 		}
 		n.count = int(b[1])
 		if n.count == 0 {
-			return Node{}, reader.Corrupt("", "", pos+1, "a child count above 0 in a "+n.Type.String()+" node", nil)
+			return Node{}, corrupt.New("", "", pos+1, "a child count above 0 in a "+n.Type.String()+" node", nil)
 		}
 		n.ptrs = 2 + n.count
 		n.size = n.ptrs + pointerAreaSize(info.pointerBits, n.count)
 	case shapeDense:
 		if len(b) < 3 {
-			return Node{}, reader.Corrupt("", "", pos, n.Type.String()+" node header (type, first byte, length)", errTruncated)
+			return Node{}, corrupt.New("", "", pos, n.Type.String()+" node header (type, first byte, length)", errTruncated)
 		}
 		n.first = int(b[1])
 		n.count = int(b[2]) + 1
 		if n.first+n.count > 256 {
-			return Node{}, reader.Corrupt("", "", pos+2, "a "+n.Type.String()+" range within byte values (first "+
+			return Node{}, corrupt.New("", "", pos+2, "a "+n.Type.String()+" range within byte values (first "+
 				strconv.Itoa(n.first)+", length "+strconv.Itoa(n.count)+")", nil)
 		}
 		n.ptrs = 3
 		n.size = 3 + pointerAreaSize(info.pointerBits, n.count)
 	}
 	if len(b) < n.size {
-		return Node{}, reader.Corrupt("", "", pos, strconv.Itoa(n.size)+" bytes of "+n.Type.String()+" node, "+
+		return Node{}, corrupt.New("", "", pos, strconv.Itoa(n.size)+" bytes of "+n.Type.String()+" node, "+
 			strconv.Itoa(len(b))+" left", errTruncated)
 	}
 	n.b = b[:n.size:n.size]
@@ -174,7 +174,7 @@ func ParseNode(b []byte, pos int64) (Node, error) {
 		n.first = int(b[1])
 	}
 	if n.Type == SingleNoPayload4 && n.b[0]&0x0F == 0 {
-		return Node{}, reader.Corrupt("", "", pos, "a non-zero pointer in a SINGLE_NOPAYLOAD_4 node", nil)
+		return Node{}, corrupt.New("", "", pos, "a non-zero pointer in a SINGLE_NOPAYLOAD_4 node", nil)
 	}
 	return n, nil
 }
@@ -255,10 +255,10 @@ func (n *Node) Child(i int) (pos int64, ok bool, err error) {
 		if n.Type >= Dense12 {
 			return -1, false, nil
 		}
-		return -1, false, reader.Corrupt("", "", n.Pos, "a non-zero pointer for child "+strconv.Itoa(i)+" of "+n.Type.String()+" node", nil)
+		return -1, false, corrupt.New("", "", n.Pos, "a non-zero pointer for child "+strconv.Itoa(i)+" of "+n.Type.String()+" node", nil)
 	}
 	if d > uint64(n.Pos) {
-		return -1, false, reader.Corrupt("", "", n.Pos, "child "+strconv.Itoa(i)+" of "+n.Type.String()+" node before the start of the file (pointer back "+
+		return -1, false, corrupt.New("", "", n.Pos, "child "+strconv.Itoa(i)+" of "+n.Type.String()+" node before the start of the file (pointer back "+
 			strconv.FormatUint(d, 10)+" from "+strconv.FormatInt(n.Pos, 10)+")", nil)
 	}
 	return n.Pos - int64(d), true, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -115,7 +116,7 @@ func NewReader(src Source, root int64, file, component string) (*Reader, error) 
 		r.mem = b
 	}
 	if root < 0 || root >= r.size {
-		return nil, reader.Corrupt(file, component, -1, "a trie root inside the "+strconv.FormatInt(r.size, 10)+"-byte file, not at "+strconv.FormatInt(root, 10), nil)
+		return nil, corrupt.New(file, component, -1, "a trie root inside the "+strconv.FormatInt(r.size, 10)+"-byte file, not at "+strconv.FormatInt(root, 10), nil)
 	}
 	return r, nil
 }
@@ -138,12 +139,12 @@ func (r *Reader) WithRoot(root int64) (*Reader, error) {
 }
 
 func (r *Reader) corrupt(off int64, expected string, err error) error {
-	return reader.Corrupt(r.File, r.Component, off, expected, err)
+	return corrupt.New(r.File, r.Component, off, expected, err)
 }
 
 // own names the reader's file in a corruption error raised below it.
 func (r *Reader) own(err error) error {
-	var ce *reader.CorruptError
+	var ce *corrupt.Error
 	if errors.As(err, &ce) && ce.File == "" && ce.Component == "" {
 		c := *ce
 		c.File, c.Component = r.File, r.Component
