@@ -2,6 +2,7 @@ package cqltype
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 	"math/big"
@@ -81,10 +82,10 @@ func (t *Type) compareBase(a, b []byte) int {
 	case Custom:
 		if t.impl == "LexicalUUIDType" && len(a) == 16 && len(b) == 16 {
 			// java.util.UUID.compareTo: signed msb, then signed lsb.
-			if c := cmpInt64(int64(binary.BigEndian.Uint64(a)), int64(binary.BigEndian.Uint64(b))); c != 0 {
+			if c := cmp.Compare(int64(binary.BigEndian.Uint64(a)), int64(binary.BigEndian.Uint64(b))); c != 0 {
 				return c
 			}
-			return cmpInt64(int64(binary.BigEndian.Uint64(a[8:])), int64(binary.BigEndian.Uint64(b[8:])))
+			return cmp.Compare(int64(binary.BigEndian.Uint64(a[8:])), int64(binary.BigEndian.Uint64(b[8:])))
 		}
 	case List, Set:
 		return t.compareCollections(a, b, 1)
@@ -108,16 +109,6 @@ func boolCompare(a, b bool) int {
 		return 1
 	}
 	return -1
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // compareSignedFirstByte is Int32Type/LongType/ShortType/TimestampType's
@@ -206,7 +197,7 @@ func compareDecimal(a, b []byte) int {
 	da, db := int64(len(new(big.Int).Abs(ua).String())), int64(len(new(big.Int).Abs(ub).String()))
 	ea, eb := da-sa, db-sb // value magnitude ~ 10^(digits - scale)
 	if ea != eb {
-		c := cmpInt64(ea, eb)
+		c := cmp.Compare(ea, eb)
 		if ua.Sign() < 0 {
 			return -c
 		}
@@ -235,7 +226,7 @@ func compareUUID(a, b []byte) int {
 		return sign(va - vb)
 	}
 	if va == 1 {
-		if c := cmpInt64(int64(reorderTimestamp(ma)), int64(reorderTimestamp(mb))); c != 0 {
+		if c := cmp.Compare(int64(reorderTimestamp(ma)), int64(reorderTimestamp(mb))); c != 0 {
 			return c
 		}
 	} else if ma != mb {
@@ -255,11 +246,11 @@ func compareTimeUUID(a, b []byte) int {
 		return boolCompare(len(a) == 16, len(b) == 16)
 	}
 	ma, mb := reorderTimestamp(binary.BigEndian.Uint64(a)), reorderTimestamp(binary.BigEndian.Uint64(b))
-	if c := cmpInt64(int64(ma), int64(mb)); c != 0 {
+	if c := cmp.Compare(int64(ma), int64(mb)); c != 0 {
 		return c
 	}
 	const flip = 0x0080808080808080
-	return cmpInt64(int64(binary.BigEndian.Uint64(a[8:])^flip), int64(binary.BigEndian.Uint64(b[8:])^flip))
+	return cmp.Compare(int64(binary.BigEndian.Uint64(a[8:])^flip), int64(binary.BigEndian.Uint64(b[8:])^flip))
 }
 
 // reorderTimestamp moves a version-1 UUID's time_hi/time_mid/time_low into
@@ -293,7 +284,7 @@ func (t *Type) compareCollections(a, b []byte, per int) int {
 			oa, ob = nexta, nextb
 		}
 	}
-	return cmpInt64(int64(na), int64(nb))
+	return cmp.Compare(int64(na), int64(nb))
 }
 
 // compareTuples is TupleType's comparator: empty first, field by field

@@ -1,6 +1,7 @@
 package cqltype
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math"
 	"math/big"
@@ -78,10 +79,10 @@ func TestCompareMatchesNumbers(t *testing.T) {
 		if i%2 == 0 {
 			a, b = a>>40, b>>40
 		}
-		if got, want := bigT.Compare(be64(a), be64(b)), cmpInt64(a, b); got != want {
+		if got, want := bigT.Compare(be64(a), be64(b)), cmp.Compare(a, b); got != want {
 			t.Fatalf("bigint %d vs %d: %d", a, b, got)
 		}
-		if got, want := intT.Compare(be32(int32(a)), be32(int32(b))), cmpInt64(int64(int32(a)), int64(int32(b))); got != want {
+		if got, want := intT.Compare(be32(int32(a)), be32(int32(b))), cmp.Compare(int64(int32(a)), int64(int32(b))); got != want {
 			t.Fatalf("int %d vs %d: %d", int32(a), int32(b), got)
 		}
 		x := new(big.Int).Mul(big.NewInt(a), big.NewInt(b>>20))
@@ -101,7 +102,7 @@ func TestCompareMatchesNumbers(t *testing.T) {
 			}
 		}
 		ta, tb := int64(r.Uint64()>>4), int64(r.Uint64()>>4)
-		if got := tuT.Compare(timeUUID(ta, r.Uint64()), timeUUID(tb, r.Uint64())); ta != tb && got != cmpInt64(ta, tb) {
+		if got := tuT.Compare(timeUUID(ta, r.Uint64()), timeUUID(tb, r.Uint64())); ta != tb && got != cmp.Compare(ta, tb) {
 			t.Fatalf("timeuuid %d vs %d: %d", ta, tb, got)
 		}
 	}

@@ -9,6 +9,7 @@ package token
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"math/big"
@@ -134,7 +135,7 @@ func (t Token) String() string {
 // refuses to compare them.
 func (t Token) Compare(o Token) int {
 	if t.kind != o.kind {
-		return cmpUint(uint64(t.kind), uint64(o.kind))
+		return cmp.Compare(uint64(t.kind), uint64(o.kind))
 	}
 	switch t.kind {
 	case KindMurmur3:
@@ -150,10 +151,10 @@ func (t Token) Compare(o Token) int {
 		if tm, om := t.isRandomMinimum(), o.isRandomMinimum(); tm || om {
 			return cmpBool(om, tm)
 		}
-		if c := cmpUint(t.hi, o.hi); c != 0 {
+		if c := cmp.Compare(t.hi, o.hi); c != 0 {
 			return c
 		}
-		return cmpUint(t.lo, o.lo)
+		return cmp.Compare(t.lo, o.lo)
 	case KindBytes:
 		return bytes.Compare(t.Bytes(), o.Bytes())
 	case KindString:
@@ -164,16 +165,6 @@ func (t Token) Compare(o Token) int {
 
 // Equal reports whether two tokens are the same ring position.
 func (t Token) Equal(o Token) bool { return t.Compare(o) == 0 }
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // cmpBool orders false before true.
 func cmpBool(a, b bool) int {
@@ -197,15 +188,15 @@ func compareUTF16(a, b []byte) int {
 		if ra != rb {
 			ua, ub := firstUnit(ra), firstUnit(rb)
 			if ua != ub {
-				return cmpUint(uint64(ua), uint64(ub))
+				return cmp.Compare(uint64(ua), uint64(ub))
 			}
 			// Same lead surrogate: both are supplementary and the trail
 			// units order as the code points do.
-			return cmpUint(uint64(ra), uint64(rb))
+			return cmp.Compare(uint64(ra), uint64(rb))
 		}
 		a, b = a[na:], b[nb:]
 	}
-	return cmpUint(uint64(len(a)), uint64(len(b)))
+	return cmp.Compare(uint64(len(a)), uint64(len(b)))
 }
 
 func firstUnit(r rune) rune {
