@@ -3,7 +3,6 @@ package memsim
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/rows"
@@ -25,11 +24,11 @@ func SSTableSource(paths []string) (SourceFunc, Partitioner, error) {
 		return nil, 0, err
 	}
 	schema := schemaOf(first)
-	part := Murmur3
-	if first.Partitioner != nil && strings.Contains(first.Partitioner.Name(), "ByteOrdered") {
-		part = ByteOrdered
-	}
+	part, ok := PartitionerFor(first.Partitioner)
 	first.Close()
+	if !ok {
+		return nil, 0, fmt.Errorf("%s: memsim models Murmur3Partitioner and ByteOrderedPartitioner memtables, not %s", paths[0], first.Partitioner.Name())
+	}
 	open := func() (workload.Source, int64, error) {
 		return &sstableSource{paths: paths, schema: schema}, -1, nil
 	}
