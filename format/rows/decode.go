@@ -33,10 +33,13 @@ type bufferedSource interface {
 // with component Data.db, the uncompressed offset, and the file named by
 // SetFile.
 type Decoder struct {
-	file   string // Data.db's path, for errors
-	src    Source
-	schema *Schema
-	u      Unfiltered
+	file string // Data.db's path, for errors
+	// slowOnly turns fastRow, fastRowBody and the fixed-width clustering
+	// shortcut off, for tests that hold them to the general path.
+	slowOnly bool
+	src      Source
+	schema   *Schema
+	u        Unfiltered
 	// inPartition is set between a header and its end-of-partition byte.
 	inPartition bool
 	partStart   int64
@@ -392,7 +395,7 @@ func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, e
 				return 0, d.fail(off+int64(p), "a row clustering", err)
 			}
 			p += n
-		} else if d.fixedWidth >= 0 && p < len(b) && b[p] == 0 && len(b)-(p+1) >= d.fixedWidth && !slowRowsOnly {
+		} else if d.fixedWidth >= 0 && p < len(b) && b[p] == 0 && len(b)-(p+1) >= d.fixedWidth && !d.slowOnly {
 			// Fixed-width types with no null or empty value (a zero
 			// header byte): slice the values without the general decoder,
 			// the same slices clustering.DecodeValues would return.
@@ -601,7 +604,7 @@ func (d *Decoder) decodeMarkerBody(u *Unfiltered, b []byte) (int, error) {
 }
 
 func (d *Decoder) decodeRowBody(u *Unfiltered, b []byte) (int, error) {
-	if !slowRowsOnly {
+	if !d.slowOnly {
 		if n, ok := d.fastRowBody(u, b); ok {
 			return n, nil
 		}
@@ -612,10 +615,6 @@ func (d *Decoder) decodeRowBody(u *Unfiltered, b []byte) (int, error) {
 	u.Cells, u.ComplexDeletions = u.Cells[:0], u.ComplexDeletions[:0]
 	return d.slowRowBody(u, b)
 }
-
-// slowRowsOnly turns fastRowBody and the fixed-width clustering shortcut
-// off, for tests that check they decode exactly what the general code does.
-var slowRowsOnly = false
 
 // slowRowBody decodes a row body with full error reporting.
 func (d *Decoder) slowRowBody(u *Unfiltered, b []byte) (int, error) {
@@ -781,7 +780,7 @@ func (d *Decoder) largeSubset(r *body, columns []Column, delta uint64) ([]int, e
 // having changed nothing that matters; next then starts over and decides.
 func (d *Decoder) fastRow() bool {
 	b, off := d.win, d.winOff
-	if len(b) == 0 || !d.inPartition || slowRowsOnly {
+	if len(b) == 0 || !d.inPartition || d.slowOnly {
 		return false
 	}
 	flags := b[0]

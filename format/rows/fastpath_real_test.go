@@ -11,7 +11,7 @@ import (
 )
 
 // decodeAll clones every unfiltered of the table at path.
-func decodeAll(t *testing.T, path string) []*rows.Unfiltered {
+func decodeAll(t *testing.T, path string, slow bool) []*rows.Unfiltered {
 	t.Helper()
 	s, err := sstable.Open(path, sstable.Options{})
 	if err != nil {
@@ -20,6 +20,9 @@ func decodeAll(t *testing.T, path string) []*rows.Unfiltered {
 	defer s.Close()
 	var out []*rows.Unfiltered
 	err = s.EachPartition(func(h *rows.PartitionHeader, d *rows.Decoder) error {
+		if slow {
+			rows.SlowOnly(d)
+		}
 		for {
 			u, err := d.Next(false)
 			if err != nil || u == nil {
@@ -40,10 +43,8 @@ func TestFastRowBodyMatchesSlowOnRealTables(t *testing.T) {
 	files := fixtures.DataFiles(t)
 	cells := 0
 	for _, f := range files {
-		fast := decodeAll(t, f)
-		*rows.SlowRowsOnly = true
-		slow := decodeAll(t, f)
-		*rows.SlowRowsOnly = false
+		fast := decodeAll(t, f, false)
+		slow := decodeAll(t, f, true)
 		if len(fast) != len(slow) {
 			t.Fatalf("%s: %d unfiltereds on the fast path, %d on the slow", f, len(fast), len(slow))
 		}

@@ -104,8 +104,9 @@ func FuzzFastRowBodyMatchesSlow(f *testing.F) {
 			MinLocalDeletionTime: minLDT,
 			MinTTL:               minTTL,
 		}
-		walk := func() ([]*Unfiltered, string) {
+		walk := func(slow bool) ([]*Unfiltered, string) {
 			d := NewDecoder(NewBytesSource(b, 0), s)
+			d.slowOnly = slow
 			var out []*Unfiltered
 			var h PartitionHeader
 			for i := 0; i < 50; i++ {
@@ -125,10 +126,8 @@ func FuzzFastRowBodyMatchesSlow(f *testing.F) {
 			}
 			return out, ""
 		}
-		fast, fastErr := walk()
-		slowRowsOnly = true
-		slow, slowErr := walk()
-		slowRowsOnly = false
+		fast, fastErr := walk(false)
+		slow, slowErr := walk(true)
 		if fastErr != slowErr {
 			t.Fatalf("errors differ: fast %q, slow %q", fastErr, slowErr)
 		}
