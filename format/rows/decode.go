@@ -325,10 +325,10 @@ func quickUVint(b []byte, p int) (uint64, int, error) {
 	if p < len(b) && b[p] < 0x80 {
 		return uint64(b[p]), 1, nil
 	}
-	if p > len(b) {
-		return 0, 0, vint.ErrShort
+	if v, n := vint.At(b, p); n > 0 {
+		return v, n, nil
 	}
-	return vint.Unsigned(b[p:])
+	return 0, 0, vint.ErrShort
 }
 
 // errNeedMore says the bytes at hand end inside the unfiltered; d.need
@@ -802,11 +802,11 @@ func (d *Decoder) fastRow() bool {
 		}
 		p = q
 	}
-	// One-byte vints are taken inline: uvintAt is too large to inline.
+	// One-byte vints are taken inline: vint.At is too large to inline.
 	size, n := uint64(0), 1
 	if p < len(b) && b[p] < 0x80 {
 		size = uint64(b[p])
-	} else if size, n = uvintAt(b, p); n == 0 {
+	} else if size, n = vint.At(b, p); n == 0 {
 		return false
 	}
 	p += n
@@ -814,7 +814,7 @@ func (d *Decoder) fastRow() bool {
 	if p < len(b) && b[p] < 0x80 {
 		prev = uint64(b[p])
 	} else {
-		prev, n = uvintAt(b, p)
+		prev, n = vint.At(b, p)
 	}
 	if n == 0 || size < uint64(n) || size-uint64(n) > uint64(len(b)-p-n) {
 		return false
@@ -855,10 +855,10 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 	pos := 0
 	u.Deletion = deletiontime.Live
 	if flags&FlagHasTimestamp != 0 {
-		// uvint8 inline first; uvintAt, a call, near the body's end.
-		v, n := uvint8(b, pos)
+		// vint.Load8 inline first; vint.At, a call, near the body's end.
+		v, n := vint.Load8(b, pos)
 		if n == 0 {
-			if v, n = uvintAt(b, pos); n == 0 {
+			if v, n = vint.At(b, pos); n == 0 {
 				return pos, false
 			}
 		}
@@ -866,17 +866,17 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 		u.Liveness.HasTimestamp = true
 		u.Liveness.Timestamp = int64(v) + s.MinTimestamp
 		if flags&FlagHasTTL != 0 {
-			ttl, n := uvint8(b, pos)
+			ttl, n := vint.Load8(b, pos)
 			if n == 0 {
-				ttl, n = uvintAt(b, pos)
+				ttl, n = vint.At(b, pos)
 			}
 			if n == 0 || ttl >= d.ttlLimit {
 				return pos, false
 			}
 			pos += n
-			ldt, n := uvint8(b, pos)
+			ldt, n := vint.Load8(b, pos)
 			if n == 0 {
-				ldt, n = uvintAt(b, pos)
+				ldt, n = vint.At(b, pos)
 			}
 			if n == 0 || ldt >= d.ldtLimit {
 				return pos, false
@@ -911,7 +911,7 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 		if pos < len(b) && b[pos] < 0x80 {
 			enc = uint64(b[pos])
 		} else {
-			enc, n = uvintAt(b, pos)
+			enc, n = vint.At(b, pos)
 		}
 		if n == 0 || enc != 0 && (len(columns) >= 64 || enc>>uint(len(columns)) != 0) {
 			return pos, false
@@ -945,7 +945,7 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 				pos++
 			} else {
 				var n int
-				count, n = uvintAt(b, pos)
+				count, n = vint.At(b, pos)
 				if n == 0 || count > 0x7FFFFFFF {
 					return pos, false
 				}
@@ -1022,11 +1022,11 @@ func (d *Decoder) fastRowBody(u *Unfiltered, b []byte) (int, bool) {
 // fastDeletionTime is deletionTime for fastRowBody: ok is false where
 // deletionTime would fail.
 func (d *Decoder) fastDeletionTime(b []byte, pos int) (deletiontime.DeletionTime, int, bool) {
-	mfda, n1 := uvintAt(b, pos)
+	mfda, n1 := vint.At(b, pos)
 	if n1 == 0 {
 		return deletiontime.DeletionTime{}, 0, false
 	}
-	ldt, n2 := uvintAt(b, pos+n1)
+	ldt, n2 := vint.At(b, pos+n1)
 	if n2 == 0 || ldt >= d.ldtLimit {
 		return deletiontime.DeletionTime{}, 0, false
 	}
@@ -1046,7 +1046,7 @@ func (d *Decoder) fastDeletionTime(b []byte, pos int) (deletiontime.DeletionTime
 func (d *Decoder) fastCellTimes(b []byte, pos int, flags byte, u *Unfiltered) (end int, ts, ldt, ttl int64, ok bool) {
 	ts = u.Liveness.Timestamp
 	if flags&CellFlagUseRowTS == 0 {
-		v, n := uvintAt(b, pos)
+		v, n := vint.At(b, pos)
 		if n == 0 {
 			return pos, 0, 0, 0, false
 		}
@@ -1060,14 +1060,14 @@ func (d *Decoder) fastCellTimes(b []byte, pos int, flags byte, u *Unfiltered) (e
 		return pos, ts, u.Liveness.LocalExpirationTime, u.Liveness.TTL, true
 	}
 	if flags&(CellFlagDeleted|CellFlagExpiring) != 0 {
-		v, n := uvintAt(b, pos)
+		v, n := vint.At(b, pos)
 		if n == 0 || v >= d.ldtLimit {
 			return pos, 0, 0, 0, false
 		}
 		pos += n
 		ldt = int64(v) + d.schema.MinLocalDeletionTime
 		if flags&CellFlagExpiring != 0 {
-			v, n := uvintAt(b, pos)
+			v, n := vint.At(b, pos)
 			if n == 0 || v >= d.ttlLimit {
 				return pos, 0, 0, 0, false
 			}
@@ -1078,53 +1078,15 @@ func (d *Decoder) fastCellTimes(b []byte, pos int, flags byte, u *Unfiltered) (e
 	return pos, ts, ldt, ttl, true
 }
 
-// uvint8 reads the unsigned vint at b[pos:] when it takes at most 8 bytes
-// and 8 bytes are left, with one load, a shift and a mask; n is 0
-// otherwise (then uvintAt decides). Small enough to be inlined.
-func uvint8(b []byte, pos int) (v uint64, n int) {
-	if uint(pos)+8 <= uint(len(b)) {
-		x := binary.BigEndian.Uint64(b[pos:])
-		// The length is the first byte's leading ones, plus one.
-		if n = bits.LeadingZeros64(^x) + 1; n <= 8 {
-			return x >> (64 - 8*uint(n)) & (1<<(7*uint(n)) - 1), n
-		}
-	}
-	return 0, 0
-}
-
 // lengthAt reads a length vint (a value or path length, at most 2^31-1)
 // of more than one byte at b[pos:] and returns it with the position after
 // it; the length is -1 when the vint is cut short or too large.
 func lengthAt(b []byte, pos int) (int, int) {
-	v, n := uvintAt(b, pos)
+	v, n := vint.At(b, pos)
 	if n == 0 || v > 0x7FFFFFFF {
 		return -1, pos
 	}
 	return int(v), pos + n
-}
-
-// uvintAt reads the unsigned vint at b[pos:]; n is 0 when b ends inside
-// it. Vints of up to 8 bytes are read with one 8-byte load when the
-// buffer has that much left.
-func uvintAt(b []byte, pos int) (v uint64, n int) {
-	if pos >= len(b) {
-		return 0, 0
-	}
-	first := b[pos]
-	if first < 0x80 {
-		return uint64(first), 1
-	}
-	n = vint.EncodedLen(first)
-	if n <= 8 && len(b)-pos >= 8 {
-		// The n bytes big-endian, less the n length bits of the first.
-		v = binary.BigEndian.Uint64(b[pos:]) >> uint(64-8*n)
-		return v & (1<<uint(7*n) - 1), n
-	}
-	v, n, err := vint.Unsigned(b[pos:])
-	if err != nil {
-		return 0, 0
-	}
-	return v, n
 }
 
 func (d *Decoder) decodeCell(r *body, u *Unfiltered, ci int, col *Column) error {

@@ -7,36 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/vint"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 )
-
-// uvintAt (and uvint8, where it answers) must agree with vint.Unsigned for every width, whether the
-// buffer leaves room for its 8-byte load or ends right after the vint.
-func TestUvintAtMatchesVint(t *testing.T) {
-	for bitsN := 0; bitsN <= 64; bitsN++ {
-		for _, v := range []uint64{1<<uint(bitsN) - 1, 1 << uint(bitsN) >> 1, 0x5A5A5A5A5A5A5A5A >> uint(64-bitsN)} {
-			enc := vint.AppendUnsigned(nil, v)
-			for pad := 0; pad <= 9; pad++ {
-				b := append([]byte{0xEE}, enc...)
-				for i := 0; i < pad; i++ {
-					b = append(b, 0xFF)
-				}
-				got, n := uvintAt(b, 1)
-				want, wn, err := vint.Unsigned(b[1:])
-				if err != nil || got != want || n != wn || got != v {
-					t.Fatalf("v=%#x pad=%d: uvintAt=(%#x,%d) vint=(%#x,%d,%v)", v, pad, got, n, want, wn, err)
-				}
-				if v8, n8 := uvint8(b, 1); n8 != 0 && (v8 != v || n8 != wn) || n8 == 0 && wn <= 8 && len(b)-1 >= 8 {
-					t.Fatalf("v=%#x pad=%d: uvint8=(%#x,%d), want (%#x,%d)", v, pad, v8, n8, v, wn)
-				}
-				if _, n := uvintAt(b[:len(enc)], 1); n != 0 {
-					t.Fatalf("v=%#x: a vint cut one byte short read as %d bytes", v, n)
-				}
-			}
-		}
-	}
-}
 
 // FuzzFastRowBodyMatchesSlow decodes arbitrary bytes with and without the
 // row body fast path: the unfiltereds and any error must be the same.

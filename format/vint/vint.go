@@ -8,6 +8,7 @@
 package vint
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -104,4 +105,43 @@ func Unsigned32(b []byte) (uint32, int, error) {
 		return 0, n, fmt.Errorf("vint: value %d does not fit a 32-bit length", u)
 	}
 	return uint32(u), n, nil
+}
+
+// Load8 reads the unsigned vint at b[pos:] when it takes at most 8 bytes
+// and 8 bytes are left, with one load, a shift and a mask; n is 0
+// otherwise (then At decides). Small enough to be inlined into the row
+// decoder's hot loops.
+func Load8(b []byte, pos int) (v uint64, n int) {
+	if uint(pos)+8 <= uint(len(b)) {
+		x := binary.BigEndian.Uint64(b[pos:])
+		// The length is the first byte's leading ones, plus one.
+		if n = bits.LeadingZeros64(^x) + 1; n <= 8 {
+			return x >> (64 - 8*uint(n)) & (1<<(7*uint(n)) - 1), n
+		}
+	}
+	return 0, 0
+}
+
+// At reads the unsigned vint at b[pos:]; n is 0 when b ends inside it.
+// Vints of up to 8 bytes are read with one 8-byte load when the buffer
+// has that much left.
+func At(b []byte, pos int) (v uint64, n int) {
+	if pos < 0 || pos >= len(b) {
+		return 0, 0
+	}
+	first := b[pos]
+	if first < 0x80 {
+		return uint64(first), 1
+	}
+	n = EncodedLen(first)
+	if n <= 8 && len(b)-pos >= 8 {
+		// The n bytes big-endian, less the n length bits of the first.
+		v = binary.BigEndian.Uint64(b[pos:]) >> uint(64-8*n)
+		return v & (1<<uint(7*n) - 1), n
+	}
+	v, n, err := Unsigned(b[pos:])
+	if err != nil {
+		return 0, 0
+	}
+	return v, n
 }

@@ -79,3 +79,30 @@ func FuzzUnsigned(f *testing.F) {
 		}
 	})
 }
+
+// At (and Load8, where it answers) must agree with Unsigned for every width, whether the
+// buffer leaves room for its 8-byte load or ends right after the vint.
+func TestAtAndLoad8MatchUnsigned(t *testing.T) {
+	for bitsN := 0; bitsN <= 64; bitsN++ {
+		for _, v := range []uint64{1<<uint(bitsN) - 1, 1 << uint(bitsN) >> 1, 0x5A5A5A5A5A5A5A5A >> uint(64-bitsN)} {
+			enc := AppendUnsigned(nil, v)
+			for pad := 0; pad <= 9; pad++ {
+				b := append([]byte{0xEE}, enc...)
+				for i := 0; i < pad; i++ {
+					b = append(b, 0xFF)
+				}
+				got, n := At(b, 1)
+				want, wn, err := Unsigned(b[1:])
+				if err != nil || got != want || n != wn || got != v {
+					t.Fatalf("v=%#x pad=%d: At=(%#x,%d) vint=(%#x,%d,%v)", v, pad, got, n, want, wn, err)
+				}
+				if v8, n8 := Load8(b, 1); n8 != 0 && (v8 != v || n8 != wn) || n8 == 0 && wn <= 8 && len(b)-1 >= 8 {
+					t.Fatalf("v=%#x pad=%d: Load8=(%#x,%d), want (%#x,%d)", v, pad, v8, n8, v, wn)
+				}
+				if _, n := At(b[:len(enc)], 1); n != 0 {
+					t.Fatalf("v=%#x: a vint cut one byte short read as %d bytes", v, n)
+				}
+			}
+		}
+	}
+}
