@@ -33,6 +33,15 @@ func FuzzCompressionInfo(f *testing.F) {
 			}
 			return
 		}
+		// What Check flags (a short chunk count, stray bytes) decodes, as
+		// Cassandra reads it, but is not what Encode writes; everything
+		// else must come back byte for byte.
+		if len(info.Check("fuzz")) > 0 {
+			if info.Encode(hasMax) != nil && info.TrailingBytes == 0 {
+				t.Fatalf("Encode wrote a CompressionInfo whose chunk count is short: %+v", info)
+			}
+			return
+		}
 		if got := info.Encode(hasMax); !bytes.Equal(got, b) {
 			t.Fatalf("Encode(Decode(b)) != b\n got %x\nwant %x", got, b)
 		}
