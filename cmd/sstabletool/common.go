@@ -299,6 +299,15 @@ func (p *progress) done() {
 	}
 }
 
+// plural is n and the noun, singular for one: "1 partition", "5 partitions".
+// Nouns here take an s.
+func plural[T ~int | ~int64](n T, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func humanBytes(n int64) string {
 	const unit = 1024
 	if n < unit {
