@@ -6,8 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"math/big"
-	"math/bits"
 	"slices"
 	"sort"
 	"strconv"
@@ -449,35 +447,6 @@ func summaryKey(k string) string {
 		return k
 	}
 	return `"` + strings.ReplaceAll(k, `"`, `""`) + `"`
-}
-
-// prettyMemory is FBUtilities.prettyPrintMemory(bytes, " "): bytes below
-// 1 KiB as "123 B", larger sizes with three decimals and a binary unit
-// ("65.630 KiB"), rounded half up as Java's %.3f does.
-func prettyMemory(b int64) string {
-	abs := b
-	if abs < 0 {
-		abs = -abs
-	}
-	idx := (63 - bits.LeadingZeros64(uint64(abs))) / 10
-	if idx <= 0 {
-		return fmt.Sprintf("%d B", b)
-	}
-	// b / 2^(10*idx) in thousandths, rounded half up, in integers: the
-	// quotient of a power of two is exact, and Go's %.3f rounds ties to even.
-	shift := uint(10 * idx)
-	n := new(big.Int).Mul(big.NewInt(abs), big.NewInt(1000))
-	q := new(big.Int).Rsh(n, shift)
-	rem := new(big.Int).Sub(n, new(big.Int).Lsh(q, shift))
-	if rem.Lsh(rem, 1).Cmp(new(big.Int).Lsh(big.NewInt(1), shift)) >= 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	sign := ""
-	if b < 0 {
-		sign = "-"
-	}
-	t := q.Int64()
-	return fmt.Sprintf("%s%d.%03d %ciB", sign, t/1000, t%1000, "KMGTPEZYRQ"[idx-1])
 }
 
 // failed lists an sstable that could not be read: an entry of the JSON
