@@ -36,7 +36,7 @@ func newApp() *cli.App {
 	return &cli.App{
 		Name:  "sstabletool",
 		Usage: "read, browse, convert and size Apache Cassandra sstables",
-		Description: "sstabletool works directly on sstable files (big format: ma..nb, nc, oa); it needs no\n" +
+		Description: "sstabletool works directly on sstable files (big format: ma..nb, nc, oa; BTI: da); it needs no\n" +
 			"running node, no cassandra.yaml and no schema. Point it at any component of an sstable\n" +
 			"(for example nc-1-big-Data.db) or at a data directory.\n\n" +
 			"Flags may come before or after the paths; -- ends the flags. With several paths or -r, an sstable\n" +
