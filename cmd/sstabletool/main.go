@@ -92,7 +92,9 @@ func init() {
 		Name:      "help",
 		Usage:     "show the help of sstabletool or of one command (the same as --help)",
 		ArgsUsage: "[COMMAND]",
-		Description: "Examples:\n" +
+		Description: "sstabletool --version (or -v) prints the version, the commit it was built from and the\n" +
+			"formats it reads.\n\n" +
+			"Examples:\n" +
 			"  sstabletool help\n" +
 			"  sstabletool help metadata",
 		Action: helpAction,
