@@ -158,7 +158,7 @@ func partitionsAction(c *cli.Context) error {
 			return err
 		}
 		defer s.Close()
-		excluded, err := parseKeys(s, "partitions: -x", c.StringSlice("exclude-key"))
+		excluded, err := tableKeys(s, "partitions: -x", c.StringSlice("exclude-key"), sc.total() > 1)
 		if err != nil {
 			return stop(err)
 		}
@@ -166,9 +166,12 @@ func partitionsAction(c *cli.Context) error {
 		for _, k := range excluded {
 			exclude[string(k)] = true
 		}
-		keys, err := parseKeys(s, "partitions: -k", c.StringSlice("key"))
+		keys, err := tableKeys(s, "partitions: -k", c.StringSlice("key"), sc.total() > 1)
 		if err != nil {
 			return stop(err)
+		}
+		if len(keys) == 0 && len(c.StringSlice("key")) > 0 {
+			return nil // none of the keys is one of this table's
 		}
 		sum := &sstableSummary{path: s.Path("Data.db"), stats: inspect.NewPartitionStats(), listKeys: filtered}
 		if err := pr.begin(sum.path); err != nil {
@@ -247,6 +250,26 @@ func newPartitionRow(s *sstable.SSTable, path string, p *inspect.PartitionCounts
 		r.Cells, r.Tombstones, r.RowTombstones, r.RangeTombstones, r.ComplexTombstones, r.CellTombstones, r.RowTTLExpired, r.CellTTLExpired = -1, -1, -1, -1, -1, -1, -1, -1
 	}
 	return r
+}
+
+// tableKeys parses the keys of -k or -x for one sstable. With one sstable a
+// key its partition key type cannot read is a usage error; in a scan of
+// several, tables differ, and such a key is left out for this one (said on
+// stderr).
+func tableKeys(s *sstable.SSTable, flag string, ks []string, several bool) ([][]byte, error) {
+	if !several {
+		return parseKeys(s, flag, ks)
+	}
+	var out [][]byte
+	for _, k := range ks {
+		b, err := parseKey(s, strings.TrimPrefix(flag, "partitions: "), k)
+		if err != nil {
+			fmt.Fprintf(stderr, "sstabletool: %s: %v; not a key of this table, left out for it\n", s.Path("Data.db"), err)
+			continue
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }
 
 // eachKey visits the partitions of keys, found through the partition index,
@@ -338,6 +361,10 @@ const textBlock = 4096
 func (p *partitionsPrinter) begin(path string) error {
 	if p.mode != "text" || !p.streaming {
 		return nil
+	}
+	// Rows of an sstable whose scan failed half-way go out with it.
+	if err := p.tw.Flush(); err != nil {
+		return err
 	}
 	if p.sstables++; p.sstables > 1 {
 		fmt.Fprintln(p.out)
