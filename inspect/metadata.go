@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/sstabletool/sstabletool/format"
@@ -19,48 +20,57 @@ import (
 
 // Metadata is one sstable's metadata, with snake_case JSON names.
 type Metadata struct {
-	Path                  string             `json:"path"`
-	Version               string             `json:"version"`
-	Format                string             `json:"format"`
-	Generation            string             `json:"generation"`
-	Components            []string           `json:"components"`
-	Partitioner           string             `json:"partitioner"`
-	BloomFilterFPChance   float64            `json:"bloom_filter_fp_chance"`
-	MinTimestamp          int64              `json:"min_timestamp"`
-	MaxTimestamp          int64              `json:"max_timestamp"`
-	MinLocalDeletionTime  int64              `json:"min_local_deletion_time"`
-	MaxLocalDeletionTime  int64              `json:"max_local_deletion_time"`
-	MinTTL                int64              `json:"min_ttl"`
-	MaxTTL                int64              `json:"max_ttl"`
-	RepairedAt            int64              `json:"repaired_at"`
-	PendingRepair         string             `json:"pending_repair,omitempty"`
-	IsTransient           bool               `json:"is_transient"`
-	OriginatingHostID     string             `json:"originating_host_id,omitempty"`
-	CommitLogLowerBound   string             `json:"commit_log_lower_bound"`
-	CommitLogUpperBound   string             `json:"commit_log_upper_bound"`
-	CommitLogIntervals    []string           `json:"commit_log_intervals"`
-	SSTableLevel          int32              `json:"sstable_level"`
-	TotalRows             int64              `json:"total_rows"`
-	TotalColumnsSet       int64              `json:"total_columns_set"`
-	EstimatedDroppable    float64            `json:"estimated_droppable_tombstones"`
-	PartitionSize         Histogram          `json:"estimated_partition_size"`
-	CellCount             Histogram          `json:"estimated_cell_count"`
-	TombstoneDropTimes    []TombstoneBin     `json:"tombstone_drop_times"`
-	Compression           *Compression       `json:"compression,omitempty"`
-	EstimatedKeys         int64              `json:"estimated_keys"`
-	EstimatedCardinality  int64              `json:"estimated_cardinality"`
-	LegacyMinClustering   []string           `json:"legacy_min_clustering,omitempty"`
-	LegacyMaxClustering   []string           `json:"legacy_max_clustering,omitempty"`
-	CoveredClustering     *CoveredClustering `json:"covered_clustering,omitempty"`
-	HasPartitionDeletions *bool              `json:"has_partition_level_deletions,omitempty"`
-	KeyRange              *KeyRange          `json:"key_range,omitempty"`
-	TokenSpaceCoverage    *float64           `json:"token_space_coverage,omitempty"`
-	HasLegacyCounterShard bool               `json:"has_legacy_counter_shards"`
-	Summary               *SummaryInfo       `json:"summary,omitempty"`
-	Filter                *FilterInfo        `json:"bloom_filter,omitempty"`
-	Header                Header             `json:"header"`
-	DataSize              int64              `json:"data_size_on_disk"`
-	UncompressedDataSize  int64              `json:"data_size_uncompressed"`
+	Path                 string   `json:"path"`
+	Version              string   `json:"version"`
+	Format               string   `json:"format"`
+	Generation           string   `json:"generation"`
+	Components           []string `json:"components"`
+	Partitioner          string   `json:"partitioner"`
+	BloomFilterFPChance  float64  `json:"bloom_filter_fp_chance"`
+	MinTimestamp         int64    `json:"min_timestamp"`
+	MaxTimestamp         int64    `json:"max_timestamp"`
+	MinLocalDeletionTime int64    `json:"min_local_deletion_time"`
+	MaxLocalDeletionTime int64    `json:"max_local_deletion_time"`
+	MinTTL               int64    `json:"min_ttl"`
+	MaxTTL               int64    `json:"max_ttl"`
+	RepairedAt           int64    `json:"repaired_at"`
+	PendingRepair        string   `json:"pending_repair,omitempty"` // na+, when pending
+	IsTransient          *bool    `json:"is_transient,omitempty"`   // na+
+	OriginatingHostID    string   `json:"originating_host_id,omitempty"`
+	CommitLogLowerBound  string   `json:"commit_log_lower_bound,omitempty"` // mb+
+	CommitLogUpperBound  string   `json:"commit_log_upper_bound"`
+	CommitLogIntervals   []string `json:"commit_log_intervals,omitempty"` // mc+
+	SSTableLevel         int32    `json:"sstable_level"`
+	TotalRows            int64    `json:"total_rows"`
+	TotalColumnsSet      int64    `json:"total_columns_set"`
+	EstimatedDroppable   float64  `json:"estimated_droppable_tombstones"`
+	// GCGraceSeconds is how far before now the droppable estimate is
+	// taken (sstablemetadata -g); GCBefore is that time, in seconds.
+	GCGraceSeconds        int64               `json:"gc_grace_seconds"`
+	GCBefore              int64               `json:"-"`
+	PartitionSize         Histogram           `json:"estimated_partition_size"`
+	CellCount             Histogram           `json:"estimated_cell_count"`
+	TombstoneDropTimes    []TombstoneBin      `json:"tombstone_drop_times"`
+	Compression           *Compression        `json:"compression,omitempty"`
+	EstimatedKeys         int64               `json:"estimated_keys"`
+	EstimatedCardinality  int64               `json:"estimated_cardinality"`
+	LegacyMinClustering   []string            `json:"legacy_min_clustering,omitempty"`
+	LegacyMaxClustering   []string            `json:"legacy_max_clustering,omitempty"`
+	CoveredClustering     *CoveredClustering  `json:"covered_clustering,omitempty"`
+	HasPartitionDeletions *bool               `json:"has_partition_level_deletions,omitempty"`
+	KeyRange              *KeyRange           `json:"key_range,omitempty"`
+	TokenSpaceCoverage    *float64            `json:"token_space_coverage,omitempty"`
+	HasLegacyCounterShard bool                `json:"has_legacy_counter_shards"`
+	Summary               *SummaryInfo        `json:"summary,omitempty"`         // big format
+	PartitionIndex        *PartitionIndexInfo `json:"partition_index,omitempty"` // BTI: Partitions.db
+	RowIndex              *RowIndexInfo       `json:"row_index,omitempty"`       // BTI: Rows.db
+	Filter                *FilterInfo         `json:"bloom_filter,omitempty"`
+	Header                Header              `json:"header"`
+	DataSize              int64               `json:"data_size_on_disk"`
+	UncompressedDataSize  int64               `json:"data_size_uncompressed"`
+	// Scan is what reading every partition found (metadata -s); nil
+	// unless asked for.
+	Scan *ScanInfo `json:"scan,omitempty"`
 }
 
 // Histogram is an EstimatedHistogram summarized like sstablemetadata.
@@ -72,6 +82,7 @@ type Histogram struct {
 	P50     int64    `json:"p50"`
 	P75     int64    `json:"p75"`
 	P95     int64    `json:"p95"`
+	P98     int64    `json:"p98"`
 	P99     int64    `json:"p99"`
 	Buckets []Bucket `json:"buckets"`
 	// Overflowed is set when values exceeded the largest bucket.
@@ -92,6 +103,8 @@ type TombstoneBin struct {
 
 // Compression describes CompressionInfo.db.
 type Compression struct {
+	// Compressor is the compressor's full class name, as Cassandra resolves
+	// the name stored (usually the simple name, LZ4Compressor).
 	Compressor     string            `json:"compressor"`
 	Options        map[string]string `json:"options,omitempty"`
 	ChunkLength    int               `json:"chunk_length"`
@@ -126,10 +139,15 @@ type CoveredClustering struct {
 	End   string `json:"end"`
 }
 
-// KeyRange is the first and last partition key (nc+).
+// KeyRange is the first and last partition key and their tokens: from
+// Statistics.db in nc and later, from Summary.db before (as sstablemetadata
+// reads them).
 type KeyRange struct {
-	First string `json:"first"`
-	Last  string `json:"last"`
+	First      string `json:"first"`
+	Last       string `json:"last"`
+	FirstToken string `json:"first_token"`
+	LastToken  string `json:"last_token"`
+	From       string `json:"from"` // the component they come from
 }
 
 // Header is the serialization header.
@@ -157,9 +175,38 @@ type Column struct {
 	CQL  string `json:"cql_type"`
 }
 
-// ReadMetadata collects the metadata of an opened sstable.
+// MetadataOptions are sstablemetadata's settings that change figures.
+type MetadataOptions struct {
+	// Now is the current time in seconds (0: the clock's).
+	Now int64
+	// GCGraceSeconds moves the droppable-tombstone estimate back by that
+	// many seconds (sstablemetadata -g/--gc_grace_seconds).
+	GCGraceSeconds int64
+}
+
+// ReadMetadata collects the metadata of an opened sstable, estimating
+// droppable tombstones as of now.
 func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
+	return ReadMetadataWith(s, MetadataOptions{})
+}
+
+// FullCompressorClass is the class a compressor name stored in
+// CompressionInfo.db resolves to (CompressionParams.parseCompressorClass):
+// a simple name lives in org.apache.cassandra.io.compress.
+func FullCompressorClass(name string) string {
+	if strings.Contains(name, ".") {
+		return name
+	}
+	return "org.apache.cassandra.io.compress." + name
+}
+
+// ReadMetadataWith is ReadMetadata with sstablemetadata's options.
+func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) {
+	if o.Now == 0 {
+		o.Now = time.Now().Unix()
+	}
 	st := s.Stats
+	v := s.Version()
 	m := &Metadata{
 		Path:       s.Path(format.ComponentData),
 		Version:    s.Version().Name,
@@ -181,18 +228,25 @@ func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
 		m.MinLocalDeletionTime, m.MaxLocalDeletionTime = t.MinLocalDeletionTime, t.MaxLocalDeletionTime
 		m.MinTTL, m.MaxTTL = int64(t.MinTTL), int64(t.MaxTTL)
 		m.RepairedAt = t.RepairedAt
-		if t.PendingRepair != nil {
+		if t.PendingRepair != nil && v.HasPendingRepair {
 			m.PendingRepair = t.PendingRepair.String()
 		}
-		m.IsTransient = t.IsTransient
-		if t.OriginatingHostID != nil {
+		if v.HasIsTransient {
+			b := t.IsTransient
+			m.IsTransient = &b
+		}
+		if t.OriginatingHostID != nil && v.HasOriginatingHostID {
 			m.OriginatingHostID = t.OriginatingHostID.String()
 		}
-		m.CommitLogLowerBound = t.CommitLogLowerBound.String()
+		if v.HasCommitLogLowerBound {
+			m.CommitLogLowerBound = t.CommitLogLowerBound.String()
+		}
 		m.CommitLogUpperBound = t.CommitLogUpperBound.String()
-		m.CommitLogIntervals = []string{}
-		for _, iv := range t.CommitLogIntervals {
-			m.CommitLogIntervals = append(m.CommitLogIntervals, fmt.Sprintf("[%s, %s]", iv.Start, iv.End))
+		if v.HasCommitLogIntervals {
+			m.CommitLogIntervals = []string{}
+			for _, iv := range t.CommitLogIntervals {
+				m.CommitLogIntervals = append(m.CommitLogIntervals, fmt.Sprintf("[%s, %s]", iv.Start, iv.End))
+			}
 		}
 		m.SSTableLevel = t.Level
 		m.TotalRows, m.TotalColumnsSet = t.TotalRows, t.TotalColumnsSet
@@ -203,9 +257,9 @@ func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
 		for _, b := range t.TombstoneDropTimes.Bins {
 			m.TombstoneDropTimes = append(m.TombstoneDropTimes, TombstoneBin{Time: b.DeletionTime, Count: int64(b.Count)})
 		}
-		m.EstimatedDroppable = droppable(t, time.Now().Unix())
+		m.GCGraceSeconds, m.GCBefore = o.GCGraceSeconds, o.Now-o.GCGraceSeconds
+		m.EstimatedDroppable = droppable(t, m.GCBefore)
 		m.HasLegacyCounterShard = t.HasLegacyCounterShards
-		v := s.Version()
 		if v.HasLegacyMinMax {
 			m.LegacyMinClustering = formatValues(s.ClusteringTypes, t.LegacyMinClusteringValues)
 			m.LegacyMaxClustering = formatValues(s.ClusteringTypes, t.LegacyMaxClusteringValues)
@@ -220,8 +274,8 @@ func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
 			b := t.HasPartitionLevelDeletions
 			m.HasPartitionDeletions = &b
 		}
-		if v.HasKeyRange {
-			m.KeyRange = &KeyRange{First: FormatKey(s.KeyType, t.FirstKey), Last: FormatKey(s.KeyType, t.LastKey)}
+		if v.HasKeyRange && t.FirstKey != nil && t.LastKey != nil {
+			m.KeyRange = keyRange(s, t.FirstKey, t.LastKey, format.ComponentStatistics)
 		}
 		if v.HasTokenSpaceCoverage && !math.IsNaN(t.TokenSpaceCoverage) {
 			c := t.TokenSpaceCoverage
@@ -256,7 +310,7 @@ func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
 	if fi, err := os.Stat(s.Path(format.ComponentData)); err == nil {
 		m.DataSize = fi.Size()
 	}
-	if s.HasComponent(format.ComponentSummary) {
+	if !v.IsBTI() && s.HasComponent(format.ComponentSummary) {
 		sum, err := s.Summary()
 		if err != nil {
 			return nil, err
@@ -264,6 +318,14 @@ func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
 		m.Summary = &SummaryInfo{MinIndexInterval: sum.MinIndexInterval, SamplingLevel: sum.SamplingLevel,
 			Entries: sum.Len(), SizeAtFullSampling: sum.SizeAtFullSampling, EstimatedKeys: sum.EstimatedKeyCount(),
 			FirstKey: FormatKey(s.KeyType, sum.First), LastKey: FormatKey(s.KeyType, sum.Last)}
+		if m.KeyRange == nil {
+			m.KeyRange = keyRange(s, sum.First, sum.Last, format.ComponentSummary)
+		}
+	}
+	if v.IsBTI() {
+		if err := readTries(s, m); err != nil {
+			return nil, err
+		}
 	}
 	if p := s.Path(format.ComponentFilter); s.HasComponent(format.ComponentFilter) {
 		bf, err := filter.ReadFile(p, s.Version().HasOldBloomFilterFormat)
@@ -276,7 +338,7 @@ func ReadMetadata(s *sstable.SSTable) (*Metadata, error) {
 	m.UncompressedDataSize = s.Data.Length()
 	if ci := s.Data.Info(); ci != nil {
 		m.Compression = &Compression{
-			Compressor: ci.Compressor, Options: ci.Options, ChunkLength: ci.ChunkLength, Chunks: ci.ChunkCount(),
+			Compressor: FullCompressorClass(ci.Compressor), Options: ci.Options, ChunkLength: ci.ChunkLength, Chunks: ci.ChunkCount(),
 			DataLength: ci.DataLength, CompressedSize: m.DataSize,
 		}
 		if st.Stats != nil {
@@ -295,6 +357,7 @@ func histogram(h stats.EstimatedHistogram) Histogram {
 		out.P50, _ = clean.Percentile(0.5)
 		out.P75, _ = clean.Percentile(0.75)
 		out.P95, _ = clean.Percentile(0.95)
+		out.P98, _ = clean.Percentile(0.98)
 		out.P99, _ = clean.Percentile(0.99)
 	}
 	for i, c := range h.Buckets {
@@ -326,6 +389,19 @@ func droppable(t *stats.Stats, now int64) float64 {
 		return 0
 	}
 	return t.TombstoneDropTimes.Sum(now) / float64(cells)
+}
+
+func keyRange(s *sstable.SSTable, first, last []byte, from string) *KeyRange {
+	return &KeyRange{First: FormatKey(s.KeyType, first), Last: FormatKey(s.KeyType, last),
+		FirstToken: s.Partitioner.Token(first).String(), LastToken: s.Partitioner.Token(last).String(), From: from}
+}
+
+// Flags is the feature set of the sstable's version: which fields it
+// stores (an ma sstable has no isTransient, pending repair or
+// originating host id).
+func (m *Metadata) Flags() format.Version {
+	v, _ := format.ParseFormatVersion(format.Format(m.Format), m.Version)
+	return v
 }
 
 func formatValues(types []*cqltype.Type, vals [][]byte) []string {

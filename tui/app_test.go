@@ -517,3 +517,18 @@ func TestCorruptPartitionInStatusLine(t *testing.T) {
 	d.keys("s", "s", "s", "s", "g", "enter")
 	d.expect("1 row · 0 markers", "whole partition read")
 }
+
+// The metadata view says what `sstabletool metadata` says: tokens with
+// their keys, sstablemetadata's "--" for a pending repair stored empty,
+// and for a BTI sstable its Partitions.db and Rows.db tries.
+func TestMetadataViewOfBTI(t *testing.T) {
+	bti := filepath.Join(fixtures.Table(t, "da", "legacy_da_clust"), "da-1-bti-Data.db")
+	d := newDriver(t, 160, 120, bti)
+	d.keys("m")
+	d.expect("› metadata", "first token", "30 (key 0)", "pending repair", "--",
+		"Partitions.db", "5 keys, first 0, last 4", "PAYLOAD_ONLY 5",
+		"Rows.db", "5 entries (partitions with a row index), 65 blocks (13 to 13 per entry)")
+	if s := d.screen(); strings.Contains(s, "index summary") {
+		t.Fatalf("a BTI sstable shows an index summary:\n%s", s)
+	}
+}

@@ -120,6 +120,9 @@ func flagsFirst(app *cli.App, args []string) ([]string, error) {
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
 		given := a // as written, with its value, for messages
+		if !hasValue && takesValue[name] && i+1 == len(tail) {
+			return nil, usageError("%s: %s needs a value (see sstabletool %s --help)", cmd.Name, a, cmd.Name)
+		}
 		if !hasValue && takesValue[name] && i+1 < len(tail) {
 			value, hasValue = tail[i+1], true
 			given += " " + value

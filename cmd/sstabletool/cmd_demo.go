@@ -104,9 +104,9 @@ func demoAction(c *cli.Context) error {
 	r := verify.SSTable(path, sstable.Options{}, nil)
 	fmt.Fprintf(out, "\nsstabletool verify: ")
 	if r.OK() {
-		fmt.Fprintf(out, "OK (%d checks: %v)\n", len(r.Checks), r.Checks)
+		fmt.Fprintf(out, "OK (%s: %v)\n", plural(len(r.Checks), "check"), r.Checks)
 	} else {
-		fmt.Fprintf(out, "%d problems: %v\n", len(r.Problems), r.Problems)
+		fmt.Fprintf(out, "%s: %v\n", plural(len(r.Problems), "problem"), r.Problems)
 	}
 
 	est, err := convert.Estimate(path, convert.Options{To: oa.Version})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,11 +17,17 @@ func init() {
 		Usage:     "print the partitions, rows and cells of Data.db as sstabledump-compatible JSON",
 		ArgsUsage: "PATH",
 		Description: "PATH is any component of one sstable (e.g. nc-1-big-Data.db). Values are decoded with the\n" +
-			"types of the sstable's serialization header; no schema or running node is needed.\n\n" +
+			"types of the sstable's serialization header; no schema or running node is needed. The output is\n" +
+			"JSON (--json is accepted and changes nothing); -d prints sstabledump -d's one line per row instead:\n" +
+			"\"[key]@position\" and the row, marker or partition deletion as Cassandra's toString shows it.\n" +
+			"A partition key of several columns is given whole, as a:b (a ':' inside a value as \\:).\n\n" +
 			"Examples:\n" +
 			"  sstabletool dump nc-1-big-Data.db\n" +
 			"  sstabletool dump nc-1-big-Data.db -k 2 -k 3                        # only these partitions, found via Summary.db and Index.db\n" +
+			"  sstabletool dump nc-1-big-Data.db -x 0 -x 1                        # all partitions but these\n" +
 			"  sstabletool dump --jsonl nc-1-big-Data.db | jq -c .partition.key\n" +
+			"  sstabletool dump nc-1-big-Data.db --json -t                        # timestamps as numbers\n" +
+			"  sstabletool dump nc-1-big-Data.db -d -k 1                          # one line per row, as sstabledump -d\n" +
 			"  sstabletool dump nc-1-big-Data.db -e --schema shop.cql             # keys only; types checked against DESCRIBE KEYSPACE shop",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "key", Aliases: []string{"k"}, Usage: "dump only this partition `KEY` (repeatable; composite keys as a:b)"},
@@ -28,6 +35,8 @@ func init() {
 			&cli.BoolFlag{Name: "raw-timestamps", Aliases: []string{"t"}, Usage: "print timestamps as numbers instead of ISO-8601"},
 			&cli.BoolFlag{Name: "jsonl", Aliases: []string{"l"}, Usage: "one partition per line (JSON lines)"},
 			&cli.BoolFlag{Name: "enumerate-keys", Aliases: []string{"e"}, Usage: "print only the partition keys"},
+			&cli.BoolFlag{Name: "debug", Aliases: []string{"d"}, Usage: "one line per row, marker and partition deletion, as sstabledump -d prints them (CQL row per line internal representation)"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON: the default; accepted so that --json works with every command"},
 			accessFlag, schemaFlag, tableFlag,
 		},
 		Action: dumpAction,
@@ -47,25 +56,39 @@ func dumpAction(c *cli.Context) error {
 		return err
 	}
 	defer s.Close()
-	exclude := map[string]bool{}
-	for _, k := range c.StringSlice("exclude-key") {
-		b, err := s.KeyType.FromString(k)
-		if err != nil {
-			return usageError("-x %q: %v", k, err)
+	if c.Bool("debug") {
+		for _, f := range []string{"jsonl", "enumerate-keys", "json"} {
+			if c.Bool(f) {
+				return usageError("dump: -d prints sstabledump -d's lines, not JSON: drop --%s or -d", f)
+			}
 		}
+	}
+	excluded, err := parseKeys(s, "dump: -x", c.StringSlice("exclude-key"))
+	if err != nil {
+		return err
+	}
+	exclude := map[string]bool{}
+	for _, b := range excluded {
 		exclude[string(b)] = true
 	}
-	d := export.NewDumper(stdout, s, export.Options{JSONLines: c.Bool("jsonl"), RawTimestamps: c.Bool("raw-timestamps")})
+	keys, err := parseKeys(s, "dump: -k", c.StringSlice("key"))
+	if err != nil {
+		return err
+	}
 	if c.Bool("enumerate-keys") {
 		return badData(enumerateKeys(c, s, exclude))
 	}
-	d.Begin()
-	if keys := c.StringSlice("key"); len(keys) > 0 {
-		for _, k := range keys {
-			b, err := s.KeyType.FromString(k)
-			if err != nil {
-				return usageError("-k %q: %v", k, err)
-			}
+	var out partitionWriter
+	if c.Bool("debug") {
+		out = debugOut{export.NewDebugWriter(stdout, s)}
+	} else {
+		out = jsonOut{export.NewDumper(stdout, s, export.Options{JSONLines: c.Bool("jsonl"), RawTimestamps: c.Bool("raw-timestamps")})}
+	}
+	if len(keys) > 0 {
+		// Partitions print in Data.db order whatever the order of -k, and
+		// once each, as sstabledump's scanner over the keys' tokens does.
+		var positions []int64
+		for _, b := range keys {
 			if exclude[string(b)] {
 				continue
 			}
@@ -73,15 +96,21 @@ func dumpAction(c *cli.Context) error {
 			if err != nil {
 				return badData(err)
 			}
-			if !ok {
-				continue
+			if ok {
+				positions = append(positions, e.Position)
 			}
-			if err := dumpAt(s, d, e.Position); err != nil {
+		}
+		slices.Sort(positions)
+		out.begin()
+		for _, pos := range slices.Compact(positions) {
+			if err := dumpAt(s, out, pos); err != nil {
+				out.flush()
 				return badData(err)
 			}
 		}
-		return badData(d.End())
+		return badData(out.end())
 	}
+	out.begin()
 	prog := newProgress("dump", s.Data.Length())
 	defer prog.done()
 	err = s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
@@ -89,22 +118,48 @@ func dumpAction(c *cli.Context) error {
 			return nil
 		}
 		prog.update(h.Offset)
-		return d.Partition(h, dec)
+		return out.partition(h, dec)
 	})
 	if err != nil {
-		d.Flush()
+		out.flush()
 		return badData(err)
 	}
-	return badData(d.End())
+	return badData(out.end())
 }
 
-func dumpAt(s *sstable.SSTable, d *export.Dumper, pos int64) error {
+// partitionWriter is dump's output: sstabledump's JSON or its -d lines.
+type partitionWriter interface {
+	begin()
+	partition(h *rows.PartitionHeader, dec *rows.Decoder) error
+	end() error
+	flush()
+}
+
+type jsonOut struct{ d *export.Dumper }
+
+func (o jsonOut) begin() { o.d.Begin() }
+func (o jsonOut) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
+	return o.d.Partition(h, dec)
+}
+func (o jsonOut) end() error { return o.d.End() }
+func (o jsonOut) flush()     { o.d.Flush() }
+
+type debugOut struct{ d *export.DebugWriter }
+
+func (o debugOut) begin() {}
+func (o debugOut) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
+	return o.d.Partition(h, dec)
+}
+func (o debugOut) end() error { return o.d.Flush() }
+func (o debugOut) flush()     { o.d.Flush() }
+
+func dumpAt(s *sstable.SSTable, out partitionWriter, pos int64) error {
 	var h rows.PartitionHeader
 	dec, err := s.PartitionAt(pos, &h)
 	if err != nil {
-		return fmt.Errorf("partition at %d (from Index.db): %w", pos, err)
+		return fmt.Errorf("partition at %d (from the partition index): %w", pos, err)
 	}
-	return d.Partition(&h, dec)
+	return out.partition(&h, dec)
 }
 
 func enumerateKeys(c *cli.Context, s *sstable.SSTable, exclude map[string]bool) error {

@@ -6,13 +6,20 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/format/stats"
+	"github.com/sstabletool/sstabletool/format/token"
+	"github.com/sstabletool/sstabletool/inspect"
 )
 
 func init() {
@@ -20,21 +27,40 @@ func init() {
 		Name:      "partitions",
 		Usage:     "list partitions with key, token, offset, size, rows, cells and tombstones (like sstablepartitions)",
 		ArgsUsage: "PATH...",
-		Description: "Finds large partitions and tombstone-heavy ones. PATH is an sstable component or a data\n" +
-			"directory (-r to recurse). Tokens come from the sstable's partitioner (Murmur3, Random or\n" +
-			"ByteOrdered). Sizes are bytes of uncompressed Data.db.\n\n" +
+		Description: "Finds large partitions and tombstone-heavy ones, with sstablepartitions' options. PATH is an\n" +
+			"sstable component or a data directory (-r to recurse). Tokens come from the sstable's partitioner.\n" +
+			"Sizes are bytes of uncompressed Data.db. Counts are sstablepartitions': rows and cells leave out\n" +
+			"the static row; tombstones are row deletions, range tombstone markers, collection deletions,\n" +
+			"tombstone cells, and rows and cells whose TTL has expired at -u (default: now); a partition\n" +
+			"deletion shows in the deletion column. --json and --csv add each kind of tombstone.\n\n" +
+			"With thresholds (-t, -w, -c, -o) a partition is listed when it reaches any of them, as in\n" +
+			"sstablepartitions; without, every partition is. After each sstable's list comes sstablepartitions'\n" +
+			"summary: percentiles of size, rows, cells and tombstones over all its partitions (but -x ones).\n\n" +
 			"Examples:\n" +
-			"  sstabletool partitions -r /var/lib/cassandra/data/shop --min-size 64KiB        # large partitions of every table\n" +
-			"  sstabletool partitions nc-1-big-Data.db --sort tombstones --json | jq '.[0]'",
+			"  sstabletool partitions -r /var/lib/cassandra/data/shop -t 64KiB                # large partitions of every table\n" +
+			"  sstabletool partitions nc-1-big-Data.db -o 1 -w 40                            # a tombstone, or 40 rows or more\n" +
+			"  sstabletool partitions nc-1-big-Data.db --sort tombstones --json | jq '.[0]'\n" +
+			"  sstabletool partitions nc-1-big-Data.db --sort cells -c 50\n" +
+			"  sstabletool partitions nc-1-big-Data.db --sort token -m                       # CSV in token order\n" +
+			"  sstabletool partitions nc-1-big-Data.db -k 1 -k 3                             # these partitions, found through the index\n" +
+			"  sstabletool partitions nc-1-big-Data.db -x 0 -u 1700000000                    # TTLs as of that second; key 0 left out\n" +
+			"  sstabletool partitions -r /var/lib/cassandra/data/shop -y                     # sizes only: skips cells, several times faster\n" +
+			"  sstabletool partitions -r /var/lib/cassandra/data/shop -s -b -m               # snapshots and backups too, as CSV",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "min-size", Usage: "only partitions of at least `SIZE` bytes (suffixes KiB, MiB, GiB)"},
-			&cli.Int64Flag{Name: "min-rows", Usage: "only partitions with at least `N` rows"},
-			&cli.Int64Flag{Name: "min-cells", Usage: "only partitions with at least `N` cells"},
-			&cli.Int64Flag{Name: "min-tombstones", Usage: "only partitions with at least `N` tombstones"},
-			&cli.StringFlag{Name: "sort", Value: "", Usage: "order by size|rows|tombstones|key (default: Data.db order)"},
-			&cli.BoolFlag{Name: "csv", Usage: "print CSV"},
-			&cli.BoolFlag{Name: "sizes-only", Usage: "step over rows by their sizes without walking cells: several times faster on big sstables; cells and tombstones print as -1"},
-			jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, accessFlag, schemaFlag, tableFlag,
+			&cli.StringSliceFlag{Name: "key", Aliases: []string{"k"}, Usage: "only this partition `KEY`, found through the partition index (repeatable; a key of several columns as a:b)"},
+			&cli.StringSliceFlag{Name: "exclude-key", Aliases: []string{"x"}, Usage: "leave this partition `KEY` out of the list and the summary (repeatable)"},
+			&cli.StringFlag{Name: "min-size", Aliases: []string{"t"}, Usage: "partition size threshold: `SIZE` in bytes, or with a unit (10KiB, 20MiB, 30GiB; also KB, MB, GB)"},
+			&cli.Int64Flag{Name: "min-rows", Aliases: []string{"w"}, Usage: "partition row count threshold `N`"},
+			&cli.Int64Flag{Name: "min-cells", Aliases: []string{"c"}, Usage: "partition cell count threshold `N`"},
+			&cli.Int64Flag{Name: "min-tombstones", Aliases: []string{"o"}, Usage: "partition tombstone count threshold `N`"},
+			&cli.Int64Flag{Name: "current-timestamp", Aliases: []string{"u"}, Usage: "`SECONDS` since the epoch at which TTLs count as expired (default: now)"},
+			&cli.BoolFlag{Name: "partitions-only", Aliases: []string{"y", "sizes-only"}, Usage: "step over rows by their sizes without reading cells: several times faster; cells and tombstones print as -1, the summary shows sizes"},
+			&cli.StringFlag{Name: "sort", Value: "", Usage: "order by size|rows|cells|tombstones (largest first), key or token (default: Data.db order, which is token order)"},
+			&cli.BoolFlag{Name: "csv", Aliases: []string{"m"}, Usage: "print CSV"},
+			jsonFlag, recursiveFlag,
+			&cli.BoolFlag{Name: "snapshots", Aliases: []string{"s"}, Usage: snapshotsFlag.Usage},
+			&cli.BoolFlag{Name: "backups", Aliases: []string{"b"}, Usage: backupsFlag.Usage},
+			accessFlag, schemaFlag, tableFlag,
 		},
 		Action: partitionsAction,
 	}, sstableArgs)
@@ -42,15 +68,42 @@ func init() {
 
 // partitionRow is one output line; JSON names are the documented ones.
 type partitionRow struct {
-	SSTable    string `json:"sstable"`
-	Key        string `json:"key"`
-	Token      string `json:"token"`
-	Offset     int64  `json:"offset"`
-	Size       int64  `json:"size"`
-	Rows       int64  `json:"rows"`
-	Cells      int64  `json:"cells"`
-	Tombstones int64  `json:"tombstones"`
-	Deletion   bool   `json:"deletion"`
+	SSTable           string `json:"sstable"`
+	Key               string `json:"key"`
+	Token             string `json:"token"`
+	Offset            int64  `json:"offset"`
+	Size              int64  `json:"size"`
+	Rows              int64  `json:"rows"`
+	Cells             int64  `json:"cells"`
+	Tombstones        int64  `json:"tombstones"`
+	Deletion          bool   `json:"deletion"`
+	RowTombstones     int64  `json:"row_tombstones"`
+	RangeTombstones   int64  `json:"range_tombstones"`
+	ComplexTombstones int64  `json:"complex_tombstones"`
+	CellTombstones    int64  `json:"cell_tombstones"`
+	RowTTLExpired     int64  `json:"row_ttl_expired"`
+	CellTTLExpired    int64  `json:"cell_ttl_expired"`
+
+	tok         token.Token // for --sort token
+	partitioner string
+}
+
+// thresholds are sstablepartitions' -t -w -c -o: a partition is listed
+// when it reaches any threshold given.
+type thresholds struct {
+	size, rows, cells, tombstones int64 // -1: not given
+}
+
+func (t thresholds) any() bool {
+	return t.size >= 0 || t.rows >= 0 || t.cells >= 0 || t.tombstones >= 0
+}
+
+func (t thresholds) match(p *inspect.PartitionCounts) bool {
+	if !t.any() {
+		return true
+	}
+	return (t.size >= 0 && p.Size >= t.size) || (t.rows >= 0 && p.Rows >= t.rows) ||
+		(t.cells >= 0 && p.Cells >= t.cells) || (t.tombstones >= 0 && p.Tombstones() >= t.tombstones)
 }
 
 func partitionsAction(c *cli.Context) error {
@@ -58,56 +111,110 @@ func partitionsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	th := thresholds{-1, -1, -1, -1}
+	if c.IsSet("min-size") {
+		if th.size, err = parseSize(c.String("min-size")); err != nil {
+			return usageError("partitions: -t/--min-size: %v", err)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *int64
+	}{{"min-rows", &th.rows}, {"min-cells", &th.cells}, {"min-tombstones", &th.tombstones}} {
+		if c.IsSet(f.name) {
+			if *f.dst = c.Int64(f.name); *f.dst < 0 {
+				return usageError("partitions: --%s %d: negative values are not allowed", f.name, *f.dst)
+			}
+		}
+	}
+	opts := inspect.CountOptions{Now: time.Now().Unix(), PartitionsOnly: c.Bool("partitions-only")}
+	if c.IsSet("current-timestamp") {
+		if opts.Now = c.Int64("current-timestamp"); opts.Now < 0 {
+			return usageError("partitions: -u/--current-timestamp %d: negative values are not allowed", opts.Now)
+		}
+	}
+	sortBy := c.String("sort")
+	switch sortBy {
+	case "", "size", "rows", "cells", "tombstones", "key", "token":
+	default:
+		return usageError("partitions: --sort %q: expected size, rows, cells, tombstones, key or token", sortBy)
+	}
+	if opts.PartitionsOnly && (th.cells >= 0 || th.tombstones >= 0 || sortBy == "cells" || sortBy == "tombstones") {
+		return usageError("partitions: -y/--partitions-only does not count cells or tombstones: drop -c, -o and --sort cells|tombstones, or -y")
+	}
 	sc, err := findSSTables(c)
 	if err != nil {
 		return err
 	}
-	minSize, err := parseSize(c.String("min-size"))
-	if err != nil {
-		return usageError("--min-size: %v", err)
-	}
-	sortBy := c.String("sort")
-	switch sortBy {
-	case "", "size", "rows", "tombstones", "key":
-	default:
-		return usageError("--sort %q: expected size, rows, tombstones or key", sortBy)
-	}
-	// Read the thresholds once: a flag lookup walks the flag set.
-	minRows, minCells, minTombstones := c.Int64("min-rows"), c.Int64("min-cells"), c.Int64("min-tombstones")
-	if c.Bool("sizes-only") && (minCells > 0 || minTombstones > 0 || sortBy == "tombstones") {
-		return usageError("--sizes-only does not count cells or tombstones: drop --min-cells, --min-tombstones and --sort tombstones, or --sizes-only")
-	}
 	// Without --sort, rows stream out as the scan finds them: a table with
 	// millions of partitions needs no memory per partition.
-	pr := newPartitionsPrinter(c, sc.total() > 1 && sortBy == "")
+	pr := newPartitionsPrinter(c, sc.total() > 1, sortBy == "", opts.PartitionsOnly)
 	var out []partitionRow
+	var summaries []*sstableSummary
+	filtered := th.any() || len(c.StringSlice("key")) > 0 || len(c.StringSlice("exclude-key")) > 0
 	err = sc.each(func(p string) error {
 		s, err := openFound(c, p, sf)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		dataPath := s.Path("Data.db")
-		prog := newProgress("partitions", s.Data.Length())
-		defer prog.done()
-		return s.ScanPartitions(sstable.ScanOptions{SkipCells: c.Bool("sizes-only")}, func(ps *sstable.PartitionSummary) error {
-			prog.update(ps.Offset)
-			// (With --sizes-only cells and tombstones are -1 and their
-			// thresholds are refused above.)
-			if ps.Size < minSize || ps.Rows < minRows || (ps.Cells >= 0 && (ps.Cells < minCells || ps.Tombstones < minTombstones)) {
+		excluded, err := tableKeys(s, "partitions: -x", c.StringSlice("exclude-key"), sc.total() > 1)
+		if err != nil {
+			return stop(err)
+		}
+		exclude := map[string]bool{}
+		for _, k := range excluded {
+			exclude[string(k)] = true
+		}
+		keys, err := tableKeys(s, "partitions: -k", c.StringSlice("key"), sc.total() > 1)
+		if err != nil {
+			return stop(err)
+		}
+		if len(keys) == 0 && len(c.StringSlice("key")) > 0 {
+			return nil // none of the keys is one of this table's
+		}
+		sum := &sstableSummary{path: s.Path("Data.db"), stats: inspect.NewPartitionStats(), listKeys: filtered}
+		if err := pr.begin(sum.path); err != nil {
+			return err
+		}
+		var pc inspect.PartitionCounts
+		visit := func(h *rows.PartitionHeader, dec *rows.Decoder) error {
+			if err := inspect.CountPartition(h, dec, opts, &pc); err != nil {
+				return err
+			}
+			if exclude[string(h.Key)] {
 				return nil
 			}
-			r := partitionRow{
-				SSTable: dataPath, Key: keyString(s, ps.Key), Token: s.Partitioner.Token(ps.Key).String(),
-				Offset: ps.Offset, Size: ps.Size, Rows: ps.Rows, Cells: ps.Cells, Tombstones: ps.Tombstones,
-				Deletion: !ps.Deletion.IsLive(),
+			sum.stats.Add(&pc)
+			if !th.match(&pc) {
+				return nil
 			}
+			r := newPartitionRow(s, sum.path, &pc, opts.PartitionsOnly)
+			sum.match(r.Key)
 			if sortBy != "" {
 				out = append(out, r)
 				return nil
 			}
 			return pr.row(&r)
-		})
+		}
+		if len(keys) > 0 {
+			err = eachKey(s, keys, visit)
+		} else {
+			prog := newProgress("partitions", s.Data.Length())
+			err = s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
+				prog.update(h.Offset)
+				return visit(h, dec)
+			})
+			prog.done()
+		}
+		if err != nil {
+			return err
+		}
+		if sortBy != "" {
+			summaries = append(summaries, sum)
+			return nil
+		}
+		return pr.summary(sum)
 	}, pr.failed)
 	if err != nil {
 		return err
@@ -118,36 +225,129 @@ func partitionsAction(c *cli.Context) error {
 			return err
 		}
 	}
+	for _, sum := range summaries {
+		if err := pr.summary(sum); err != nil {
+			return err
+		}
+	}
 	if err := pr.finish(); err != nil {
 		return err
 	}
 	return sc.err()
 }
 
-// partitionsPrinter writes rows as text, CSV or a JSON array, one at a time.
-type partitionsPrinter struct {
-	mode       string // "text", "csv", "json"
-	perSSTable bool   // text: a "# path" line before each sstable's rows
-	tw         *tabwriter.Writer
-	cw         *csv.Writer
-	n          int
-	last       string
-	jbuf       bytes.Buffer
-	out        *bufio.Writer // stdout, buffered: tabwriter writes each cell separately
+func newPartitionRow(s *sstable.SSTable, path string, p *inspect.PartitionCounts, partitionsOnly bool) partitionRow {
+	tok := s.Partitioner.Token(p.Key)
+	r := partitionRow{
+		SSTable: path, Key: keyString(s, p.Key), Token: tok.String(),
+		Offset: p.Offset, Size: p.Size, Rows: p.Rows, Cells: p.Cells, Tombstones: p.Tombstones(),
+		Deletion: !p.Live, RowTombstones: p.RowTombstones, RangeTombstones: p.RangeTombstones,
+		ComplexTombstones: p.ComplexTombstones, CellTombstones: p.CellTombstones,
+		RowTTLExpired: p.RowTTLExpired, CellTTLExpired: p.CellTTLExpired,
+		tok: tok, partitioner: s.Partitioner.Name(),
+	}
+	if partitionsOnly {
+		r.Cells, r.Tombstones, r.RowTombstones, r.RangeTombstones, r.ComplexTombstones, r.CellTombstones, r.RowTTLExpired, r.CellTTLExpired = -1, -1, -1, -1, -1, -1, -1, -1
+	}
+	return r
 }
 
-func newPartitionsPrinter(c *cli.Context, perSSTable bool) *partitionsPrinter {
-	p := &partitionsPrinter{mode: "text", perSSTable: perSSTable, out: bufio.NewWriterSize(stdout, 64<<10)}
+// tableKeys parses the keys of -k or -x for one sstable. With one sstable a
+// key its partition key type cannot read is a usage error; in a scan of
+// several, tables differ, and such a key is left out for this one (said on
+// stderr).
+func tableKeys(s *sstable.SSTable, flag string, ks []string, several bool) ([][]byte, error) {
+	if !several {
+		return parseKeys(s, flag, ks)
+	}
+	var out [][]byte
+	for _, k := range ks {
+		b, err := parseKey(s, strings.TrimPrefix(flag, "partitions: "), k)
+		if err != nil {
+			fmt.Fprintf(stderr, "sstabletool: %s: %v; not a key of this table, left out for it\n", s.Path("Data.db"), err)
+			continue
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// eachKey visits the partitions of keys, found through the partition index,
+// in Data.db order and once each.
+func eachKey(s *sstable.SSTable, keys [][]byte, fn func(h *rows.PartitionHeader, dec *rows.Decoder) error) error {
+	var positions []int64
+	for _, k := range keys {
+		e, ok, err := s.Find(k)
+		if err != nil {
+			return err
+		}
+		if ok {
+			positions = append(positions, e.Position)
+		}
+	}
+	slices.Sort(positions)
+	var h rows.PartitionHeader
+	for _, pos := range slices.Compact(positions) {
+		dec, err := s.PartitionAt(pos, &h)
+		if err != nil {
+			return fmt.Errorf("partition at %d (from the partition index): %w", pos, err)
+		}
+		if err := fn(&h, dec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sstableSummary is what sstablepartitions prints after an sstable's
+// partitions.
+type sstableSummary struct {
+	path     string
+	stats    *inspect.PartitionStats
+	matches  int64
+	listKeys bool // name the matching keys (only when something filtered them)
+	keys     []string
+}
+
+func (s *sstableSummary) match(key string) {
+	s.matches++
+	if s.listKeys {
+		s.keys = append(s.keys, key)
+	}
+}
+
+// partitionsPrinter writes rows as text, CSV or a JSON array, one at a
+// time, and in text each sstable's summary.
+type partitionsPrinter struct {
+	mode           string // "text", "csv", "json"
+	multi          bool   // several sstables
+	streaming      bool   // rows of one sstable at a time (no --sort)
+	partitionsOnly bool
+	tw             *tabwriter.Writer
+	cw             *csv.Writer
+	n              int
+	header         bool // the text table's header is out
+	sstables       int  // begun
+	summaries      int  // printed
+	jbuf           bytes.Buffer
+	out            *bufio.Writer // stdout, buffered: tabwriter writes each cell separately
+}
+
+var csvHeader = []string{"sstable", "key", "token", "offset", "size", "rows", "cells", "tombstones", "deletion",
+	"row_tombstones", "range_tombstones", "complex_tombstones", "cell_tombstones", "row_ttl_expired", "cell_ttl_expired"}
+
+func newPartitionsPrinter(c *cli.Context, multi, streaming, partitionsOnly bool) *partitionsPrinter {
+	p := &partitionsPrinter{mode: "text", multi: multi, streaming: streaming, partitionsOnly: partitionsOnly,
+		out: bufio.NewWriterSize(stdout, 64<<10)}
 	switch {
 	case c.Bool("json"):
 		p.mode = "json"
 	case c.Bool("csv"):
 		p.mode = "csv"
 		p.cw = csv.NewWriter(p.out)
-		p.cw.Write([]string{"sstable", "key", "token", "offset", "size", "rows", "cells", "tombstones", "deletion"})
+		p.cw.Write(csvHeader)
 	default:
 		p.tw = tabwriter.NewWriter(p.out, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(p.tw, "key\ttoken\toffset\tsize\trows\tcells\ttombstones\tdeletion\t")
 	}
 	return p
 }
@@ -156,24 +356,124 @@ func newPartitionsPrinter(c *cli.Context, perSSTable bool) *partitionsPrinter {
 // buffers until flushed, so an unbounded table would sit in memory.
 const textBlock = 4096
 
+// begin starts an sstable: in text, streaming, a "# path" line when there
+// are several, and a table of its own.
+func (p *partitionsPrinter) begin(path string) error {
+	if p.mode != "text" || !p.streaming {
+		return nil
+	}
+	// Rows of an sstable whose scan failed half-way go out with it.
+	if err := p.tw.Flush(); err != nil {
+		return err
+	}
+	if p.sstables++; p.sstables > 1 {
+		fmt.Fprintln(p.out)
+	}
+	if p.multi {
+		if _, err := fmt.Fprintf(p.out, "# %s\n", path); err != nil {
+			return err
+		}
+	}
+	p.header = false
+	return nil
+}
+
 func (p *partitionsPrinter) row(r *partitionRow) error {
 	p.n++
 	switch p.mode {
 	case "json":
 		return p.jsonEntry(r)
 	case "csv":
-		return p.cw.Write([]string{r.SSTable, r.Key, r.Token, i64(r.Offset), i64(r.Size), i64(r.Rows), i64(r.Cells), i64(r.Tombstones), strconv.FormatBool(r.Deletion)})
+		return p.cw.Write([]string{r.SSTable, r.Key, r.Token, i64(r.Offset), i64(r.Size), i64(r.Rows), i64(r.Cells), i64(r.Tombstones), strconv.FormatBool(r.Deletion),
+			i64(r.RowTombstones), i64(r.RangeTombstones), i64(r.ComplexTombstones), i64(r.CellTombstones), i64(r.RowTTLExpired), i64(r.CellTTLExpired)})
 	}
-	if p.perSSTable && r.SSTable != p.last {
-		p.tw.Flush()
-		fmt.Fprintf(p.out, "# %s\n", r.SSTable)
-		p.last = r.SSTable
+	if !p.header {
+		fmt.Fprintln(p.tw, "key\ttoken\toffset\tsize\trows\tcells\ttombstones\tdeletion\t")
+		p.header = true
 	}
 	fmt.Fprintf(p.tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%v\t\n", r.Key, r.Token, r.Offset, r.Size, r.Rows, r.Cells, r.Tombstones, r.Deletion)
 	if p.n%textBlock == 0 {
 		return p.tw.Flush()
 	}
 	return nil
+}
+
+// summary prints, in text, what sstablepartitions prints after an
+// sstable's partitions (printSummary): the matches, then approximate
+// percentiles from its histograms and exact minima and maxima.
+func (p *partitionsPrinter) summary(sum *sstableSummary) error {
+	if p.mode != "text" {
+		return nil
+	}
+	if err := p.tw.Flush(); err != nil {
+		return err
+	}
+	w := p.out
+	if p.header || (!p.streaming && p.summaries > 0) {
+		fmt.Fprintln(w)
+	}
+	p.summaries++
+	fmt.Fprintf(w, "Summary of %s:\n", sum.path)
+	if sum.matches > 0 {
+		verb := "match"
+		if sum.matches == 1 {
+			verb = "matches"
+		}
+		fmt.Fprintf(w, "  %s %s\n", plural(sum.matches, "partition"), verb)
+		if sum.listKeys {
+			fmt.Fprint(w, "  Keys:")
+			for _, k := range sum.keys {
+				fmt.Fprint(w, " "+summaryKey(k))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	st := sum.stats
+	pct := func(h stats.EstimatedHistogram, q float64) string {
+		v, err := h.Percentile(q)
+		if err != nil {
+			return "overflow"
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	size := func(q float64) string {
+		v, err := st.Size.Percentile(q)
+		if err != nil {
+			return "overflow"
+		}
+		return prettyMemory(v)
+	}
+	if p.partitionsOnly {
+		fmt.Fprintf(w, "         %20s\n", "Partition size")
+	} else {
+		fmt.Fprintf(w, "         %20s %20s %20s %20s\n", "Partition size", "Row count", "Cell count", "Tombstone count")
+	}
+	line := func(label, size, rows, cells, tombstones string) {
+		if p.partitionsOnly {
+			fmt.Fprintf(w, "  %-5s  %20s\n", label, size)
+			return
+		}
+		fmt.Fprintf(w, "  %-5s  %20s %20s %20s %20s\n", label, size, rows, cells, tombstones)
+	}
+	for _, q := range []struct {
+		label string
+		q     float64
+	}{{"~p50", .5}, {"~p75", .75}, {"~p90", .90}, {"~p95", .95}, {"~p99", .99}, {"~p999", .999}} {
+		line(q.label, size(q.q), pct(st.Rows, q.q), pct(st.Cells, q.q), pct(st.Tombstones, q.q))
+	}
+	line("min", prettyMemory(st.MinSize), i64(st.MinRows), i64(st.MinCells), i64(st.MinTombstones))
+	line("max", prettyMemory(st.MaxSize), i64(st.MaxRows), i64(st.MaxCells), i64(st.MaxTombstones))
+	_, err := fmt.Fprintf(w, "  count  %20d\n", st.Count())
+	return err
+}
+
+// summaryKey quotes a key holding a space the way sstablepartitions'
+// summary does (maybeEscapeKeyForSummary).
+func summaryKey(k string) string {
+	if !strings.Contains(k, " ") {
+		return k
+	}
+	return `"` + strings.ReplaceAll(k, `"`, `""`) + `"`
 }
 
 // failed lists an sstable that could not be read: an entry of the JSON
@@ -227,12 +527,21 @@ func (p *partitionsPrinter) finish() error {
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
 
+// sortPartitions orders rows for --sort: counts largest first, keys and
+// tokens ascending; ties keep Data.db order.
 func sortPartitions(out []partitionRow, by string) {
 	less := map[string]func(a, b *partitionRow) bool{
 		"size":       func(a, b *partitionRow) bool { return a.Size > b.Size },
 		"rows":       func(a, b *partitionRow) bool { return a.Rows > b.Rows },
+		"cells":      func(a, b *partitionRow) bool { return a.Cells > b.Cells },
 		"tombstones": func(a, b *partitionRow) bool { return a.Tombstones > b.Tombstones },
 		"key":        func(a, b *partitionRow) bool { return a.Key < b.Key },
+		"token": func(a, b *partitionRow) bool {
+			if a.partitioner != b.partitioner {
+				return a.partitioner < b.partitioner
+			}
+			return a.tok.Compare(b.tok) < 0
+		},
 	}[by]
 	if less == nil {
 		return

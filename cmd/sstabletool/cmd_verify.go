@@ -75,10 +75,10 @@ func verifyAction(c *cli.Context) error {
 			return nil
 		}
 		if r.OK() {
-			fmt.Fprintf(stdout, "OK   %s (%d partitions; %d checks)\n", r.SSTable, r.Partitions, len(r.Checks))
+			fmt.Fprintf(stdout, "OK   %s (%s; %s)\n", r.SSTable, plural(r.Partitions, "partition"), plural(len(r.Checks), "check"))
 			return nil
 		}
-		fmt.Fprintf(stdout, "FAIL %s: %d problem(s)\n", r.SSTable, len(r.Problems))
+		fmt.Fprintf(stdout, "FAIL %s: %s\n", r.SSTable, plural(len(r.Problems), "problem"))
 		for _, pr := range r.Problems {
 			fmt.Fprintf(stdout, "  - %s\n", pr)
 		}
@@ -94,7 +94,7 @@ func verifyAction(c *cli.Context) error {
 	}
 	failed := ""
 	if bad > 0 {
-		failed = fmt.Sprintf("%d of %d sstable(s) failed verification", bad, checked)
+		failed = fmt.Sprintf("%d of %s failed verification", bad, plural(checked, "sstable"))
 	}
 	// Not being able to check is worse than finding problems: exit 2.
 	if err := sc.err(); err != nil {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 )
@@ -34,7 +36,7 @@ func newApp() *cli.App {
 	return &cli.App{
 		Name:  "sstabletool",
 		Usage: "read, browse, convert and size Apache Cassandra sstables",
-		Description: "sstabletool works directly on sstable files (big format: ma..nb, nc, oa); it needs no\n" +
+		Description: "sstabletool works directly on sstable files (big format: ma..nb, nc, oa; BTI: da); it needs no\n" +
 			"running node, no cassandra.yaml and no schema. Point it at any component of an sstable\n" +
 			"(for example nc-1-big-Data.db) or at a data directory.\n\n" +
 			"Flags may come before or after the paths; -- ends the flags. With several paths or -r, an sstable\n" +
@@ -43,6 +45,7 @@ func newApp() *cli.App {
 			"them), sstabletool's staging directories and the sstables an unfinished compaction's transaction\n" +
 			"log marks as not live. Every command's --help ends with examples.",
 		Commands:        commands,
+		Version:         version(),
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		Action:          rootAction,
@@ -53,6 +56,75 @@ func newApp() *cli.App {
 }
 
 func main() { os.Exit(run(os.Args)) }
+
+// version is what --version prints after "sstabletool version": the
+// module version (v1.2.3 when installed with go install, "(devel)" from a
+// checkout), the commit it was built from and the formats it reads.
+func version() string {
+	v, commit := "(devel)", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+				if len(commit) > 12 {
+					commit = commit[:12]
+				}
+			case "vcs.modified":
+				if s.Value == "true" && commit != "" {
+					commit += "+modified"
+				}
+			}
+		}
+	}
+	if commit != "" {
+		commit = "commit " + commit + ", "
+	}
+	return fmt.Sprintf("%s (%s%s; reads big ma..oa and bti da sstables)", v, commit, runtime.Version())
+}
+
+func init() {
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintf(c.App.Writer, "sstabletool version %s\n", c.App.Version) }
+	register(&cli.Command{
+		Name:      "help",
+		Usage:     "show the help of sstabletool or of one command (the same as --help)",
+		ArgsUsage: "[COMMAND]",
+		Description: "sstabletool --version (or -v) prints the version, the commit it was built from and the\n" +
+			"formats it reads.\n\n" +
+			"Examples:\n" +
+			"  sstabletool help\n" +
+			"  sstabletool help metadata",
+		Action: helpAction,
+	}, argSpec{min: 0, max: 1, what: "command name"})
+}
+
+func helpAction(c *cli.Context) error {
+	topic := c.Args().First()
+	if topic == "" {
+		return cli.ShowAppHelp(c)
+	}
+	for _, cmd := range c.App.Commands {
+		if cmd.HasName(topic) {
+			// The text of "sstabletool COMMAND --help".
+			if cmd.HelpName == "" {
+				cmd.HelpName = c.App.HelpName + " " + cmd.Name
+			}
+			hasHelp := false
+			for _, f := range cmd.Flags {
+				hasHelp = hasHelp || f == cli.HelpFlag
+			}
+			if !hasHelp {
+				cmd.Flags = append(cmd.Flags, cli.HelpFlag)
+			}
+			cli.HelpPrinter(c.App.Writer, cli.CommandHelpTemplate, cmd)
+			return nil
+		}
+	}
+	return usageError("help: no command %q (see sstabletool --help)", topic)
+}
 
 // run executes the app and maps errors to exit codes; tests call it too.
 func run(args []string) int {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/sstabletool/sstabletool/format/bti/trie"
 	"github.com/sstabletool/sstabletool/inspect"
 	"github.com/sstabletool/sstabletool/tui/catalog"
 	"github.com/sstabletool/sstabletool/tui/cellfmt"
@@ -130,6 +131,7 @@ func (v *Metadata) content() string {
 	p("max timestamp", timestamp(m.MaxTimestamp))
 	p("min local deletion time", cellfmt.Seconds(m.MinLocalDeletionTime))
 	p("max local deletion time", cellfmt.Seconds(m.MaxLocalDeletionTime))
+	p("duration", durationOf(m.MaxTimestamp-m.MinTimestamp))
 	p("min TTL", m.MinTTL)
 	p("max TTL", m.MaxTTL)
 
@@ -146,9 +148,9 @@ func (v *Metadata) content() string {
 	}
 
 	section("Keys and clustering")
-	if m.KeyRange != nil {
-		p("first key", m.KeyRange.First)
-		p("last key", m.KeyRange.Last)
+	if k := m.KeyRange; k != nil {
+		p("first token", k.FirstToken+" (key "+k.First+")")
+		p("last token", k.LastToken+" (key "+k.Last+")")
 	}
 	if m.LegacyMinClustering != nil {
 		p("min clustering (legacy)", m.LegacyMinClustering)
@@ -164,17 +166,47 @@ func (v *Metadata) content() string {
 	section("Repair and commit log")
 	p("sstable level", m.SSTableLevel)
 	p("repaired at", m.RepairedAt)
-	if m.PendingRepair != "" {
-		p("pending repair", m.PendingRepair)
+	// Fields the sstable's version does not store are left out, as
+	// `sstabletool metadata` does.
+	flags := m.Flags()
+	if flags.HasPendingRepair {
+		p("pending repair", dashes(m.PendingRepair))
 	}
-	p("transient", m.IsTransient)
-	if m.OriginatingHostID != "" {
-		p("originating host", m.OriginatingHostID)
+	if m.IsTransient != nil {
+		p("transient", *m.IsTransient)
 	}
-	p("commit log lower bound", m.CommitLogLowerBound)
+	if flags.HasOriginatingHostID {
+		p("originating host", dashes(m.OriginatingHostID))
+	}
+	if flags.HasCommitLogLowerBound {
+		p("commit log lower bound", m.CommitLogLowerBound)
+	}
 	p("commit log upper bound", m.CommitLogUpperBound)
-	p("commit log intervals", strings.Join(m.CommitLogIntervals, " "))
+	if flags.HasCommitLogIntervals {
+		p("replay positions covered", strings.Join(m.CommitLogIntervals, " "))
+	}
 	p("legacy counter shards", m.HasLegacyCounterShard)
+
+	if m.Summary != nil || m.PartitionIndex != nil || m.Filter != nil {
+		section("Indexes and filter")
+	}
+	if sm := m.Summary; sm != nil {
+		p("index summary", fmt.Sprintf("%s entries, min index interval %d, sampling level %d/128", cellfmt.Count(int64(sm.Entries)), sm.MinIndexInterval, sm.SamplingLevel))
+	}
+	if pi := m.PartitionIndex; pi != nil {
+		p("Partitions.db", fmt.Sprintf("%s, %s keys, first %s, last %s", cellfmt.Bytes(pi.SizeOnDisk), cellfmt.Count(pi.KeyCount), pi.FirstKey, pi.LastKey))
+		p("", trieLine(pi.Trie, "key"))
+	}
+	if ri := m.RowIndex; ri != nil {
+		p("Rows.db", fmt.Sprintf("%s, %s entries (partitions with a row index), %s blocks (%d to %d per entry)",
+			cellfmt.Bytes(ri.SizeOnDisk), cellfmt.Count(ri.Entries), cellfmt.Count(ri.Blocks), ri.MinBlocks, ri.MaxBlocks))
+		if ri.Entries > 0 {
+			p("", trieLine(ri.Trie, "block"))
+		}
+	}
+	if f := m.Filter; f != nil {
+		p("bloom filter", fmt.Sprintf("%d hash functions, %s bits, %s on disk", f.HashCount, cellfmt.Count(f.Bits), cellfmt.Bytes(f.SizeOnDisk)))
+	}
 
 	section("Serialization header")
 	p("key type", m.Header.KeyType)
@@ -185,13 +217,41 @@ func (v *Metadata) content() string {
 	for _, c := range m.Header.RegularColumns {
 		p("regular "+c.Name, c.CQL)
 	}
-	p("encoding minima", fmt.Sprintf("timestamp %d · local deletion time %d · TTL %d", m.Header.MinTimestamp, m.Header.MinLocalDelTime, m.Header.MinTTL))
+	p("EncodingStats minima", fmt.Sprintf("timestamp %d · local deletion time %d · TTL %d", m.Header.MinTimestamp, m.Header.MinLocalDelTime, m.Header.MinTTL))
 
 	section("Schema (names are placeholders: sstables do not store key column names)")
 	for _, line := range strings.Split(strings.TrimRight(v.t.CreateTable(), "\n"), "\n") {
 		b.WriteString("   " + line + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// dashes is sstablemetadata's "--" for a field stored empty.
+func dashes(s string) string {
+	if s == "" {
+		return "--"
+	}
+	return s
+}
+
+// durationOf spells a span in microseconds as sstablemetadata's Duration
+// line does (days, hours, minutes, seconds).
+func durationOf(us int64) string {
+	s := us / 1_000_000
+	return fmt.Sprintf("Days: %d Hours: %d Minutes: %d Seconds: %d", s/86400, s/3600-s/86400*24, s/60-s/3600*60, s-s/60*60)
+}
+
+// trieLine sums up a BTI trie: its nodes, depth and bytes per key (or
+// block), and the node types in use.
+func trieLine(t inspect.TrieInfo, per string) string {
+	var types []string
+	for i := 0; i < 16; i++ {
+		n := trie.NodeType(i).String()
+		if c := t.NodeTypes[n]; c > 0 {
+			types = append(types, fmt.Sprintf("%s %d", n, c))
+		}
+	}
+	return fmt.Sprintf("trie: %s nodes, depth %d, %.1f bytes per %s · %s", cellfmt.Count(t.Nodes), t.MaxDepth, t.BytesPerKey, per, strings.Join(types, ", "))
 }
 
 func timestamp(us int64) string {
