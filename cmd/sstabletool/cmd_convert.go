@@ -72,8 +72,17 @@ func parseCompression(c *cli.Context) (*writer.Compression, bool, error) {
 	return &writer.Compression{Class: class, Options: map[string]string{}, ChunkLength: kib << 10, MaxCompressedLength: math.MaxInt32}, false, nil
 }
 
+// parseAnyVersion parses a version of either format: da is BTI
+// (trie-indexed, Cassandra 5.0), ma..oa big.
+func parseAnyVersion(name string) (format.Version, error) {
+	if len(name) == 2 && name < "ma" {
+		return format.ParseFormatVersion(format.BTI, name)
+	}
+	return format.ParseVersion(name)
+}
+
 func convertOptions(c *cli.Context) (convert.Options, error) {
-	to, err := format.ParseVersion(c.String("to"))
+	to, err := parseAnyVersion(c.String("to"))
 	if err != nil {
 		return convert.Options{}, usageError("--to: %v", err)
 	}
