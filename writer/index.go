@@ -102,6 +102,8 @@ type IndexWriter struct {
 	deletion deletiontime.DeletionTime
 	inPart   bool
 	lastEnd  int64
+	last     IndexedPartition
+	markers  []deletiontime.DeletionTime
 }
 
 // NewIndexWriter writes the index of version cfg.Version: to primary
@@ -242,8 +244,20 @@ func (w *IndexWriter) EndPartition(headerLength, size int64) error {
 		if err != nil {
 			return fmt.Errorf("writer: partition %x: %w", w.key, err)
 		}
+		w.last = IndexedPartition{Indexed: indexed, Deletion: w.deletion, Markers: w.last.Markers[:0]}
 		if !indexed {
 			return w.parts.AddData(w.key, w.pos)
+		}
+		w.markers = w.markers[:0]
+		for _, b := range blocks {
+			w.markers = append(w.markers, b.OpenDeletion)
+		}
+		for i := range w.markers {
+			var m *deletiontime.DeletionTime
+			if !w.markers[i].IsLive() {
+				m = &w.markers[i]
+			}
+			w.last.Markers = append(w.last.Markers, m)
 		}
 		rp, err := w.rowsW.AddPartition(w.key, w.pos, w.deletion, blocks, end)
 		if err != nil {
@@ -257,8 +271,12 @@ func (w *IndexWriter) EndPartition(headerLength, size int64) error {
 		w.closeBlock(clonePrefix(w.lastPfx), size)
 	}
 	e := index.Entry{Key: w.key, Position: w.pos}
-	if len(w.blocks) > 1 {
+	w.last = IndexedPartition{Indexed: len(w.blocks) > 1, Deletion: w.deletion, Markers: w.last.Markers[:0]}
+	if w.last.Indexed {
 		e.HeaderLength, e.Deletion, e.Blocks = headerLength, w.deletion, w.blocks
+		for i := range w.blocks {
+			w.last.Markers = append(w.last.Markers, w.blocks[i].EndOpenMarker)
+		}
 	}
 	return w.AddEntry(&e)
 }
@@ -321,3 +339,18 @@ func TOCOrder(components []string) []string {
 	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
 	return out
 }
+
+// IndexedPartition is what the index holds for the partition EndPartition
+// last closed: whether it is indexed (a promoted index, or a Rows.db
+// entry), its DeletionTime stored there, and per block the deletion open
+// at the block's edge that the index stores (a big block's end-open
+// marker, a BTI block's open deletion; nil where none is stored).
+type IndexedPartition struct {
+	Indexed  bool
+	Deletion deletiontime.DeletionTime
+	Markers  []*deletiontime.DeletionTime
+}
+
+// Last describes the partition EndPartition last closed. The slice is
+// reused by the next partition.
+func (w *IndexWriter) Last() IndexedPartition { return w.last }
