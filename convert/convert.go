@@ -129,6 +129,11 @@ type Result struct {
 	To         string      `json:"to"`
 	Partitions int64       `json:"partitions"`
 	Components []Component `json:"components"`
+	// Dropped are the source's index components the target format has
+	// no place for (Index.db and Summary.db converting to da, Partitions.db
+	// and Rows.db from it): After is 0. Not in Components, which are the
+	// output's files.
+	Dropped []Component `json:"dropped_components,omitempty"`
 	// DataUncompressed is Data.db's uncompressed length before and after:
 	// exactly the DeletionTime bytes (and size vints) the rewrite saves,
 	// whatever the compressor does with them. Not part of Components,
@@ -605,7 +610,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	// are gone after the conversion.
 	for _, name := range writer.IndexComponents(from) {
 		if !slices.Contains(toc, name) && src.HasComponent(name) {
-			res.Components = append(res.Components, Component{Name: name, Before: fileSize(src.Path(name))})
+			res.Dropped = append(res.Dropped, Component{Name: name, Before: fileSize(src.Path(name))})
 		}
 	}
 	res.DataUncompressed = Component{Name: "Data.db (uncompressed)", Before: src.Data.Length(), After: dr.Length}
