@@ -134,6 +134,10 @@ type Result struct {
 	// and Rows.db from it): After is 0. Not in Components, which are the
 	// output's files.
 	Dropped []Component `json:"dropped_components,omitempty"`
+	// Index sums the partition index components before (the source's:
+	// Index.db and Summary.db, or Partitions.db and Rows.db) and after
+	// (the target's), whatever the formats.
+	Index Component `json:"index"`
 	// DataUncompressed is Data.db's uncompressed length before and after:
 	// exactly the DeletionTime bytes (and size vints) the rewrite saves,
 	// whatever the compressor does with them. Not part of Components,
@@ -612,6 +616,13 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		if !slices.Contains(toc, name) && src.HasComponent(name) {
 			res.Dropped = append(res.Dropped, Component{Name: name, Before: fileSize(src.Path(name))})
 		}
+	}
+	res.Index = Component{Name: strings.Join(writer.IndexComponents(from), "+") + " -> " + strings.Join(indexComps, "+")}
+	for _, name := range writer.IndexComponents(from) {
+		res.Index.Before += fileSize(src.Path(name))
+	}
+	for _, name := range indexComps {
+		res.Index.After += sizesAfter[name]
 	}
 	res.DataUncompressed = Component{Name: "Data.db (uncompressed)", Before: src.Data.Length(), After: dr.Length}
 	return res, nil

@@ -161,6 +161,9 @@ func convertAction(c *cli.Context) error {
 			for _, comp := range res.Components {
 				fmt.Fprintf(stdout, "  %-20s %10d bytes (source %d)\n", out.Prefix()+comp.Name, comp.After, comp.Before)
 			}
+			for _, comp := range res.Dropped {
+				fmt.Fprintf(stdout, "  %-20s    dropped (source %d bytes; %s has no such component)\n", out.Prefix()+comp.Name, comp.Before, res.To)
+			}
 			return nil
 		}
 		verified := ""
