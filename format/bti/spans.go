@@ -82,7 +82,7 @@ func partitionPayloadSpans(n *trie.Node) ([]Span, error) {
 		at++
 		size--
 	}
-	where := fmt.Sprintf("~%d: partition at Data.db byte %d (no row index)", p.Pos, p.DataPos())
+	where := fmt.Sprintf("%d = ~%d: the partition at Data.db byte %d (no row index)", p.Pos, p.DataPos(), p.DataPos())
 	if p.InRowIndex() {
 		where = fmt.Sprintf("%d: the partition's entry in Rows.db", p.Pos)
 	}

@@ -54,16 +54,18 @@ func (r *Reader) Spans(from, to int64, payload PayloadSpans) ([]Span, error) {
 	// pointers, its payload): nodes are walked from a node and payload's
 	// largest size earlier.
 	lo := from - window
-	seen := map[int64]bool{}
+	// Each node of a trie has one parent, so a walk visits it once; a
+	// damaged file whose pointers share nodes is cut off at one visit per
+	// byte.
+	visits := int64(0)
 	stack := []int64{r.root}
 	for len(stack) > 0 {
 		pos := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if seen[pos] || pos < lo {
+		if pos < lo {
 			continue
 		}
-		seen[pos] = true
-		if int64(len(seen)) > r.size {
+		if visits++; visits > r.size {
 			return out, r.corrupt(pos, "a trie of at most one node per byte", nil)
 		}
 		n, err := r.Node(pos)
