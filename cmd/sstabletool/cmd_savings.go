@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -164,8 +165,11 @@ func printSavings(w io.Writer, to string, comps []convert.Component, data, idx c
 	fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s\n", "all files", before, after, before-after, pct(before-after, before))
 	fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s   (not a file: what the rewrite removes before compression)\n",
 		"Data.db uncompressed", data.Before, data.After, data.Before-data.After, pct(data.Before-data.After, data.Before))
-	fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s   (%s)\n",
-		"index components", idx.Before, idx.After, idx.Before-idx.After, pct(idx.Before-idx.After, idx.Before), idx.Name)
+	if before, after, _ := strings.Cut(idx.Name, " -> "); before != after {
+		// Only a change of format replaces the index components.
+		fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s   (%s)\n",
+			"index components", idx.Before, idx.After, idx.Before-idx.After, pct(idx.Before-idx.After, idx.Before), idx.Name)
+	}
 	fmt.Fprintf(w, "  DeletionTimes:       %10s %10s\n", "LIVE", "non-LIVE")
 	for _, pc := range counts.ByPlace() {
 		fmt.Fprintf(w, "    %-18s %10d %10d\n", pc.Place, pc.Live, pc.NonLive)
