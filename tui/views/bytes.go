@@ -3,7 +3,6 @@ package views
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -56,6 +55,7 @@ type bytesPage struct {
 	err   error
 	note  string // why a component has nothing to show
 	sel   int64  // a trie page's field to select first: the partition's node or entry
+	size  int64  // a trie file's size
 
 	loading bool // a trie page being labelled in the background
 
@@ -272,7 +272,7 @@ func (v *Bytes) triePage(comp string) bytesPage {
 		}
 		sel = e.Pos
 	}
-	pg.base, pg.whole = from, to-from
+	pg.base, pg.whole, pg.size = from, to-from, f.Size()
 	pg.data = make([]byte, to-from)
 	if _, err := f.ReadAt(pg.data, from); err != nil {
 		return fail(err)
@@ -382,8 +382,8 @@ func (v *Bytes) View() string {
 	trieFile := v.comp != format.ComponentData
 	if trieFile {
 		info += fmt.Sprintf(" · %s trie index", v.t.Version())
-		if size := v.componentSize(); size > 0 {
-			info += fmt.Sprintf(" of %s", cellfmt.Bytes(size))
+		if v.size > 0 {
+			info += fmt.Sprintf(" of %s", cellfmt.Bytes(v.size))
 		}
 	} else if v.whole > int64(len(v.data)) {
 		info += th.Warn.Render(fmt.Sprintf(" · first %s of %s shown; open a row (enter, then x) for the rest", cellfmt.Human(int64(len(v.data))), cellfmt.Human(v.whole)))
@@ -449,15 +449,6 @@ func (v *Bytes) View() string {
 		lines = append(lines[:v.h-1], lg.String())
 	}
 	return frame(lines, v.w, v.h)
-}
-
-// componentSize is the size of the trie file on screen (0 if unknown).
-func (v *Bytes) componentSize() int64 {
-	fi, err := os.Stat(v.t.S.Path(v.comp))
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }
 
 // hexLine renders line l: offset, bytes with a separator slot before each
