@@ -349,3 +349,28 @@ func TestEstimateMatchesConvertDA(t *testing.T) {
 		}
 	}
 }
+
+// Partitions.db and Rows.db are derived from Data.db like Summary.db and
+// Filter.db: a da source without them (and without TOC.txt) converts to
+// the same bytes as the intact one.
+func TestConvertDAWithoutTries(t *testing.T) {
+	srcDir := fixtures.Table(t, "da", "legacy_da_clust")
+	stripped := copyDir(t, srcDir, "-Partitions.db", "-Rows.db", "-TOC.txt")
+	o := Options{To: format.MustVersion("oa"), Verify: true, ColumnIndexSize: testGranularity}
+	intact, err := Convert(filepath.Join(srcDir, "da-1-bti-Data.db"), filepath.Join(t.TempDir(), "intact"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Convert(filepath.Join(stripped, "da-1-bti-Data.db"), filepath.Join(t.TempDir(), "stripped"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Partitions != 5 || len(res.Dropped) != 0 {
+		t.Fatalf("%d partitions, dropped %v", res.Partitions, res.Dropped)
+	}
+	a, toc := components(t, intact.Output)
+	b, _ := components(t, res.Output)
+	for _, c := range toc {
+		sameFile(t, b.Path(c), a.Path(c))
+	}
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/filter"
 	"github.com/sstabletool/sstabletool/format/index"
+	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/format/summary"
@@ -306,9 +307,6 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	}
 	dataPath := src.Path(format.ComponentData)
 	res := &Result{Source: dataPath, From: from.Name, To: to.Name}
-	if from.IsBTI() && src.Partitions == nil {
-		return res, fmt.Errorf("%s: Partitions.db is missing; convert needs every component", dataPath)
-	}
 	if !from.IsBTI() && src.Index == nil {
 		return res, fmt.Errorf("%s: Index.db is missing; convert needs every component", dataPath)
 	}
@@ -657,9 +655,14 @@ func tocFor(srcTOC, written []string) []string {
 // summary are sized for the partition count before the keys arrive.
 func countKeys(src *sstable.SSTable) (int64, error) {
 	if src.Version().IsBTI() {
-		// Partitions.db's footer counts them; the conversion checks the
-		// count against Data.db's partitions.
-		return src.Partitions.KeyCount, nil
+		if src.Partitions != nil {
+			// Partitions.db's footer counts them; the conversion checks
+			// the count against Data.db's partitions.
+			return src.Partitions.KeyCount, nil
+		}
+		// The tries are derived from Data.db like Summary.db and
+		// Filter.db: without them, Data.db is counted by a skim.
+		return countPartitions(src)
 	}
 	scan := index.NewScanner(src.Index, src.IndexCodec, 0, false)
 	var n int64
@@ -670,6 +673,26 @@ func countKeys(src *sstable.SSTable) (int64, error) {
 		return n, fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
 	}
 	return n, nil
+}
+
+// countPartitions walks Data.db by sizes alone.
+func countPartitions(src *sstable.SSTable) (int64, error) {
+	d := src.Decoder(0)
+	var h rows.PartitionHeader
+	var n int64
+	for {
+		err := d.ReadPartitionHeader(&h)
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err == nil {
+			_, err = d.SkimRest()
+		}
+		if err != nil {
+			return n, src.WrapDataError(err)
+		}
+		n++
+	}
 }
 
 // defaultMinIndexInterval is min_index_interval's default (TableParams).
