@@ -30,6 +30,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/filter"
 	"github.com/sstabletool/sstabletool/format/index"
+	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/format/summary"
@@ -97,6 +98,11 @@ type Options struct {
 	Verify bool
 	// Access is how the source (and the output, when verifying) is read.
 	Access reader.Access
+	// ColumnIndexSize is column_index_size in bytes for index blocks cut
+	// anew: 0 means the target format's default (64 KiB big, 16 KiB BTI).
+	// Blocks are cut anew from the rows when either side is BTI or this is
+	// set; a big-to-big conversion otherwise keeps the source's blocks.
+	ColumnIndexSize int
 	// Progress, when set, is called with source Data.db bytes done.
 	Progress func(done, total int64)
 
@@ -125,6 +131,15 @@ type Result struct {
 	To         string      `json:"to"`
 	Partitions int64       `json:"partitions"`
 	Components []Component `json:"components"`
+	// Dropped are the source's index components the target format has
+	// no place for (Index.db and Summary.db converting to da, Partitions.db
+	// and Rows.db from it): After is 0. Not in Components, which are the
+	// output's files.
+	Dropped []Component `json:"dropped_components,omitempty"`
+	// Index sums the partition index components before (the source's:
+	// Index.db and Summary.db, or Partitions.db and Rows.db) and after
+	// (the target's), whatever the formats.
+	Index Component `json:"index"`
 	// DataUncompressed is Data.db's uncompressed length before and after:
 	// exactly the DeletionTime bytes (and size vints) the rewrite saves,
 	// whatever the compressor does with them. Not part of Components,
@@ -293,7 +308,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	}
 	dataPath := src.Path(format.ComponentData)
 	res := &Result{Source: dataPath, From: from.Name, To: to.Name}
-	if src.Index == nil {
+	if !from.IsBTI() && src.Index == nil {
 		return res, fmt.Errorf("%s: Index.db is missing; convert needs every component", dataPath)
 	}
 	if src.Stats.Stats == nil || src.Stats.Validation == nil || src.Stats.Header == nil {
@@ -327,15 +342,12 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		return res, err
 	}
 	defer dw.Abort()
-	idxW, idxDone, err := out.create(format.ComponentIndex)
-	if err != nil {
-		return res, err
-	}
-	// Summary.db and Filter.db are derived from the keys, so they are
-	// built anew from what is written, whether or not the source has them:
-	// the summary with the source's sampling (Cassandra's defaults without
-	// one), the filter with Statistics.db's bloom_filter_fp_chance, sized
-	// for the exact partition count as Cassandra sizes it on flush.
+	// Summary.db (or Partitions.db and Rows.db) and Filter.db are derived
+	// from the keys, so they are built anew from what is written, whether
+	// or not the source has them: the summary with the source's sampling
+	// (Cassandra's defaults without one), the filter with Statistics.db's
+	// bloom_filter_fp_chance, sized for the exact partition count as
+	// Cassandra sizes it on flush.
 	keys, err := countKeys(src)
 	if err != nil {
 		return res, err
@@ -344,7 +356,21 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	sb, err := summary.NewBuilder(keys, minInterval, level)
+	indexComps := writer.IndexComponents(to)
+	idxW, idxDone, err := out.create(indexComps[0])
+	if err != nil {
+		return res, err
+	}
+	var rowsW io.Writer
+	rowsDone := func() (int64, error) { return 0, nil }
+	if to.IsBTI() {
+		if rowsW, rowsDone, err = out.create(indexComps[1]); err != nil {
+			return res, err
+		}
+	}
+	iw, err := writer.NewIndexWriter(writer.IndexConfig{Version: to, Partitioner: src.Partitioner,
+		ClusteringTypes: src.ClusteringTypes, ClusteringFixed: src.Schema.ClusteringFixed,
+		ColumnIndexSize: o.ColumnIndexSize, ExpectedKeys: keys, MinIndexInterval: minInterval, SamplingLevel: level}, idxW, rowsW)
 	if err != nil {
 		return res, err
 	}
@@ -388,61 +414,87 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	rl := &relinker{src: src.Data.Cursor(0), dst: dw, fixed: src.Schema.ClusteringFixed,
 		from: from.DeletionTimeLayout(), to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes || o.estimating,
 		file: dataPath, counts: &res.Counts}
-	outCodec := &index.Codec{Version: to, ClusteringFixed: src.Schema.ClusteringFixed}
-	scan := index.NewScanner(src.Index, src.IndexCodec, 0, true)
+	// Index blocks are cut anew from the rows whenever a trie index is
+	// read or written (a big promoted index is cut at big's granularity,
+	// a BTI sstable has none to move) or a granularity is asked for; a
+	// big-to-big conversion otherwise moves the source's blocks, so that
+	// Index.db keeps Cassandra's exact cut.
+	var cut *blockCutter
+	if from.IsBTI() || to.IsBTI() || o.ColumnIndexSize > 0 {
+		cut = &blockCutter{dec: src.Decoder(0), src: src, iw: iw, counts: &res.Counts}
+	}
+	var scan *index.Scanner
+	if !from.IsBTI() {
+		scan = index.NewScanner(src.Index, src.IndexCodec, 0, true)
+	}
 	var (
 		events   []event
-		idxBuf   []byte
-		idxPos   int64
 		first    []byte
 		last     []byte
 		total    = src.Data.Length()
 		histMiss bool
 	)
-	for scan.Next() {
-		e := scan.Entry()
-		if e.Position != rl.src.Pos() {
-			return res, corrupt.New(src.Path(format.ComponentIndex), "Index.db", scan.EntryPos(),
-				fmt.Sprintf("the next partition's Data.db position %d", rl.src.Pos()), fmt.Errorf("entry says %d", e.Position))
+	for {
+		var e *index.Entry
+		var wantKey []byte
+		if scan != nil {
+			if !scan.Next() {
+				break
+			}
+			e = scan.Entry()
+			if e.Position != rl.src.Pos() {
+				return res, corrupt.New(src.Path(format.ComponentIndex), "Index.db", scan.EntryPos(),
+					fmt.Sprintf("the next partition's Data.db position %d", rl.src.Pos()), fmt.Errorf("entry says %d", e.Position))
+			}
+			wantKey = e.Key
+		} else if rl.src.Pos() >= total {
+			break
 		}
-		pr, evs, err := rl.partition(e.Key, events)
+		pr, evs, err := rl.partition(wantKey, events)
 		events = evs
 		if err != nil {
 			return res, err
 		}
-		if err := rl.relinkEntry(e, &pr, events, scan.EntryPos()); err != nil {
-			return res, err
+		if cut != nil {
+			if err := cut.partition(&pr, events); err != nil {
+				return res, err
+			}
+		} else {
+			if err := rl.relinkEntry(e, &pr, events, scan.EntryPos()); err != nil {
+				return res, err
+			}
+			if err := iw.AddEntry(e); err != nil {
+				return res, fmt.Errorf("%s: %w", dataPath, err)
+			}
 		}
 		if res.cut.n == 0 && res.Partitions > 0 && pr.oldStart >= total/2 {
 			res.cut = boundary{a: pr.oldStart, b: pr.newStart, n: res.Partitions}
 		}
-		sb.Add(e.Key, idxPos)
-		bf.Add(e.Key)
-		if idxBuf, err = outCodec.Append(idxBuf[:0], e); err != nil {
-			return res, fmt.Errorf("%s: index entry of key %x: %w", dataPath, e.Key, err)
-		}
-		if _, err := idxW.Write(idxBuf); err != nil {
-			return res, err
-		}
-		idxPos += int64(len(idxBuf))
+		bf.Add(pr.key)
 		if !sizes.Remove(pr.oldSize) {
 			histMiss = true
 		}
 		sizes.Add(pr.newSize)
 		if first == nil {
-			first = append([]byte(nil), e.Key...)
+			first = append([]byte(nil), pr.key...)
 		}
-		last = append(last[:0], e.Key...)
+		last = append(last[:0], pr.key...)
 		res.Partitions++
 		if o.Progress != nil && res.Partitions%1024 == 0 {
 			o.Progress(rl.src.Pos(), total)
 		}
 	}
-	if err := scan.Err(); err != nil {
-		return res, fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
+	if scan != nil {
+		if err := scan.Err(); err != nil {
+			return res, fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
+		}
 	}
 	if rl.src.Pos() != total {
 		return res, corrupt.New(dataPath, "Data.db", rl.src.Pos(), "no partition beyond those Index.db lists", fmt.Errorf("%d bytes left", total-rl.src.Pos()))
+	}
+	if from.IsBTI() && src.Partitions != nil && src.Partitions.KeyCount != res.Partitions {
+		return res, corrupt.New(src.Path(format.ComponentPartitions), format.ComponentPartitions, src.Partitions.KeysPos,
+			fmt.Sprintf("a key count equal to the %d partitions of Data.db", res.Partitions), fmt.Errorf("footer says %d", src.Partitions.KeyCount))
 	}
 	if histMiss {
 		res.Losses = append(res.Losses, stats.Loss{Field: "Stats.PartitionSizes",
@@ -459,7 +511,15 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
+	extra, err := iw.Finish()
+	if err != nil {
+		return res, err
+	}
 	idxSize, err := idxDone()
+	if err != nil {
+		return res, err
+	}
+	rowsSize, err := rowsDone()
 	if err != nil {
 		return res, err
 	}
@@ -478,22 +538,31 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	}
 	res.stats = st
 
-	smry, err := sb.Build()
-	if err != nil {
-		return res, err
-	}
 	filterBytes := bf.Encode(to.HasOldBloomFilterFormat)
 
-	sizesAfter := map[string]int64{format.ComponentData: dataSize, format.ComponentIndex: idxSize}
+	sizesAfter := map[string]int64{format.ComponentData: dataSize, indexComps[0]: idxSize}
+	streamed := []string{format.ComponentData, indexComps[0]}
+	if to.IsBTI() {
+		sizesAfter[indexComps[1]] = rowsSize
+		streamed = append(streamed, indexComps[1])
+	}
 	small := []struct {
 		name string
 		b    []byte
+	}{{format.ComponentStatistics, statsBytes}}
+	for _, c := range extra {
+		small = append(small, struct {
+			name string
+			b    []byte
+		}{c.Name, c.Bytes})
+	}
+	small = append(small, []struct {
+		name string
+		b    []byte
 	}{
-		{format.ComponentStatistics, statsBytes},
-		{format.ComponentSummary, smry.Encode()},
 		{format.ComponentFilter, filterBytes},
 		{format.ComponentDigest, writer.DigestText(dr.Digest)},
-	}
+	}...)
 	if dr.Info != nil {
 		ci := dr.Info.Encode(to.HasMaxCompressedLength)
 		if ci == nil {
@@ -525,7 +594,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		sizesAfter[c.name] = n
 		written = append(written, c.name)
 	}
-	toc := tocFor(src.TOC, append(written, format.ComponentData, format.ComponentIndex))
+	toc := tocFor(src.TOC, append(written, streamed...))
 	w, done, err := out.create(format.ComponentTOC)
 	if err != nil {
 		return res, err
@@ -539,12 +608,28 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	for _, name := range toc {
 		res.Components = append(res.Components, Component{Name: name, Before: fileSize(src.Path(name)), After: sizesAfter[name]})
 	}
+	// The source's index components that the target format has no place
+	// for (Index.db and Summary.db for a trie-indexed target, and back)
+	// are gone after the conversion.
+	for _, name := range writer.IndexComponents(from) {
+		if !slices.Contains(toc, name) && src.HasComponent(name) {
+			res.Dropped = append(res.Dropped, Component{Name: name, Before: fileSize(src.Path(name))})
+		}
+	}
+	res.Index = Component{Name: strings.Join(writer.IndexComponents(from), "+") + " -> " + strings.Join(indexComps, "+")}
+	for _, name := range writer.IndexComponents(from) {
+		res.Index.Before += fileSize(src.Path(name))
+	}
+	for _, name := range indexComps {
+		res.Index.After += sizesAfter[name]
+	}
 	res.DataUncompressed = Component{Name: "Data.db (uncompressed)", Before: src.Data.Length(), After: dr.Length}
 	return res, nil
 }
 
 // tocFor lists the written components in the source TOC's order (Cassandra
-// writes a hash set's order), then any the source did not have.
+// writes a hash set's order), then any the source did not have in the
+// order Cassandra 5.0 lists them.
 func tocFor(srcTOC, written []string) []string {
 	have := map[string]bool{format.ComponentTOC: true}
 	for _, c := range written {
@@ -558,7 +643,7 @@ func tocFor(srcTOC, written []string) []string {
 			seen[c] = true
 		}
 	}
-	for _, c := range append([]string{format.ComponentTOC}, written...) {
+	for _, c := range writer.TOCOrder(append([]string{format.ComponentTOC}, written...)) {
 		if !seen[c] {
 			out = append(out, c)
 			seen[c] = true
@@ -570,6 +655,16 @@ func tocFor(srcTOC, written []string) []string {
 // countKeys counts Index.db's entries (heads only): the filter and the
 // summary are sized for the partition count before the keys arrive.
 func countKeys(src *sstable.SSTable) (int64, error) {
+	if src.Version().IsBTI() {
+		if src.Partitions != nil {
+			// Partitions.db's footer counts them; the conversion checks
+			// the count against Data.db's partitions.
+			return src.Partitions.KeyCount, nil
+		}
+		// The tries are derived from Data.db like Summary.db and
+		// Filter.db: without them, Data.db is counted by a skim.
+		return countPartitions(src)
+	}
 	scan := index.NewScanner(src.Index, src.IndexCodec, 0, false)
 	var n int64
 	for scan.Next() {
@@ -579,6 +674,26 @@ func countKeys(src *sstable.SSTable) (int64, error) {
 		return n, fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
 	}
 	return n, nil
+}
+
+// countPartitions walks Data.db by sizes alone.
+func countPartitions(src *sstable.SSTable) (int64, error) {
+	d := src.Decoder(0)
+	var h rows.PartitionHeader
+	var n int64
+	for {
+		err := d.ReadPartitionHeader(&h)
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err == nil {
+			_, err = d.SkimRest()
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
 }
 
 // defaultMinIndexInterval is min_index_interval's default (TableParams).

@@ -61,10 +61,24 @@ func stagingDirs(t *testing.T, dir string) []string {
 // uninterrupted run writes, byte for byte; the source never changes. Half
 // the trials write into a directory that does not exist yet.
 func TestCrashAnywhere(t *testing.T) {
-	srcDir := fixtures.Table(t, "nc", "legacy_nc_clust")
+	crashAnywhere(t, "nc", "legacy_nc_clust", format.MustVersion("oa"), 60)
+}
+
+// The same for conversions that write or read trie indexes (Partitions.db
+// and Rows.db streamed beside Data.db, or Index.db from a da source).
+func TestCrashAnywhereBTI(t *testing.T) {
+	da, err := format.ParseFormatVersion(format.BTI, "da")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("nc->da", func(t *testing.T) { crashAnywhere(t, "nc", "legacy_nc_clust", da, 24) })
+	t.Run("da->oa", func(t *testing.T) { crashAnywhere(t, "da", "legacy_da_clust", format.MustVersion("oa"), 24) })
+}
+
+func crashAnywhere(t *testing.T, group, name string, to format.Version, trials int) {
+	srcDir := fixtures.Table(t, group, name)
 	src := dataPath(t, srcDir)
 	before := hashDir(t, srcDir)
-	to := format.MustVersion("oa")
 
 	// The total a full conversion writes bounds the crash points; its
 	// files are what every repaired output must hold.
@@ -79,7 +93,6 @@ func TestCrashAnywhere(t *testing.T) {
 		total += c.After
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	const trials = 60
 	complete, completedByRecovery, removedByRecovery := 0, 0, 0
 	for i := 0; i < trials; i++ {
 		root := t.TempDir()
@@ -111,7 +124,7 @@ func TestCrashAnywhere(t *testing.T) {
 			t.Fatalf("trial %d: the run left something beside the output directory: %v", i, ents)
 		}
 		switch {
-		case err != nil && len(found) != 0:
+		case err != nil && len(found) != 0 && !partitionsWithoutData(found):
 			t.Fatalf("trial %d (bytes %d renames %d): crashed, yet %v is in the output directory", i, o.crashBytes, o.crashRenames, found)
 		case err != nil && len(stagingDirs(t, out)) != 1:
 			t.Fatalf("trial %d: crashed, staging directories in the output: %v", i, stagingDirs(t, out))
@@ -213,4 +226,16 @@ func TestLiveStagingIsLeftAlone(t *testing.T) {
 	if _, err := os.Stat(st.Dir()); err != nil {
 		t.Fatalf("the live staging directory is gone: %v", err)
 	}
+}
+
+// partitionsWithoutData reports whether found is one BTI sstable that
+// format.Find reports through Partitions.db while its Data.db is not
+// there: a crash between the last two renames of a commit (Partitions.db,
+// then Data.db), which no reader opens and the next run completes.
+func partitionsWithoutData(found []string) bool {
+	if len(found) != 1 {
+		return false
+	}
+	_, err := os.Stat(found[0])
+	return errors.Is(err, os.ErrNotExist) && strings.HasSuffix(found[0], "-bti-Data.db")
 }

@@ -128,3 +128,84 @@ func TestGenerateFormats(t *testing.T) {
 		}
 	}
 }
+
+// da (BTI) tables of every built-in profile verify (verify rebuilds both
+// tries from Data.db and compares them byte for byte); Data.db,
+// Statistics.db and Filter.db are the oa table's of the same seed; the row
+// index has blocks of 16 KiB by default, narrower with ColumnIndexSize.
+func TestGenerateDA(t *testing.T) {
+	da, err := format.ParseFormatVersion(format.BTI, "da")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"deletes", "wide-partitions", "time-series-ttl", "small-partitions"} {
+		p, _ := workload.Builtin(name)
+		p.Partitions = 200
+		if name == "wide-partitions" {
+			p.Partitions = 10
+		}
+		tmp := t.TempDir()
+		res, err := Generate(p, filepath.Join(tmp, "da"), Options{Version: da, Seed: 7})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if rep := verify.SSTable(res.DataPath, sstable.Options{}, nil); !rep.OK() {
+			t.Fatalf("%s: %v", name, rep.Problems)
+		}
+		oa, err := Generate(p, filepath.Join(tmp, "oa"), Options{Version: format.MustVersion("oa"), Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dd, _, _ := format.ParseDescriptor(res.DataPath)
+		od, _, _ := format.ParseDescriptor(oa.DataPath)
+		for _, c := range []string{format.ComponentData, format.ComponentStatistics, format.ComponentFilter, format.ComponentCompressionInfo} {
+			x, _ := os.ReadFile(dd.Path(c))
+			y, _ := os.ReadFile(od.Path(c))
+			if !bytes.Equal(x, y) {
+				t.Errorf("%s: da %s differs from oa's", name, c)
+			}
+		}
+		for _, c := range []string{format.ComponentIndex, format.ComponentSummary} {
+			if _, err := os.Stat(dd.Path(c)); err == nil {
+				t.Errorf("%s: da table has %s", name, c)
+			}
+		}
+		if name == "wide-partitions" {
+			small, err := Generate(p, filepath.Join(tmp, "da4k"), Options{Version: da, Seed: 7, ColumnIndexSize: 4 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep := verify.SSTable(small.DataPath, sstable.Options{}, nil); !rep.OK() {
+				t.Fatal(rep.Problems)
+			}
+			at16, at4 := rowIndexBlocks(t, res.DataPath), rowIndexBlocks(t, small.DataPath)
+			if at16 == 0 || at4 < 3*at16 {
+				t.Errorf("%d row index blocks at 16 KiB, %d at 4 KiB: expected about four times as many", at16, at4)
+			}
+		}
+	}
+}
+
+// rowIndexBlocks sums the block counts of a da table's Rows.db entries.
+func rowIndexBlocks(t *testing.T, dataPath string) int {
+	s, err := sstable.Open(dataPath, sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n := 0
+	it := s.Partitions.Iter()
+	for ok := it.First(); ok; ok = it.Next() {
+		if e := it.Entry(); e.InRowIndex() {
+			re, err := s.Rows.Entry(e.RowIndexPos())
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += re.BlockCount
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -4,16 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/clustering"
+	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/filter"
-	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/stats"
-	"github.com/sstabletool/sstabletool/format/summary"
 	"github.com/sstabletool/sstabletool/format/token"
 )
 
@@ -52,31 +52,23 @@ type SSTableWriter struct {
 	part  token.Partitioner
 	data  *File
 	dw    *DataWriter
-	index *File
+	index *File // Index.db, or Partitions.db for BTI
+	rows  *File // Rows.db (BTI)
+	idx   *IndexWriter
 	enc   *rows.Encoder
-	codec *index.Codec
-	sb    *summary.Builder
 	bf    *filter.BloomFilter
 	col   collector
 	hll   stats.HLLSketch
 
 	buf     []byte
-	idxBuf  []byte
 	lastKey []byte
 	first   []byte
 
 	// current partition
 	key         []byte
-	deletion    deletiontime.DeletionTime
 	start       int64
 	prevStart   int64
 	headerLen   int64
-	written     int
-	blocks      []index.Block
-	blkFirst    *clustering.Prefix
-	blkStart    int64
-	openMarker  *deletiontime.DeletionTime
-	lastClust   clustering.Prefix
 	cells       int64
 	inPartition bool
 }
@@ -88,7 +80,7 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 		cfg.Generation = "1"
 	}
 	if cfg.ColumnIndexSize <= 0 {
-		cfg.ColumnIndexSize = DefaultColumnIndexSize
+		cfg.ColumnIndexSize = DefaultGranularity(cfg.Version)
 	}
 	if cfg.MinIndexInterval <= 0 {
 		cfg.MinIndexInterval = 128
@@ -114,11 +106,24 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &SSTableWriter{cfg: cfg, st: st, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema),
-		codec: &index.Codec{Version: cfg.Version, ClusteringFixed: cfg.Schema.ClusteringFixed}}
+	w := &SSTableWriter{cfg: cfg, st: st, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema)}
 	w.col.init()
 	for _, t := range cfg.Header.ClusteringTypes {
 		w.col.types = append(w.col.types, t.Type)
+	}
+	var ctypes []*cqltype.Type
+	if cfg.Version.IsBTI() {
+		// Byte-comparable clusterings need every type parsed.
+		for i, tn := range cfg.Header.ClusteringTypes {
+			t := tn.Type
+			if t == nil {
+				if t, err = cqltype.Parse(tn.Class); err != nil {
+					st.Abort()
+					return nil, fmt.Errorf("writer: clustering type %d: %w", i, err)
+				}
+			}
+			ctypes = append(ctypes, t)
+		}
 	}
 	fail := func(err error) (*SSTableWriter, error) { st.Abort(); return nil, err }
 	if w.data, err = st.Create(desc.Prefix() + format.ComponentData); err != nil {
@@ -127,10 +132,20 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 	if w.dw, err = NewDataWriter(w.data, cfg.Compression, cfg.Version.HasMaxCompressedLength); err != nil {
 		return fail(err)
 	}
-	if w.index, err = st.Create(desc.Prefix() + format.ComponentIndex); err != nil {
+	comps := IndexComponents(cfg.Version)
+	if w.index, err = st.Create(desc.Prefix() + comps[0]); err != nil {
 		return fail(err)
 	}
-	if w.sb, err = summary.NewBuilder(cfg.ExpectedKeys, cfg.MinIndexInterval, summary.BaseSamplingLevel); err != nil {
+	var rowsOut io.Writer
+	if cfg.Version.IsBTI() {
+		if w.rows, err = st.Create(desc.Prefix() + comps[1]); err != nil {
+			return fail(err)
+		}
+		rowsOut = w.rows
+	}
+	if w.idx, err = NewIndexWriter(IndexConfig{Version: cfg.Version, Partitioner: p, ClusteringTypes: ctypes,
+		ClusteringFixed: cfg.Schema.ClusteringFixed, ColumnIndexSize: cfg.ColumnIndexSize,
+		ExpectedKeys: cfg.ExpectedKeys, MinIndexInterval: cfg.MinIndexInterval}, w.index, rowsOut); err != nil {
 		return fail(err)
 	}
 	if w.bf, err = filter.New(max(cfg.ExpectedKeys, 1), cfg.BloomFilterFPChance); err != nil {
@@ -157,10 +172,10 @@ func (w *SSTableWriter) StartPartition(key []byte, d deletiontime.DeletionTime) 
 		return fmt.Errorf("writer: partition key %x does not sort after %x", key, w.lastKey)
 	}
 	w.key = append(w.key[:0], key...)
-	w.deletion = d
 	w.start = w.dw.Pos()
 	w.prevStart = w.start
-	w.written, w.blocks, w.blkFirst, w.openMarker, w.cells = 0, w.blocks[:0], nil, nil, 0
+	w.cells = 0
+	w.idx.StartPartition(key, w.start, d)
 	var err error
 	if w.buf, err = w.enc.AppendPartitionHeader(w.buf[:0], key, d); err != nil {
 		return err
@@ -194,18 +209,6 @@ func (w *SSTableWriter) AddStatic(u *rows.Unfiltered) error {
 // Add writes a row or range tombstone marker.
 func (w *SSTableWriter) Add(u *rows.Unfiltered) error {
 	pos := w.dw.Pos()
-	rel := pos - w.start
-	var pfx clustering.Prefix
-	if u.Kind == rows.KindMarker {
-		pfx = u.Bound
-	} else {
-		pfx = clustering.Prefix{Kind: clustering.Clustering, Values: u.Clustering}
-	}
-	if w.blkFirst == nil {
-		p := clonePrefix(pfx)
-		w.blkFirst = &p
-		w.blkStart = rel
-	}
 	var err error
 	if w.buf, err = w.enc.AppendUnfiltered(w.buf[:0], u, uint64(pos-w.prevStart)); err != nil {
 		return err
@@ -214,41 +217,15 @@ func (w *SSTableWriter) Add(u *rows.Unfiltered) error {
 		return err
 	}
 	w.prevStart = pos
-	w.written++
-	w.lastClust = pfx
 	if u.Kind == rows.KindMarker {
-		switch {
-		case u.Bound.Kind.IsBoundary():
-			d := u.StartDeletion
-			w.openMarker = &d
-		case u.Bound.Kind.IsStart():
-			d := u.Deletion
-			w.openMarker = &d
-		default:
-			w.openMarker = nil
-		}
 		w.col.marker(u)
 	} else {
 		w.col.row(u, &w.cells)
 	}
-	if w.dw.Pos()-w.start-w.blkStart >= int64(w.cfg.ColumnIndexSize) {
-		w.addBlock()
-	}
-	return nil
+	return w.idx.Add(u, pos-w.start, w.dw.Pos()-w.start)
 }
 
-func (w *SSTableWriter) addBlock() {
-	b := index.Block{FirstName: *w.blkFirst, LastName: clonePrefix(w.lastClust), Offset: w.blkStart,
-		Width: w.dw.Pos() - w.start - w.blkStart}
-	if w.openMarker != nil {
-		d := *w.openMarker
-		b.EndOpenMarker = &d
-	}
-	w.blocks = append(w.blocks, b)
-	w.blkFirst = nil
-}
-
-// EndPartition closes the partition and writes its Index.db entry.
+// EndPartition closes the partition and writes its index entry.
 func (w *SSTableWriter) EndPartition() error {
 	if !w.inPartition {
 		return errors.New("writer: EndPartition outside a partition")
@@ -257,22 +234,9 @@ func (w *SSTableWriter) EndPartition() error {
 	if err := w.dw.WriteByte(rows.FlagEndOfPartition); err != nil {
 		return err
 	}
-	if w.written > 0 && w.blkFirst != nil {
-		w.addBlock()
-	}
-	e := index.Entry{Key: w.key, Position: w.start}
-	if len(w.blocks) > 1 {
-		e.HeaderLength, e.Deletion, e.Blocks = w.headerLen, w.deletion, w.blocks
-	}
-	indexPos := w.index.Pos()
-	var err error
-	if w.idxBuf, err = w.codec.Append(w.idxBuf[:0], &e); err != nil {
+	if err := w.idx.EndPartition(w.headerLen, w.dw.Pos()-w.start); err != nil {
 		return err
 	}
-	if _, err := w.index.Write(w.idxBuf); err != nil {
-		return err
-	}
-	w.sb.Add(w.key, indexPos)
 	w.bf.Add(w.key)
 	w.hll.Add(w.key)
 	w.col.endPartition(w.dw.Pos()-w.start, w.cells)
@@ -296,12 +260,17 @@ func (w *SSTableWriter) Finish() (string, error) {
 	if err := w.data.Close(); err != nil {
 		return "", err
 	}
+	extra, err := w.idx.Finish()
+	if err != nil {
+		return "", err
+	}
 	if err := w.index.Close(); err != nil {
 		return "", err
 	}
-	smry, err := w.sb.Build()
-	if err != nil {
-		return "", err
+	if w.rows != nil {
+		if err := w.rows.Close(); err != nil {
+			return "", err
+		}
 	}
 	st := w.statistics(dr)
 	sb, err := st.Encode(w.cfg.Version)
@@ -312,12 +281,20 @@ func (w *SSTableWriter) Finish() (string, error) {
 	files := []struct {
 		c string
 		b []byte
+	}{{format.ComponentStatistics, sb}}
+	for _, c := range extra {
+		files = append(files, struct {
+			c string
+			b []byte
+		}{c.Name, c.Bytes})
+	}
+	files = append(files, []struct {
+		c string
+		b []byte
 	}{
-		{format.ComponentStatistics, sb},
-		{format.ComponentSummary, smry.Encode()},
 		{format.ComponentFilter, w.bf.Encode(v.HasOldBloomFilterFormat)},
 		{format.ComponentDigest, DigestText(dr.Digest)},
-	}
+	}...)
 	if dr.Info != nil {
 		files = append(files, struct {
 			c string
@@ -338,7 +315,11 @@ func (w *SSTableWriter) Finish() (string, error) {
 			toc = append(toc, f.c)
 		}
 	}
-	toc = append(toc, format.ComponentIndex)
+	if v.IsBTI() {
+		toc = TOCOrder(append(toc, IndexComponents(v)...))
+	} else {
+		toc = append(toc, format.ComponentIndex)
+	}
 	if err := w.st.WriteFile(w.desc.Prefix()+format.ComponentTOC, TOCText(toc)); err != nil {
 		return "", err
 	}

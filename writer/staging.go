@@ -244,7 +244,8 @@ func readMarker(dir string) ([]string, error) {
 	return names, nil
 }
 
-// moveInto renames the named files from dir into dest, Data.db last; a
+// moveInto renames the named files from dir into dest, Data.db last
+// (Partitions.db just before it); a
 // file already in dest and no longer in dir was moved before a crash.
 // rename, when set, does the renames (crash injection). It returns how
 // many it moved.
@@ -257,17 +258,22 @@ func moveInto(dir, dest string, names []string, rename func(from, to string) err
 			return nil
 		}
 	}
-	order := slices.Clone(names)
-	slices.SortStableFunc(order, func(a, b string) int {
-		ad, bd := strings.HasSuffix(a, "-Data.db"), strings.HasSuffix(b, "-Data.db")
+	// Readers find an sstable by its Data.db (format.Find also by a BTI
+	// sstable's Partitions.db, to report one whose Data.db is lost): both
+	// go last, Data.db the very last, so that until the commit is complete
+	// nothing reads as an sstable, and for one rename at most a trie
+	// index names an sstable whose Data.db is not there yet.
+	rank := func(n string) int {
 		switch {
-		case ad == bd:
-			return 0
-		case ad:
+		case strings.HasSuffix(n, "-Data.db"):
+			return 2
+		case strings.HasSuffix(n, "-Partitions.db"):
 			return 1
 		}
-		return -1
-	})
+		return 0
+	}
+	order := slices.Clone(names)
+	slices.SortStableFunc(order, func(a, b string) int { return rank(a) - rank(b) })
 	moved := 0
 	for _, n := range order {
 		from, to := filepath.Join(dir, n), filepath.Join(dest, n)

@@ -16,11 +16,13 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:      "convert",
-		Usage:     "rewrite sstables in another big-format version (nc/nb -> oa, and back), crash-safely",
+		Usage:     "rewrite sstables in another version (nc/nb -> oa, big <-> da, and back), crash-safely",
 		ArgsUsage: "SRC... --to VERSION --out DIR",
 		Description: "Rewrites every component of each source sstable into DIR in version --to: partition headers,\n" +
 			"Index.db entries and promoted index blocks are re-encoded and every position behind them moves;\n" +
-			"row bodies are copied byte for byte. Sources are only read. Files are written into a hidden staging\n" +
+			"row bodies are copied byte for byte. To or from da (Cassandra 5.0's trie-indexed format), Index.db and\n" +
+			"Summary.db become Partitions.db and Rows.db or back, with index blocks cut anew from the rows at\n" +
+			"--column-index-size (Cassandra's default for the target format). Sources are only read. Files are written into a hidden staging\n" +
 			"directory inside DIR (so DIR may be a mount point), fsynced, and renamed into place only when complete\n" +
 			"(and, with --verify, re-read and compared with the source cell by cell), Data.db last. A DIR that\n" +
 			"already holds the sstable is refused. Leftovers of a killed convert in DIR are repaired first and\n" +
@@ -29,12 +31,14 @@ func init() {
 			"Examples:\n" +
 			"  sstabletool convert nc-1-big-Data.db --to oa --out /tmp/orders-oa\n" +
 			"  sstabletool convert -r /var/lib/cassandra/data/shop --to oa --dry-run                # what would be written, nothing is\n" +
-			"  sstabletool convert /tmp/orders-oa --to nc --out /tmp/orders-nc --compression none   # and back, uncompressed",
+			"  sstabletool convert /tmp/orders-oa --to nc --out /tmp/orders-nc --compression none   # and back, uncompressed\n" +
+			"  sstabletool convert /tmp/orders-oa --to da --out /tmp/orders-da                     # trie-indexed (BTI)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa)"},
+			&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa), or da (BTI)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR` (created if missing)"},
 			&cli.StringFlag{Name: "compression", Usage: "Data.db compression: keep (default), none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)", Value: "keep"},
 			&cli.IntFlag{Name: "chunk-length", Usage: "chunk length in KiB with --compression (default: the source's, else 16)"},
+			&cli.IntFlag{Name: "column-index-size", Usage: "index block size in KiB (column_index_size) for blocks cut anew: always with da on either side (default 16 for da, 64 for big), on request between big versions (default: keep the source's blocks)"},
 			&cli.BoolFlag{Name: "cap-deletion-times", Usage: "cap deletion times a legacy layout cannot hold (past 2038) instead of failing; the report counts them"},
 			&cli.BoolFlag{Name: "verify", Value: true, Usage: "re-read the output and compare it with the source before moving it into place (--verify=false to skip)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print what would be written"},
@@ -72,8 +76,17 @@ func parseCompression(c *cli.Context) (*writer.Compression, bool, error) {
 	return &writer.Compression{Class: class, Options: map[string]string{}, ChunkLength: kib << 10, MaxCompressedLength: math.MaxInt32}, false, nil
 }
 
+// parseAnyVersion parses a version of either format: da is BTI
+// (trie-indexed, Cassandra 5.0), ma..oa big.
+func parseAnyVersion(name string) (format.Version, error) {
+	if len(name) == 2 && name < "ma" {
+		return format.ParseFormatVersion(format.BTI, name)
+	}
+	return format.ParseVersion(name)
+}
+
 func convertOptions(c *cli.Context) (convert.Options, error) {
-	to, err := format.ParseVersion(c.String("to"))
+	to, err := parseAnyVersion(c.String("to"))
 	if err != nil {
 		return convert.Options{}, usageError("--to: %v", err)
 	}
@@ -85,8 +98,12 @@ func convertOptions(c *cli.Context) (convert.Options, error) {
 	if err != nil {
 		return convert.Options{}, err
 	}
+	kib := c.Int("column-index-size")
+	if c.IsSet("column-index-size") && (kib <= 0 || kib > 1<<21) {
+		return convert.Options{}, usageError("--column-index-size %d: expected KiB between 1 and %d", kib, 1<<21)
+	}
 	return convert.Options{To: to, Compression: comp, Uncompressed: none, CapDeletionTimes: c.Bool("cap-deletion-times"),
-		Verify: c.Bool("verify"), Access: a}, nil
+		Verify: c.Bool("verify"), Access: a, ColumnIndexSize: kib << 10}, nil
 }
 
 func convertAction(c *cli.Context) error {
@@ -143,6 +160,9 @@ func convertAction(c *cli.Context) error {
 			fmt.Fprintf(stdout, "would write %s (%s -> %s, %d partitions):\n", out.Path(format.ComponentData), res.From, res.To, res.Partitions)
 			for _, comp := range res.Components {
 				fmt.Fprintf(stdout, "  %-20s %10d bytes (source %d)\n", out.Prefix()+comp.Name, comp.After, comp.Before)
+			}
+			for _, comp := range res.Dropped {
+				fmt.Fprintf(stdout, "  %-20s    dropped (source %d bytes; %s has no such component)\n", out.Prefix()+comp.Name, comp.Before, res.To)
 			}
 			return nil
 		}

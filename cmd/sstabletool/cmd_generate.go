@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/generate"
 	"github.com/sstabletool/sstabletool/workload"
 )
@@ -15,7 +14,7 @@ func init() {
 	register(&cli.Command{
 		Name:      "generate",
 		Usage:     "write a synthetic sstable from a workload profile (docs/workload.md)",
-		ArgsUsage: "--format nb|nc|oa --out DIR [--profile FILE|NAME]",
+		ArgsUsage: "--format nb|nc|oa|da --out DIR [--profile FILE|NAME]",
 		Description: "Writes one sstable whose partitions, rows, values, deletions and TTLs follow the profile\n" +
 			"(a YAML/JSON file, or a built-in name: demo (the default), " + strings.Join(workload.BuiltinNames(), ", ") + ").\n" +
 			"The mix's weights become shares of deleted partitions, rows, cells and range tombstones\n" +
@@ -23,16 +22,17 @@ func init() {
 			"Examples:\n" +
 			"  sstabletool generate --out /tmp/gen --partitions 300                                            # the demo profile, as oa\n" +
 			"  sstabletool generate --format nc --profile wide-partitions --partitions 20 --out /tmp/wide\n" +
+			"  sstabletool generate --format da --profile wide-partitions --partitions 20 --out /tmp/wide-bti   # trie-indexed\n" +
 			"  sstabletool generate --out /tmp/ts --profile time-series-ttl --seed 7 --partitions 200 --json",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa)"},
+			&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa), or da (BTI: Partitions.db and Rows.db in place of Index.db and Summary.db)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR`", Required: true},
 			&cli.StringFlag{Name: "profile", Usage: "workload profile file or built-in name (default: demo)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "override the profile's seed"},
 			&cli.Int64Flag{Name: "partitions", Usage: "override the profile's partition count"},
 			&cli.StringFlag{Name: "compression", Value: "LZ4Compressor", Usage: "none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)"},
 			&cli.IntFlag{Name: "chunk-length", Usage: "chunk length in KiB (default 16)"},
-			&cli.IntFlag{Name: "column-index-size", Usage: "promoted index block size in KiB (default 64)"},
+			&cli.IntFlag{Name: "column-index-size", Usage: "index block size in KiB (column_index_size; default 64 for big format, 16 for da)"},
 			jsonFlag,
 		},
 		Action: generateAction,
@@ -40,7 +40,7 @@ func init() {
 }
 
 func generateAction(c *cli.Context) error {
-	v, err := format.ParseVersion(c.String("format"))
+	v, err := parseAnyVersion(c.String("format"))
 	if err != nil {
 		return usageError("--format: %v", err)
 	}

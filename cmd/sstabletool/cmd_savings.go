@@ -5,27 +5,35 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/oa"
 )
 
 func init() {
 	register(&cli.Command{
 		Name:      "savings",
-		Usage:     "what converting legacy sstables to oa would save, exactly, without writing anything",
+		Usage:     "what converting sstables to oa (or to da, trie-indexed) would save, exactly, without writing anything",
 		ArgsUsage: "PATH...",
 		Description: "For each legacy sstable (nb, nc, ...) and in total: bytes per component now and after conversion\n" +
 			"to oa, the difference and percent, and the LIVE / non-LIVE DeletionTimes by place (partition\n" +
 			"headers, index entries, index blocks). Uncompressed sizes are exactly what convert writes; the\n" +
-			"compressed Data.db size comes from really recompressing every chunk in memory.\n\n" +
+			"compressed Data.db size comes from really recompressing every chunk in memory.\n" +
+			"--to da estimates Cassandra 5.0's trie-indexed format instead: Index.db and Summary.db become\n" +
+			"Partitions.db and Rows.db (built in memory, blocks cut at --column-index-size, 16 KiB by default),\n" +
+			"and the index line sums the partition index before and after.\n\n" +
 			"Examples:\n" +
 			"  sstabletool savings nc-1-big-Data.db\n" +
+			"  sstabletool savings --to da nc-1-big-Data.db                       # Index.db+Summary.db vs the tries\n" +
 			"  sstabletool savings -r /var/lib/cassandra/data --json | jq .total   # the whole node",
-		Flags:  []cli.Flag{rewriteAccessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "to", Value: "oa", Usage: "target version: oa (compact deletion times) or da (trie-indexed; any big or BTI version)"},
+			&cli.IntFlag{Name: "column-index-size", Usage: "index block size in KiB for blocks cut anew (to or from da; default 16 for da, 64 for big)"},
+			rewriteAccessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag},
 		Action: savingsAction,
 	}, sstableArgs)
 }
@@ -36,9 +44,11 @@ type savingsTotal struct {
 	Components []convert.Component `json:"components"`
 	// DataUncompressed sums Data.db's uncompressed lengths.
 	DataUncompressed convert.Component `json:"data_uncompressed"`
-	Before           int64             `json:"before"`
-	After            int64             `json:"after"`
-	Counts           convert.Counts    `json:"deletion_times"`
+	// Index sums the partition index components (Result.Index).
+	Index  convert.Component `json:"index"`
+	Before int64             `json:"before"`
+	After  int64             `json:"after"`
+	Counts convert.Counts    `json:"deletion_times"`
 }
 
 type savingsReport struct {
@@ -57,7 +67,14 @@ func savingsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	oa := oa.Version
+	to, err := parseAnyVersion(c.String("to"))
+	if err != nil {
+		return usageError("--to: %v", err)
+	}
+	kib := c.Int("column-index-size")
+	if c.IsSet("column-index-size") && (kib <= 0 || kib > 1<<21) {
+		return usageError("--column-index-size %d: expected KiB between 1 and %d", kib, 1<<21)
+	}
 	rep := savingsReport{SSTables: []*convert.Result{}}
 	byName := map[string]int{}
 	err = sc.each(func(p string) error {
@@ -65,7 +82,7 @@ func savingsAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		if d.Version.HasUIntDeletionTime {
+		if d.Version == to || !to.IsBTI() && d.Version.HasUIntDeletionTime {
 			// Nothing to save, but only of an sstable that is there.
 			if _, err := os.Stat(d.Path(format.ComponentData)); errors.Is(err, os.ErrNotExist) {
 				return badData(fmt.Errorf("%s: Data.db is missing", d.Path(format.ComponentData)))
@@ -78,7 +95,7 @@ func savingsAction(c *cli.Context) error {
 			return nil
 		}
 		prog := newProgress("savings "+p, 0)
-		res, err := convert.Estimate(p, convert.Options{To: oa, Access: a,
+		res, err := convert.Estimate(p, convert.Options{To: to, Access: a, ColumnIndexSize: kib << 10,
 			Progress: func(done, total int64) { prog.total = total; prog.update(done) }})
 		prog.done()
 		if err != nil {
@@ -92,7 +109,14 @@ func savingsAction(c *cli.Context) error {
 		t.DataUncompressed.Name = res.DataUncompressed.Name
 		t.DataUncompressed.Before += res.DataUncompressed.Before
 		t.DataUncompressed.After += res.DataUncompressed.After
-		for _, comp := range res.Components {
+		if t.Index.Name == "" || t.Index.Name == res.Index.Name {
+			t.Index.Name = res.Index.Name
+		} else {
+			t.Index.Name = "index components of both formats"
+		}
+		t.Index.Before += res.Index.Before
+		t.Index.After += res.Index.After
+		for _, comp := range append(slices.Clone(res.Components), res.Dropped...) {
 			i, ok := byName[comp.Name]
 			if !ok {
 				i = len(t.Components)
@@ -105,8 +129,8 @@ func savingsAction(c *cli.Context) error {
 			t.After += comp.After
 		}
 		if !c.Bool("json") {
-			fmt.Fprintf(stdout, "%s (%s -> oa, %d partitions)\n", p, res.From, res.Partitions)
-			printSavings(stdout, res.Components, res.DataUncompressed, &res.Counts)
+			fmt.Fprintf(stdout, "%s (%s -> %s, %d partitions)\n", p, res.From, res.To, res.Partitions)
+			printSavings(stdout, to.Name, append(slices.Clone(res.Components), res.Dropped...), res.DataUncompressed, res.Index, &res.Counts)
 			for _, why := range res.Refusals {
 				fmt.Fprintf(stdout, "  convert refuses this sstable as it stands (the sizes above assume it was fixed): %s\n", why)
 			}
@@ -125,13 +149,13 @@ func savingsAction(c *cli.Context) error {
 	}
 	if rep.Total.SSTables > 1 {
 		fmt.Fprintf(stdout, "TOTAL (%d sstables, %d partitions)\n", rep.Total.SSTables, rep.Total.Partitions)
-		printSavings(stdout, rep.Total.Components, rep.Total.DataUncompressed, &rep.Total.Counts)
+		printSavings(stdout, to.Name, rep.Total.Components, rep.Total.DataUncompressed, rep.Total.Index, &rep.Total.Counts)
 	}
 	return sc.err()
 }
 
-func printSavings(w io.Writer, comps []convert.Component, data convert.Component, counts *convert.Counts) {
-	fmt.Fprintf(w, "  %-20s %14s %14s %12s %8s\n", "component", "now", "as oa", "saved", "saved%")
+func printSavings(w io.Writer, to string, comps []convert.Component, data, idx convert.Component, counts *convert.Counts) {
+	fmt.Fprintf(w, "  %-20s %14s %14s %12s %8s\n", "component", "now", "as "+to, "saved", "saved%")
 	var before, after int64
 	for _, c := range comps {
 		fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s\n", c.Name, c.Before, c.After, c.Before-c.After, pct(c.Before-c.After, c.Before))
@@ -141,6 +165,11 @@ func printSavings(w io.Writer, comps []convert.Component, data convert.Component
 	fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s\n", "all files", before, after, before-after, pct(before-after, before))
 	fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s   (not a file: what the rewrite removes before compression)\n",
 		"Data.db uncompressed", data.Before, data.After, data.Before-data.After, pct(data.Before-data.After, data.Before))
+	if before, after, _ := strings.Cut(idx.Name, " -> "); before != after {
+		// Only a change of format replaces the index components.
+		fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s   (%s)\n",
+			"index components", idx.Before, idx.After, idx.Before-idx.After, pct(idx.Before-idx.After, idx.Before), idx.Name)
+	}
 	fmt.Fprintf(w, "  DeletionTimes:       %10s %10s\n", "LIVE", "non-LIVE")
 	for _, pc := range counts.ByPlace() {
 		fmt.Fprintf(w, "    %-18s %10d %10d\n", pc.Place, pc.Live, pc.NonLive)

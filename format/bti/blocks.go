@@ -39,6 +39,13 @@ type BlockCutter struct {
 	openAfter deletiontime.DeletionTime // deletion open after the last marker
 	lastEnd   int64
 	started   bool
+
+	// AddCopy's memory: kept holds the first and last clustering of each
+	// block (rewritten only after Reset), spare the last unfiltered's
+	// while it may still become its block's last.
+	kept  []byte
+	spare [2][]byte
+	turn  int
 }
 
 // NewBlockCutter returns a cutter for the given granularity (use
@@ -56,6 +63,7 @@ func (c *BlockCutter) Reset() {
 	c.openAfter = deletiontime.Live
 	c.lastEnd = 0
 	c.started = false
+	c.kept = c.kept[:0]
 }
 
 // Add reports the next unfiltered of the partition: the byte-comparable
@@ -104,4 +112,39 @@ func (c *BlockCutter) Finish(end int64) (blocks []IndexBlock, indexed bool, err 
 	}
 	c.open = false
 	return c.blocks, len(c.blocks) > 1, nil
+}
+
+// AddCopy is Add for a caller that reuses bc's memory for the next
+// unfiltered: the cutter copies what it keeps. A block's first clustering
+// and the last one of each closed block are kept until Reset; other
+// clusterings only until the next Add. A partition so costs memory per
+// block, not per unfiltered. Blocks returned by Finish are valid until
+// Reset.
+func (c *BlockCutter) AddCopy(bc []byte, start, end int64, isMarker bool, openAfter deletiontime.DeletionTime) error {
+	starts := !c.open
+	var own []byte
+	if starts {
+		own = c.keep(bc)
+	} else {
+		c.turn ^= 1
+		c.spare[c.turn] = append(c.spare[c.turn][:0], bc...)
+		own = c.spare[c.turn]
+	}
+	n := len(c.blocks)
+	if err := c.Add(own, start, end, isMarker, openAfter); err != nil {
+		return err
+	}
+	if len(c.blocks) > n && !starts {
+		// The block closed on this unfiltered: its last clustering must
+		// outlive the spare buffers.
+		c.blocks[n].Last = c.keep(bc)
+	}
+	return nil
+}
+
+// keep copies b into memory that stays untouched until Reset.
+func (c *BlockCutter) keep(b []byte) []byte {
+	at := len(c.kept)
+	c.kept = append(c.kept, b...)
+	return c.kept[at:len(c.kept):len(c.kept)]
 }

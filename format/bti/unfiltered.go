@@ -15,6 +15,19 @@ import (
 // the deletion it leaves open (a start bound's, a boundary's start, none
 // after an end bound). Static rows are not indexed and are skipped.
 func (c *BlockCutter) AddUnfiltered(dst []byte, types []*cqltype.Type, partStart int64, u *rows.Unfiltered) ([]byte, error) {
+	return c.addUnfiltered(dst, types, u, u.Offset-partStart, u.Offset+u.Size-partStart, false)
+}
+
+// AddUnfilteredAt is AddUnfiltered for an unfiltered that is not (or not
+// yet) where u.Offset says: a converter decodes the source and feeds the
+// positions its output gives the same unfiltered, start and end from the
+// start of the output partition. scratch is only used for this call and
+// returned for reuse; the cutter copies what it keeps (AddCopy).
+func (c *BlockCutter) AddUnfilteredAt(scratch []byte, types []*cqltype.Type, u *rows.Unfiltered, start, end int64) ([]byte, error) {
+	return c.addUnfiltered(scratch[:0], types, u, start, end, true)
+}
+
+func (c *BlockCutter) addUnfiltered(dst []byte, types []*cqltype.Type, u *rows.Unfiltered, startRel, endRel int64, copying bool) ([]byte, error) {
 	if u.Kind == rows.KindStaticRow {
 		return dst, nil
 	}
@@ -35,8 +48,11 @@ func (c *BlockCutter) AddUnfiltered(dst []byte, types []*cqltype.Type, partStart
 	if err != nil {
 		return dst[:start], err
 	}
+	if copying {
+		return dst, c.AddCopy(dst[start:], startRel, endRel, marker, open)
+	}
 	// The cutter keeps bc until Finish: cap it so later appends to dst
 	// cannot overwrite it.
 	bc := dst[start:len(dst):len(dst)]
-	return dst, c.Add(bc, u.Offset-partStart, u.Offset+u.Size-partStart, marker, open)
+	return dst, c.Add(bc, startRel, endRel, marker, open)
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,7 +10,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/bti"
+	"github.com/sstabletool/sstabletool/format/bti/trie"
 	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/reader"
 	"github.com/sstabletool/sstabletool/tui/bytemap"
 	"github.com/sstabletool/sstabletool/tui/catalog"
 	"github.com/sstabletool/sstabletool/tui/cellfmt"
@@ -21,23 +26,51 @@ const MaxBytes = 1 << 20
 
 // Bytes is a hex dump of a partition's or a row's uncompressed Data.db
 // bytes, every field coloured by class and named on its line; tab steps
-// through the fields and shows the selected one in full.
+// through the fields and shows the selected one in full. For a partition
+// of a trie-indexed (da) sstable, t switches to the bytes of its index:
+// Partitions.db around the partition's trie node (node types,
+// transitions, pointers, hash byte and position, the footer), then
+// Rows.db's row index trie and entry of the partition, then back.
 type Bytes struct {
 	env   *Env
 	t     *catalog.Table
 	title string
 	w, h  int
 
+	bytesPage
+	// key is the partition's key (partition views of BTI sstables), which
+	// finds its entries in the trie files; pages holds the components not
+	// on screen.
+	key   []byte
+	pages map[string]bytesPage
+}
+
+// bytesPage is what the view shows of one component.
+type bytesPage struct {
+	comp  string // format.ComponentData, ComponentPartitions or ComponentRows
 	base  int64
 	data  []byte
 	whole int64 // size of what was asked for (data may be shorter)
 	spans []bytemap.Span
 	err   error
+	note  string // why a component has nothing to show
+	sel   int64  // a trie page's field to select first: the partition's node or entry
+	size  int64  // a trie file's size
+
+	loading bool // a trie page being labelled in the background
 
 	field     int  // selected span
 	top       int  // first hex line on screen
 	labelling bool // the rest of spans is being labelled in the background
 }
+
+// trieBytes bounds the part of Partitions.db or Rows.db shown: a trie file
+// has a field every two bytes or so, and 64 KiB is 4,096 lines of hex.
+const trieBytes = 64 << 10
+
+// trieKey switches a BTI partition's bytes between Data.db, Partitions.db
+// and Rows.db. (Bound here: only the bytes view has it.)
+var trieKey = key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "index bytes"))
 
 // quickBytes is how much of a partition is labelled before the view
 // appears; labelling costs about 0.7 µs a field, so a megabyte (300,000
@@ -46,10 +79,15 @@ const quickBytes = 64 << 10
 
 // NewPartitionBytes shows the partition of size bytes at off (its first MaxBytes).
 func NewPartitionBytes(env *Env, t *catalog.Table, off, size int64, title string) *Bytes {
-	v := &Bytes{env: env, t: t, title: title, base: off, whole: size}
+	v := &Bytes{env: env, t: t, title: title, bytesPage: bytesPage{comp: format.ComponentData, base: off, whole: size}}
 	v.data, v.err = t.Bytes(off, min(size, MaxBytes))
 	if v.err != nil {
 		return v
+	}
+	if t.S.Version().IsBTI() && len(v.data) >= 2 {
+		if n := int(binary.BigEndian.Uint16(v.data)); 2+n <= len(v.data) {
+			v.key = append([]byte{}, v.data[2:2+n]...)
+		}
 	}
 	if len(v.data) <= quickBytes {
 		v.spans, v.err = t.Labeler().Region(v.data, off)
@@ -73,7 +111,7 @@ func (m labelledMsg) Owner() View { return m.owner }
 
 // NewUnfilteredBytes shows one row or marker as the decoder returned it.
 func NewUnfilteredBytes(env *Env, t *catalog.Table, u *rows.Unfiltered, title string) *Bytes {
-	v := &Bytes{env: env, t: t, title: title, base: u.Offset, whole: u.Size}
+	v := &Bytes{env: env, t: t, title: title, bytesPage: bytesPage{comp: format.ComponentData, base: u.Offset, whole: u.Size}}
 	v.data, v.err = t.Bytes(u.Offset, u.Size)
 	if v.err == nil {
 		v.spans, v.err = t.Labeler().Unfiltered(v.data, u.Offset, u)
@@ -106,7 +144,142 @@ func (v *Bytes) SetSize(w, h int)      { v.w, v.h = w, h; v.clampTop() }
 
 func (v *Bytes) Keys() []key.Binding {
 	k := v.env.Keys
+	if v.key != nil {
+		return []key.Binding{k.NextField, k.PrevField, trieKey, k.Down, k.Metadata}
+	}
 	return []key.Binding{k.NextField, k.PrevField, k.Down, k.Metadata}
+}
+
+// Component is the component on screen: Data.db, Partitions.db or Rows.db.
+func (v *Bytes) Component() string { return v.comp }
+
+// Note says why the component on screen shows no bytes ("" when it does).
+func (v *Bytes) Note() string { return v.note }
+
+// switchComponent shows the next component of Data.db → Partitions.db →
+// Rows.db → Data.db, labelling a trie file on its first visit.
+func (v *Bytes) switchComponent() tea.Cmd {
+	next := map[string]string{format.ComponentData: format.ComponentPartitions,
+		format.ComponentPartitions: format.ComponentRows, format.ComponentRows: format.ComponentData}[v.comp]
+	if v.pages == nil {
+		v.pages = map[string]bytesPage{}
+	}
+	v.pages[v.comp] = v.bytesPage
+	if pg, ok := v.pages[next]; ok {
+		v.bytesPage = pg
+		v.clampTop()
+		return nil
+	}
+	// A trie is walked from its root down to the nodes on screen: a large
+	// Partitions.db takes a moment, so it is labelled in the background.
+	v.bytesPage = bytesPage{comp: next, loading: true, note: "reading and labelling the partition's part of " + next + "…"}
+	v.pages[next] = v.bytesPage
+	return func() tea.Msg { return trieMsg{owner: v, page: v.triePage(next)} }
+}
+
+// trieMsg brings a trie file's page labelled in the background.
+type trieMsg struct {
+	owner *Bytes
+	page  bytesPage
+}
+
+func (m trieMsg) Owner() View { return m.owner }
+
+// showTriePage stores a labelled trie page and shows it if its component
+// is still on screen, with its partition's field selected.
+func (v *Bytes) showTriePage(pg bytesPage) tea.Cmd {
+	if i := bytemap.Find(pg.spans, pg.sel); i >= 0 {
+		pg.field = i
+		pg.top = int(pg.sel-pg.base)/v.perLine() - 2
+	}
+	v.pages[pg.comp] = pg
+	if v.comp != pg.comp {
+		return nil
+	}
+	v.bytesPage = pg
+	v.clampTop()
+	if pg.err != nil {
+		return status(pg.err.Error(), true)
+	}
+	return nil
+}
+
+// triePage reads and labels the part of Partitions.db or Rows.db that
+// belongs to the partition (at most trieBytes). It opens the file anew, so
+// that nothing it reads races with the table's other readers.
+func (v *Bytes) triePage(comp string) bytesPage {
+	pg := bytesPage{comp: comp}
+	s := v.t.S
+	fail := func(err error) bytesPage { pg.err = err; return pg }
+	pf, err := reader.Open(s.Path(format.ComponentPartitions), reader.Buffered)
+	if err != nil {
+		return fail(err)
+	}
+	defer pf.Close()
+	pi, err := bti.OpenPartitionsFile(pf, s.Partitioner)
+	if err != nil {
+		return fail(err)
+	}
+	it := pi.Iter()
+	if !it.SeekKey(v.key) {
+		if err := it.Err(); err != nil {
+			return fail(err)
+		}
+		return fail(fmt.Errorf("%s: no entry for the partition's key %x", pf.Path(), v.key))
+	}
+	entry := it.Entry()
+	var f reader.File = pf
+	var from, to, sel int64
+	var labelled []bti.Span
+	switch comp {
+	case format.ComponentPartitions:
+		size := pf.Size()
+		from, to = 0, size
+		if size > trieBytes {
+			// The pages around the partition's node (root and footer
+			// when they are near).
+			from = max(0, (entry.NodePos-trieBytes/2)&^(trie.PageSize-1))
+			to = min(size, from+trieBytes)
+			from = max(0, to-trieBytes)
+		}
+		if labelled, err = pi.Spans(from, to); err != nil {
+			return fail(err)
+		}
+		sel = entry.NodePos
+	case format.ComponentRows:
+		if !entry.InRowIndex() {
+			pg.note = "this partition has no row index in Rows.db: Cassandra writes one only for partitions of two index blocks or more (column_index_size); Partitions.db points straight at Data.db"
+			return pg
+		}
+		rf, err := reader.Open(s.Path(format.ComponentRows), reader.Buffered)
+		if err != nil {
+			return fail(err)
+		}
+		defer rf.Close()
+		f = rf
+		ri := bti.OpenRowsFile(rf, s.Version())
+		e, err := ri.Entry(entry.RowIndexPos())
+		if err != nil {
+			return fail(err)
+		}
+		start, err := ri.TrieStart(e)
+		if err != nil {
+			return fail(err)
+		}
+		from, to = max(start, e.End-trieBytes), e.End
+		if labelled, err = ri.Spans(e, from, to); err != nil {
+			return fail(err)
+		}
+		sel = e.Pos
+	}
+	pg.base, pg.whole, pg.size = from, to-from, f.Size()
+	pg.data = make([]byte, to-from)
+	if _, err := f.ReadAt(pg.data, from); err != nil {
+		return fail(err)
+	}
+	pg.spans = bytemap.TrieSpans(labelled, from, len(pg.data))
+	pg.sel = sel
+	return pg
 }
 
 // Spans are the labelled fields.
@@ -144,13 +317,25 @@ func (v *Bytes) clampTop() {
 func (v *Bytes) Update(msg tea.Msg) tea.Cmd {
 	if m, ok := msg.(labelledMsg); ok {
 		// The spans so far are a prefix of these: the selection stays.
-		v.labelling = false
-		v.spans, v.err = m.spans, m.err
-		v.field = min(v.field, max(len(v.spans)-1, 0))
+		pg := &v.bytesPage
+		if v.comp != format.ComponentData {
+			data := v.pages[format.ComponentData]
+			pg = &data
+			defer func() { v.pages[format.ComponentData] = data }()
+		}
+		pg.labelling = false
+		pg.spans, pg.err = m.spans, m.err
+		pg.field = min(pg.field, max(len(pg.spans)-1, 0))
 		if m.err != nil {
 			return status(m.err.Error(), true)
 		}
 		return nil
+	}
+	if m, ok := msg.(trieMsg); ok {
+		return v.showTriePage(m.page)
+	}
+	if km, ok := msg.(tea.KeyMsg); ok && v.key != nil && key.Matches(km, trieKey) {
+		return v.switchComponent()
 	}
 	k := v.env.Keys
 	if mv := navigation(msg, k); mv.ok {
@@ -193,17 +378,39 @@ func (v *Bytes) Update(msg tea.Msg) tea.Cmd {
 func (v *Bytes) View() string {
 	th := v.env.Theme
 	end := v.base + int64(len(v.data))
-	info := fmt.Sprintf(" %s · Data.db %d..%d (%s)", v.title, v.base, end, cellfmt.Bytes(int64(len(v.data))))
-	if v.whole > int64(len(v.data)) {
+	info := fmt.Sprintf(" %s · %s %d..%d (%s)", v.title, v.comp, v.base, end, cellfmt.Bytes(int64(len(v.data))))
+	trieFile := v.comp != format.ComponentData
+	if trieFile {
+		info += fmt.Sprintf(" · %s trie index", v.t.Version())
+		if v.size > 0 {
+			info += fmt.Sprintf(" of %s", cellfmt.Bytes(v.size))
+		}
+	} else if v.whole > int64(len(v.data)) {
 		info += th.Warn.Render(fmt.Sprintf(" · first %s of %s shown; open a row (enter, then x) for the rest", cellfmt.Human(int64(len(v.data))), cellfmt.Human(v.whole)))
 	}
-	info += fmt.Sprintf(" · %s, %s DeletionTime", v.t.Version(), v.t.S.Version().DeletionTimeLayout())
+	if !trieFile {
+		info += fmt.Sprintf(" · %s, %s DeletionTime", v.t.Version(), v.t.S.Version().DeletionTimeLayout())
+	}
+	if v.key != nil {
+		info += " · t: Data.db/Partitions.db/Rows.db"
+	}
+	className := func(c bytemap.Class) string {
+		if trieFile {
+			return bytemap.TrieClassName(c)
+		}
+		return c.String()
+	}
+	if v.loading {
+		info += th.Warn.Render(" · labelling…")
+	}
 	if v.labelling {
 		info += th.Warn.Render(fmt.Sprintf(" · labelling fields after the first %s…", cellfmt.Human(quickBytes)))
 	}
 	lines := []string{info}
 	if v.err != nil {
 		lines = append(lines, " "+th.Error.Render(v.err.Error()))
+	} else if v.note != "" {
+		lines = append(lines, " "+th.Warn.Render(v.note))
 	} else if len(v.spans) > 0 {
 		s := v.spans[v.field]
 		unit := "bytes"
@@ -211,7 +418,7 @@ func (v *Bytes) View() string {
 			unit = "byte"
 		}
 		lines = append(lines, fmt.Sprintf(" field %d/%d @%d · %d %s · %s: %s", v.field+1, len(v.spans), s.Off, s.Len, unit,
-			th.Field[s.Class].Render(s.Class.String()), th.Accent.Render(s.Label)))
+			th.Field[s.Class].Render(className(s.Class)), th.Accent.Render(s.Label)))
 	} else {
 		lines = append(lines, " no fields")
 	}
@@ -232,8 +439,12 @@ func (v *Bytes) View() string {
 	if th.Color && v.h > 4 {
 		var lg strings.Builder
 		lg.WriteString(" ")
-		for _, c := range bytemap.Classes() {
-			lg.WriteString(th.Field[c].Render("■ "+c.String()) + " ")
+		classes := bytemap.Classes()
+		if trieFile {
+			classes = bytemap.TrieClasses()
+		}
+		for _, c := range classes {
+			lg.WriteString(th.Field[c].Render("■ "+className(c)) + " ")
 		}
 		lines = append(lines[:v.h-1], lg.String())
 	}
