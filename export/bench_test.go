@@ -1,0 +1,82 @@
+package export
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/benchbase"
+	"github.com/sstabletool/sstabletool/reader"
+)
+
+// countingDiscard is io.Discard that counts what it is given.
+type countingDiscard struct{ n int64 }
+
+func (c *countingDiscard) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// BenchmarkDumpVsBareLZ4 measures `dump` against the bare-LZ4 baseline on
+// the same machine: each round runs the bare decompression of every chunk
+// (benchbase.Bare), the pretty dump and the --jsonl dump of the whole
+// table to a discarding writer (mmap, chunk CRCs checked), back to back.
+// It reports the baseline's speed, each dump's speed in MB/s of
+// uncompressed sstable and as a percentage of the baseline, and the JSON
+// bytes per second the pretty dump produced.
+//
+//	SSTABLE_BENCH=/tmp/dumpbench/demo/nc-1-big-Data.db go test ./export \
+//	    -run '^$' -bench DumpVsBareLZ4 -benchtime 3x -cpu 1,2
+func BenchmarkDumpVsBareLZ4(b *testing.B) {
+	for _, p := range benchbase.Tables(b) {
+		s, err := sstable.Open(p, sstable.Options{Access: reader.Mmap})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bl := benchbase.Load(b, s.Data)
+		if bl == nil {
+			s.Close()
+			continue
+		}
+		b.Run(benchbase.Name(p), func(b *testing.B) {
+			b.SetBytes(2 * bl.Length)
+			dst := bl.Buffer()
+			var bare, pretty, lines time.Duration
+			var out int64
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				dst = bl.Pass(b, dst)
+				t1 := time.Now()
+				w := &countingDiscard{}
+				if err := benchDump(w, s, Options{}); err != nil {
+					b.Fatal(err)
+				}
+				out += w.n
+				t2 := time.Now()
+				if err := benchDump(io.Discard, s, Options{JSONLines: true}); err != nil {
+					b.Fatal(err)
+				}
+				t3 := time.Now()
+				bare, pretty, lines = bare+t1.Sub(t0), pretty+t2.Sub(t1), lines+t3.Sub(t2)
+			}
+			mb := float64(bl.Length) * float64(b.N) / 1e6
+			b.ReportMetric(mb/bare.Seconds(), "bare-MB/s")
+			b.ReportMetric(mb/pretty.Seconds(), "dump-MB/s")
+			b.ReportMetric(100*bare.Seconds()/pretty.Seconds(), "dump-%")
+			b.ReportMetric(100*bare.Seconds()/lines.Seconds(), "jsonl-%")
+			b.ReportMetric(float64(out)/1e6/pretty.Seconds(), "json-MB/s")
+		})
+		s.Close()
+	}
+}
+
+// benchDump dumps every partition of s the way the dump command does.
+func benchDump(w io.Writer, s *sstable.SSTable, o Options) error {
+	d := NewDumper(w, s, o)
+	d.Begin()
+	if err := s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
+		return d.Partition(h, dec)
+	}); err != nil {
+		return err
+	}
+	return d.End()
+}
