@@ -1,0 +1,483 @@
+package export
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+
+	"github.com/sstabletool/sstabletool/deletiontime"
+	"github.com/sstabletool/sstabletool/format/clustering"
+	"github.com/sstabletool/sstabletool/format/cqltype"
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/sstable"
+)
+
+// flushSize is how much output a renderer gathers before handing it on:
+// large enough that writes cost little, small enough to stay in cache.
+const flushSize = 256 << 10
+
+// A sink takes a full output buffer and returns the (empty) buffer to go
+// on with. A renderer calls it between unfiltereds, so a partition of any
+// size streams out in flushSize pieces.
+type sink interface {
+	emit(b []byte) ([]byte, error)
+}
+
+// column is what rendering a cell of one column needs, worked out once.
+type column struct {
+	open    []byte // `{ "name" : "col"`
+	name    string
+	complex bool
+	counter bool
+	udt     *cqltype.Type // a non-frozen UDT: paths name fields
+	path    cqltype.Appender
+	value   cqltype.Appender
+}
+
+// renderer appends sstabledump JSON for one sstable to buf, hands buf to
+// out once it holds flushSize bytes, and keeps everything it needs for a
+// cell precomputed. It is not safe for concurrent use; the parallel dump
+// gives each worker its own.
+type renderer struct {
+	s   *sstable.SSTable
+	l   *layout
+	raw bool // -t
+	now int64
+	buf []byte
+	out sink
+
+	regular, static []column
+	clustering      []cqltype.Appender
+	keyParts        []cqltype.Appender // components of a composite key
+	key             cqltype.Appender   // a single-column key
+	dates           dateCache
+}
+
+func newRenderer(s *sstable.SSTable, o Options, now int64, out sink) *renderer {
+	r := &renderer{s: s, l: compactLayout, raw: o.RawTimestamps, now: now, out: out, buf: make([]byte, 0, flushSize+flushSize/4)}
+	if !o.JSONLines {
+		r.l = prettyLayout
+	}
+	r.regular = r.columns(s.Schema.Regular, s.RegularTypes)
+	r.static = r.columns(s.Schema.Static, s.StaticTypes)
+	for _, t := range s.ClusteringTypes {
+		r.clustering = append(r.clustering, t.JSONAppender())
+	}
+	if kt := s.KeyType; kt.Kind == cqltype.Composite {
+		for _, p := range kt.Params {
+			r.keyParts = append(r.keyParts, p.StringJSONAppender())
+		}
+	} else {
+		r.key = kt.StringJSONAppender()
+	}
+	return r
+}
+
+func (r *renderer) columns(cols []rows.Column, types []*cqltype.Type) []column {
+	out := make([]column, len(cols))
+	for i, c := range cols {
+		t := types[i]
+		rc := column{name: c.Name, complex: c.Complex, counter: c.Counter}
+		rc.open = cqltype.AppendJSONString(append([]byte(nil), r.l.cellOpen...), c.Name)
+		vt := t
+		if c.Complex {
+			if t.Kind == cqltype.UDT {
+				rc.udt = t
+				vt = nil
+			} else {
+				rc.path = t.ElementPathType().StringJSONAppender()
+				vt = t.ElementValueType()
+			}
+		}
+		if vt != nil {
+			rc.value = vt.JSONAppender()
+		}
+		out[i] = rc
+	}
+	return out
+}
+
+// flush hands the buffer on once it is full.
+func (r *renderer) flush() error {
+	if len(r.buf) < flushSize {
+		return nil
+	}
+	var err error
+	r.buf, err = r.out.emit(r.buf)
+	return err
+}
+
+func (r *renderer) appendInt(v int64) { r.buf = strconv.AppendInt(r.buf, v, 10) }
+
+func (r *renderer) appendBool(v bool) {
+	if v {
+		r.buf = append(r.buf, r.l.trueLit...)
+	} else {
+		r.buf = append(r.buf, r.l.falseLit...)
+	}
+}
+
+// partition renders the partition whose header dec has just read; first
+// says whether it is the first of the document. Errors are worded, and the
+// output before them is, exactly as the reference dumper's.
+func (r *renderer) partition(h *rows.PartitionHeader, dec *rows.Decoder, first bool) error {
+	l := r.l
+	if first {
+		r.buf = append(r.buf, l.partFirst...)
+	} else {
+		r.buf = append(r.buf, l.partNext...)
+	}
+	r.buf = append(r.buf, l.partHead...)
+	if err := r.appendKey(h.Key); err != nil {
+		return fmt.Errorf("%s: Data.db partition key at %d: %w", r.s.Path("Data.db"), h.Offset+2, err)
+	}
+	r.buf = append(r.buf, l.position...)
+	r.appendInt(h.Offset)
+	if !h.Deletion.IsLive() {
+		r.buf = append(r.buf, l.partDeletion...)
+		r.deletionBody(h.Deletion)
+	}
+	r.buf = append(r.buf, l.partMid...)
+	empty := true
+	for {
+		u, err := dec.Next(false)
+		if err != nil {
+			return r.s.WrapDataError(err)
+		}
+		if u == nil {
+			break
+		}
+		if u.Kind == rows.KindStaticRow && len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 && !u.Liveness.HasTimestamp && !u.HasDeletion() {
+			continue // sstabledump skips an empty static row
+		}
+		if empty {
+			r.buf = append(r.buf, l.rowFirst...)
+		} else {
+			r.buf = append(r.buf, l.rowNext...)
+		}
+		empty = false
+		if err := r.unfiltered(u); err != nil {
+			return fmt.Errorf("%s: Data.db unfiltered at %d: %w", r.s.Path("Data.db"), u.Offset, err)
+		}
+		if err := r.flush(); err != nil {
+			return err
+		}
+	}
+	if empty {
+		r.buf = append(r.buf, l.rowsEmpty...)
+	} else {
+		r.buf = append(r.buf, l.rowsEnd...)
+	}
+	r.buf = append(r.buf, l.partEnd...)
+	return r.flush()
+}
+
+// appendKey renders the partition key array: each component of a
+// composite key, or the key, as its text in a JSON string.
+func (r *renderer) appendKey(key []byte) error {
+	l := r.l
+	if r.key != nil {
+		r.buf = append(r.buf, l.inFirst...)
+		n := len(r.buf)
+		var err error
+		if r.buf, err = r.key(r.buf, key); err != nil {
+			r.buf = r.buf[:n-len(l.inFirst)]
+			return err
+		}
+		r.buf = append(r.buf, l.inArrayEnd...)
+		return nil
+	}
+	if !r.appendCompositeKey(key) {
+		return r.appendCompositeKeySlow(key)
+	}
+	r.buf = append(r.buf, l.inArrayEnd...)
+	return nil
+}
+
+// appendCompositeKey renders a well-formed composite key (no static
+// marker, every end-of-component byte zero, no component past the type's)
+// and reports false, having rendered nothing, for anything else.
+func (r *renderer) appendCompositeKey(key []byte) bool {
+	start := len(r.buf)
+	off := 0
+	for i := 0; off < len(key); i++ {
+		if i >= len(r.keyParts) || len(key)-off < 2 || (i == 0 && binary.BigEndian.Uint16(key) == 0xFFFF) {
+			r.buf = r.buf[:start]
+			return false
+		}
+		n := int(binary.BigEndian.Uint16(key[off:]))
+		off += 2
+		if len(key)-off < n+1 || key[off+n] != 0 {
+			r.buf = r.buf[:start]
+			return false
+		}
+		if i == 0 {
+			r.buf = append(r.buf, r.l.inFirst...)
+		} else {
+			r.buf = append(r.buf, r.l.inNext...)
+		}
+		var err error
+		if r.buf, err = r.keyParts[i](r.buf, key[off:off+n]); err != nil {
+			r.buf = r.buf[:start]
+			return false
+		}
+		off += n + 1
+	}
+	return true
+}
+
+// appendCompositeKeySlow is the reference's composite key rendering, for
+// keys appendCompositeKey leaves alone (and for their errors).
+func (r *renderer) appendCompositeKeySlow(key []byte) error {
+	kt := r.s.KeyType
+	comps, _, err := kt.Components(key)
+	if err != nil {
+		return err
+	}
+	for i, c := range comps {
+		if i >= len(kt.Params) {
+			break
+		}
+		s, err := kt.Params[i].Format(c.Value)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			r.buf = append(r.buf, r.l.inFirst...)
+		} else {
+			r.buf = append(r.buf, r.l.inNext...)
+		}
+		r.buf = cqltype.AppendJSONString(r.buf, s)
+	}
+	r.buf = append(r.buf, r.l.inArrayEnd...)
+	return nil
+}
+
+// deletionBody renders the inside of a deletion_info object and closes it.
+func (r *renderer) deletionBody(dt deletiontime.DeletionTime) {
+	l := r.l
+	r.buf = append(r.buf, l.markedDeleted...)
+	r.buf = r.appendDate(r.buf, true, dt.MarkedForDeleteAt)
+	r.buf = append(r.buf, l.localDeleteTime...)
+	r.buf = r.appendDate(r.buf, false, dt.LocalDeletionTime)
+	r.buf = append(r.buf, l.inObjectEnd...)
+}
+
+// appendClustering renders a clustering array after its member name
+// (written by the caller only when values is not empty).
+func (r *renderer) appendClustering(values [][]byte) error {
+	l := r.l
+	for i, app := range r.clustering {
+		if i == 0 {
+			r.buf = append(r.buf, l.inFirst...)
+		} else {
+			r.buf = append(r.buf, l.inNext...)
+		}
+		if i >= len(values) {
+			r.buf = append(r.buf, l.starLit...)
+			continue
+		}
+		v := values[i]
+		if v == nil {
+			r.buf = append(r.buf, l.nullLit...)
+			continue
+		}
+		n := len(r.buf)
+		var err error
+		if r.buf, err = app(r.buf, v); err != nil {
+			r.buf = r.buf[:n]
+			return fmt.Errorf("clustering value %d: %w", i, err)
+		}
+	}
+	r.buf = append(r.buf, l.inArrayEnd...)
+	return nil
+}
+
+func (r *renderer) unfiltered(u *rows.Unfiltered) error {
+	l := r.l
+	if u.Kind == rows.KindMarker {
+		r.buf = append(r.buf, l.markerHead...)
+		if u.IsBoundary() {
+			r.buf = append(r.buf, l.rangeBoundary...)
+			// sstabledump prints the boundary's open side first, then its close side.
+			openInclusive := u.Bound.Kind == clustering.ExclEndInclStartBoundary
+			if err := r.bound(true, openInclusive, u.Bound.Values, u.StartDeletion); err != nil {
+				return err
+			}
+			if err := r.bound(false, !openInclusive, u.Bound.Values, u.EndDeletion); err != nil {
+				return err
+			}
+		} else {
+			r.buf = append(r.buf, l.rangeBound...)
+			if err := r.bound(u.Bound.Kind.IsStart(), u.Bound.Kind.IsInclusive(), u.Bound.Values, u.Deletion); err != nil {
+				return err
+			}
+		}
+		r.buf = append(r.buf, l.markerEnd...)
+		return nil
+	}
+	cols := r.regular
+	if u.Kind == rows.KindStaticRow {
+		r.buf = append(r.buf, l.staticHead...)
+		cols = r.static
+	} else {
+		r.buf = append(r.buf, l.rowHead...)
+	}
+	r.appendInt(u.Offset)
+	if u.Kind == rows.KindRow && len(u.Clustering) > 0 {
+		r.buf = append(r.buf, l.clustering...)
+		if err := r.appendClustering(u.Clustering); err != nil {
+			return err
+		}
+	}
+	live := &u.Liveness
+	if live.HasTimestamp {
+		r.buf = append(r.buf, l.liveness...)
+		r.buf = r.appendDate(r.buf, true, live.Timestamp)
+		if live.Expiring() {
+			r.buf = append(r.buf, l.ttl...)
+			r.appendInt(live.TTL)
+			r.buf = append(r.buf, l.expiresAt...)
+			r.buf = r.appendDate(r.buf, false, live.LocalExpirationTime)
+			r.buf = append(r.buf, l.expired...)
+			r.appendBool(live.LocalExpirationTime < r.now)
+		}
+		r.buf = append(r.buf, l.inObjectEnd...)
+	}
+	if u.HasDeletion() {
+		r.buf = append(r.buf, l.rowDeletion...)
+		r.deletionBody(u.Deletion)
+	}
+	if u.ExtFlags&rows.ExtFlagScyllaShadowable != 0 {
+		// Not in sstabledump (Cassandra has no such field): ScyllaDB's
+		// shadowable row tombstone, beside any regular one.
+		r.buf = append(r.buf, l.rowShadowable...)
+		r.deletionBody(u.ScyllaShadowable)
+	}
+	r.buf = append(r.buf, l.cells...)
+	if len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 {
+		r.buf = append(r.buf, l.cellsEmpty...)
+		r.buf = append(r.buf, l.rowEnd...)
+		return nil
+	}
+	sep := l.cellFirst
+	cd := 0
+	for i := range u.Cells {
+		c := &u.Cells[i]
+		// A complex column's deletion precedes its cells.
+		for cd < len(u.ComplexDeletions) && u.ComplexDeletions[cd].Column <= c.Column {
+			r.buf = append(r.buf, sep...)
+			sep = l.cellNext
+			r.complexDeletion(&cols[u.ComplexDeletions[cd].Column], u.ComplexDeletions[cd].Deletion)
+			cd++
+		}
+		r.buf = append(r.buf, sep...)
+		sep = l.cellNext
+		col := &cols[c.Column]
+		if err := r.cell(c, col, live); err != nil {
+			return fmt.Errorf("column %s: %w", col.name, err)
+		}
+	}
+	for ; cd < len(u.ComplexDeletions); cd++ {
+		r.buf = append(r.buf, sep...)
+		sep = l.cellNext
+		r.complexDeletion(&cols[u.ComplexDeletions[cd].Column], u.ComplexDeletions[cd].Deletion)
+	}
+	r.buf = append(r.buf, l.cellsEnd...)
+	r.buf = append(r.buf, l.rowEnd...)
+	return nil
+}
+
+func (r *renderer) bound(start, inclusive bool, values [][]byte, dt deletiontime.DeletionTime) error {
+	l := r.l
+	if start {
+		r.buf = append(r.buf, l.boundStart...)
+	} else {
+		r.buf = append(r.buf, l.boundEnd...)
+	}
+	if inclusive {
+		r.buf = append(r.buf, l.inclusive...)
+	} else {
+		r.buf = append(r.buf, l.exclusive...)
+	}
+	if len(values) > 0 {
+		r.buf = append(r.buf, l.boundClustering...)
+		if err := r.appendClustering(values); err != nil {
+			return err
+		}
+	}
+	r.buf = append(r.buf, l.boundDeletion...)
+	r.deletionBody(dt)
+	r.buf = append(r.buf, l.boundClose...)
+	return nil
+}
+
+func (r *renderer) complexDeletion(col *column, dt deletiontime.DeletionTime) {
+	r.buf = append(r.buf, col.open...)
+	r.buf = append(r.buf, r.l.colDeletion...)
+	r.deletionBody(dt)
+	r.buf = append(r.buf, r.l.inObjectEnd...)
+}
+
+func (r *renderer) cell(c *rows.Cell, col *column, live *rows.Liveness) error {
+	l := r.l
+	r.buf = append(r.buf, col.open...)
+	value := col.value
+	if col.complex {
+		r.buf = append(r.buf, l.path...)
+		if col.udt != nil {
+			name, ft, err := col.udt.FieldPath(c.Path)
+			if err != nil {
+				return fmt.Errorf("cell path: %w", err)
+			}
+			r.buf = cqltype.AppendJSONString(r.buf, name)
+			value = ft.AppendJSON
+		} else {
+			n := len(r.buf)
+			var err error
+			if r.buf, err = col.path(r.buf, c.Path); err != nil {
+				r.buf = r.buf[:n]
+				return fmt.Errorf("cell path: %w", err)
+			}
+		}
+		r.buf = append(r.buf, l.inArrayEnd...)
+	}
+	if c.IsTombstone() {
+		r.buf = append(r.buf, l.cellDeletion...)
+		r.buf = r.appendDate(r.buf, false, c.LocalDeletionTime)
+		r.buf = append(r.buf, l.inObjectEnd...)
+	} else {
+		r.buf = append(r.buf, l.value...)
+		switch {
+		case col.counter:
+			total, err := cqltype.CounterTotal(c.Value)
+			if err != nil {
+				return err
+			}
+			r.appendInt(total)
+		case c.Value == nil:
+			r.buf = append(r.buf, l.nullLit...)
+		default:
+			n := len(r.buf)
+			var err error
+			if r.buf, err = value(r.buf, c.Value); err != nil {
+				r.buf = r.buf[:n]
+				return err
+			}
+		}
+	}
+	if !live.HasTimestamp || c.Timestamp != live.Timestamp {
+		r.buf = append(r.buf, l.tstamp...)
+		r.buf = r.appendDate(r.buf, true, c.Timestamp)
+	}
+	if c.IsExpiring() && (!live.HasTimestamp || c.TTL != live.TTL) {
+		r.buf = append(r.buf, l.ttl...)
+		r.appendInt(c.TTL)
+		r.buf = append(r.buf, l.expiresAt...)
+		r.buf = r.appendDate(r.buf, false, c.LocalDeletionTime)
+		r.buf = append(r.buf, l.expired...)
+		r.appendBool(c.LocalDeletionTime < r.now)
+	}
+	r.buf = append(r.buf, l.inObjectEnd...)
+	return nil
+}
