@@ -22,6 +22,9 @@ type Options struct {
 	RawTimestamps bool // -t: numbers instead of ISO-8601 instants
 	// Now decides the "expired" flags; tests pin it.
 	Now func() time.Time
+	// Workers is how many goroutines All renders with: 0 means
+	// GOMAXPROCS, 1 renders on the calling goroutine alone.
+	Workers int
 }
 
 // Dumper writes partitions of one sstable. Output is gathered in a
@@ -35,6 +38,10 @@ type Dumper struct {
 	count int
 	now   int64
 	err   error // the first write error; nothing is written after it
+
+	// Tests make All cut small segments, or cut them wrongly.
+	segmentSize int64
+	cuts        cutFunc
 }
 
 // NewDumper returns a dumper writing to w.

@@ -79,15 +79,13 @@ func dumpAction(c *cli.Context) error {
 	}
 	prog := newProgress("dump", s.Data.Length())
 	defer prog.done()
-	err = s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
-		if exclude[string(h.Key)] {
-			return nil
-		}
-		prog.update(h.Offset)
-		return d.Partition(h, dec)
-	})
-	if err != nil {
-		d.Flush()
+	var skip func([]byte) bool
+	if len(exclude) > 0 {
+		skip = func(key []byte) bool { return exclude[string(key)] }
+	}
+	// All renders on every core, in order, and writes what came before
+	// an error itself.
+	if err := d.All(skip, prog.update); err != nil {
 		return badData(err)
 	}
 	return badData(d.End())
