@@ -51,7 +51,7 @@ func (t *Type) JSONAppender() Appender {
 		return func(dst, v []byte) ([]byte, error) {
 			if len(v) == 8 {
 				dst = append(dst, '"')
-				dst = appendSimpleDateFormat(dst, int64(binary.BigEndian.Uint64(v)), ' ')
+				dst = appendTimestampFast(dst, int64(binary.BigEndian.Uint64(v)), ' ')
 				return append(dst, '"'), nil
 			}
 			return t.AppendJSON(dst, v)
@@ -69,6 +69,9 @@ func (t *Type) JSONAppender() Appender {
 		return func(dst, v []byte) ([]byte, error) {
 			if len(v) == 8 {
 				f := math.Float64frombits(binary.BigEndian.Uint64(v))
+				if out, ok := appendDoubleFast(dst, f); ok {
+					return out, nil
+				}
 				if !math.IsNaN(f) && !math.IsInf(f, 0) {
 					return appendJavaFloat(dst, f, 64), nil
 				}
@@ -129,7 +132,7 @@ func (t *Type) StringJSONAppender() Appender {
 		return func(dst, v []byte) ([]byte, error) {
 			if len(v) == 8 {
 				dst = append(dst, '"')
-				dst = appendSimpleDateFormat(dst, int64(binary.BigEndian.Uint64(v)), 'T')
+				dst = appendTimestampFast(dst, int64(binary.BigEndian.Uint64(v)), 'T')
 				return append(dst, '"'), nil
 			}
 			return t.appendStringJSON(dst, v)
@@ -251,4 +254,94 @@ func appendFixedInt(dst []byte, k Kind, v []byte) []byte {
 		return strconv.AppendInt(dst, int64(int32(binary.BigEndian.Uint32(v))), 10)
 	}
 	return strconv.AppendInt(dst, int64(binary.BigEndian.Uint64(v)), 10)
+}
+
+// appendTimestampFast is appendSimpleDateFormat for the instants from
+// the Gregorian cutover (1582-10-15) to the end of year 9999, with the
+// digits taken two at a time from a table; others go the general way.
+func appendTimestampFast(dst []byte, ms int64, sep byte) []byte {
+	const minMS, maxMS = gregorianCutoverDay * 86400000, 253402300799999
+	if ms < minMS || ms > maxMS {
+		return appendSimpleDateFormat(dst, ms, sep)
+	}
+	days, msOfDay := floorDiv(ms, 86400000), floorMod(ms, 86400000)
+	y, m, d := civilFromDays(days)
+	s, milli := msOfDay/1000, msOfDay%1000
+	hh, mm, ss := s/3600, s/60%60, s%60
+	yh, yl := y/100, y%100
+	return append(dst,
+		digits2[2*yh], digits2[2*yh+1], digits2[2*yl], digits2[2*yl+1], '-',
+		digits2[2*m], digits2[2*m+1], '-', digits2[2*d], digits2[2*d+1], sep,
+		digits2[2*hh], digits2[2*hh+1], ':', digits2[2*mm], digits2[2*mm+1], ':', digits2[2*ss], digits2[2*ss+1], '.',
+		byte('0'+milli/100), digits2[2*(milli%100)], digits2[2*(milli%100)+1], 'Z')
+}
+
+const digits2 = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
+// pow10 holds the powers of ten a float64 represents exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// appendDoubleFast is appendJavaFloat for a finite double of plain
+// notation (1e-3 <= |f| < 1e7) that is some integer n over 10^k with n
+// below 2^50: the fewest k for which n/10^k reads back as f gives the
+// shortest decimal, which Java prints as it is. It reports false, having
+// appended nothing, for other values (and for one-digit decimals, where
+// Java's two-digit rule applies).
+//
+// Why this is exact: with n and 10^k exact in a float64, n/10^k is
+// correctly rounded, as parsing the decimal is; and when some decimal
+// n/10^k reads back as f, f*10^k is within n·2^-52 < 0.5 of n, so the
+// rounded product finds it.
+func appendDoubleFast(dst []byte, f float64) ([]byte, bool) {
+	a := math.Abs(f)
+	if !(a >= 1e-3 && a < 1e7) {
+		return dst, false
+	}
+	for k := 0; k < len(pow10); k++ {
+		x := math.Round(a * pow10[k])
+		if x >= 1<<50 {
+			return dst, false
+		}
+		if x/pow10[k] != a {
+			continue
+		}
+		n := uint64(x)
+		if n%10 == 0 && k > 0 {
+			return dst, false // a shorter k would have matched: not expected
+		}
+		// One significant digit: leave to the general path.
+		m := n
+		for m >= 10 && m%10 == 0 {
+			m /= 10
+		}
+		if m < 10 {
+			return dst, false
+		}
+		if f < 0 {
+			dst = append(dst, '-')
+		}
+		p := uint64(pow10[k])
+		dst = strconv.AppendUint(dst, n/p, 10)
+		dst = append(dst, '.')
+		if k == 0 {
+			return append(dst, '0'), true
+		}
+		frac := n % p
+		var buf [16]byte
+		for i := k - 1; i >= 0; i-- {
+			buf[i] = byte('0' + frac%10)
+			frac /= 10
+		}
+		return append(dst, buf[:k]...), true
+	}
+	return dst, false
 }

@@ -3,6 +3,7 @@ package cqltype
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 	"unicode/utf8"
@@ -69,6 +70,38 @@ func TestAppendersMatchMethods(t *testing.T) {
 				checkAppenders(t, typ, v)
 			}
 		}
+	}
+}
+
+// TestAppendersShortDecimalsAndDates feeds the double and timestamp fast
+// paths what real tables hold, which random bits rarely are: decimals of
+// few digits, and instants of the last few centuries and around the
+// cutover and year 10000 where the general path takes over.
+func TestAppendersShortDecimalsAndDates(t *testing.T) {
+	double, ts := cqlType(t, "double"), cqlType(t, "timestamp")
+	rng := rand.New(rand.NewSource(2))
+	for i := 0; i < 300000; i++ {
+		k := rng.Intn(18)
+		n := rng.Int63n(int64(math.Pow10(rng.Intn(18) + 1)))
+		f := float64(n) / math.Pow10(k)
+		if rng.Intn(2) == 0 {
+			f = -f
+		}
+		if rng.Intn(8) == 0 {
+			f = math.Nextafter(f, math.Inf(1))
+		}
+		checkAppenders(t, double, f64(f))
+	}
+	for _, f := range []float64{1e-3, 9.999999e6, 1e7, 0.1 + 0.2, 5083.55, 7000, 0.3, 1.0000000000000002, 9999999.999999998} {
+		checkAppenders(t, double, f64(f))
+		checkAppenders(t, double, f64(-f))
+	}
+	const cutover, end = gregorianCutoverDay * 86400000, 253402300800000
+	for _, ms := range []int64{0, -1, 1, cutover, cutover - 1, cutover + 1, end, end - 1, end + 1, math.MaxInt64, math.MinInt64} {
+		checkAppenders(t, ts, be64(ms))
+	}
+	for i := 0; i < 300000; i++ {
+		checkAppenders(t, ts, be64(cutover+rng.Int63n(end-cutover+2_000_000_000)-1_000_000_000))
 	}
 }
 
