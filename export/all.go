@@ -256,7 +256,7 @@ func (d *Dumper) parallel(workers int, cuts cutFunc, skip func([]byte) bool, pro
 	// The writer: segments in order, each checked to start where the one
 	// before it stopped.
 	next := int64(0)
-	comma := len(d.r.l.partNext) - len(d.r.l.partFirst) // the separator's extra bytes
+	comma := d.r.l.partNext.n - d.r.l.partFirst.n // the separator's extra bytes
 	for seg := range order {
 		if seg.start != next {
 			// Index.db disagrees with Data.db: go on alone from where the

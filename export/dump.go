@@ -64,15 +64,15 @@ func (d *Dumper) emit(b []byte) ([]byte, error) {
 
 // Begin writes what precedes the first partition.
 func (d *Dumper) Begin() {
-	d.r.buf = append(d.r.buf, d.r.l.docOpen...)
+	d.r.put(&d.r.l.docOpen)
 }
 
 // End closes the document and flushes.
 func (d *Dumper) End() error {
 	if d.count == 0 {
-		d.r.buf = append(d.r.buf, d.r.l.docEmptyClose...)
+		d.r.put(&d.r.l.docEmptyClose)
 	} else {
-		d.r.buf = append(d.r.buf, d.r.l.docClose...)
+		d.r.put(&d.r.l.docClose)
 	}
 	return d.Flush()
 }

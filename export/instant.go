@@ -2,6 +2,8 @@ package export
 
 import (
 	"fmt"
+	"math/bits"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -43,12 +45,16 @@ func floorDiv(a, b int64) int64 {
 
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
-// dateCache remembers the date part ("2023-11-14T") of the last day
-// rendered: the timestamps of one sstable mostly fall on a few days.
+// dateCache remembers the text of the last second rendered
+// ("2023-11-14T22:13:20") and the day it fell on: the timestamps of one
+// sstable mostly fall within a few days, often within seconds. A renderer
+// keeps one for timestamps and one for deletion and expiration times,
+// which fall on other days.
 type dateCache struct {
-	day  int64
-	text [11]byte
-	ok   bool
+	secs, day int64
+	text      [19]byte
+	secsOK    bool
+	dayOK     bool
 }
 
 // appendDate appends a timestamp (unit µs) or a local deletion or
@@ -57,37 +63,43 @@ type dateCache struct {
 func (r *renderer) appendDate(dst []byte, micros bool, v int64) []byte {
 	dst = append(dst, '"')
 	if r.raw {
-		dst = strconv.AppendInt(dst, v, 10)
+		dst = appendInt(dst, v)
 		return append(dst, '"')
 	}
 	secs, frac := v, int64(0)
+	c := &r.dates[0]
 	if micros {
 		secs, frac = floorDiv(v, 1_000_000), floorMod(v, 1_000_000)
+		c = &r.dates[1]
 	}
-	// Days from 0000-01-01 to 9999-12-31 print with four year digits;
-	// others take the general path.
-	const minSecs, maxSecs = -62167219200, 253402300799
-	if secs < minSecs || secs > maxSecs {
-		unit := time.Second
-		if micros {
-			unit = time.Microsecond
+	if !c.secsOK || c.secs != secs {
+		// Days from 0000-01-01 to 9999-12-31 print with four year
+		// digits; others take the general path.
+		const minSecs, maxSecs = -62167219200, 253402300799
+		if secs < minSecs || secs > maxSecs {
+			unit := time.Second
+			if micros {
+				unit = time.Microsecond
+			}
+			dst = append(dst, instant(unit, v)...)
+			return append(dst, '"')
 		}
-		dst = append(dst, instant(unit, v)...)
-		return append(dst, '"')
-	}
-	day, sod := floorDiv(secs, 86400), floorMod(secs, 86400)
-	c := &r.dates
-	if !c.ok || c.day != day {
-		y, m, d := civil(day)
+		day, sod := floorDiv(secs, 86400), floorMod(secs, 86400)
 		t := &c.text
-		t[0], t[1], t[2], t[3] = byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10)
-		t[4], t[5], t[6], t[7] = '-', byte('0'+m/10), byte('0'+m%10), '-'
-		t[8], t[9], t[10] = byte('0'+d/10), byte('0'+d%10), 'T'
-		c.day, c.ok = day, true
+		if !c.dayOK || c.day != day {
+			y, m, d := civil(day)
+			t[0], t[1], t[2], t[3] = digits2[2*(y/100)], digits2[2*(y/100)+1], digits2[2*(y%100)], digits2[2*(y%100)+1]
+			t[4], t[5], t[6], t[7] = '-', digits2[2*m], digits2[2*m+1], '-'
+			t[8], t[9], t[10] = digits2[2*d], digits2[2*d+1], 'T'
+			c.day, c.dayOK = day, true
+		}
+		h, mi, s := sod/3600, sod/60%60, sod%60
+		t[11], t[12], t[13] = digits2[2*h], digits2[2*h+1], ':'
+		t[14], t[15], t[16] = digits2[2*mi], digits2[2*mi+1], ':'
+		t[17], t[18] = digits2[2*s], digits2[2*s+1]
+		c.secs, c.secsOK = secs, true
 	}
 	dst = append(dst, c.text[:]...)
-	h, mi, s := sod/3600, sod/60%60, sod%60
-	dst = append(dst, digits2[2*h], digits2[2*h+1], ':', digits2[2*mi], digits2[2*mi+1], ':', digits2[2*s], digits2[2*s+1])
 	switch {
 	case frac == 0:
 	case frac%1000 == 0:
@@ -132,4 +144,43 @@ func civil(z int64) (y, m, d int64) {
 		y++
 	}
 	return y, m, d
+}
+
+// appendInt appends v in decimal, two digits at a time, straight into dst.
+func appendInt(dst []byte, v int64) []byte {
+	if v < 0 {
+		return strconv.AppendInt(dst, v, 10)
+	}
+	u := uint64(v)
+	if u < 10 {
+		return append(dst, byte('0'+u))
+	}
+	n := decimalLen(u)
+	dst = slices.Grow(dst, n)
+	b := dst[len(dst) : len(dst)+n]
+	i := n
+	for u >= 100 {
+		q := u / 100
+		d := 2 * (u - q*100)
+		i -= 2
+		b[i], b[i+1] = digits2[d], digits2[d+1]
+		u = q
+	}
+	if u >= 10 {
+		b[0], b[1] = digits2[2*u], digits2[2*u+1]
+	} else {
+		b[0] = byte('0' + u)
+	}
+	return dst[:len(dst)+n]
+}
+
+var pow10u = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// decimalLen returns the number of decimal digits of u > 0.
+func decimalLen(u uint64) int {
+	n := (bits.Len64(u) * 1233) >> 12 // about log10(2^bits)
+	if n < len(pow10u) && u >= pow10u[n] {
+		n++
+	}
+	return n
 }

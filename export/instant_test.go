@@ -3,6 +3,7 @@ package export
 import (
 	"math"
 	"math/rand"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -65,5 +66,25 @@ func TestAppendDateRaw(t *testing.T) {
 	r := &renderer{raw: true}
 	if got := string(r.appendDate(nil, true, -1700000000123456)); got != `"-1700000000123456"` {
 		t.Errorf("raw timestamp = %s", got)
+	}
+}
+
+func TestAppendInt(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	check := func(v int64) {
+		if got, want := string(appendInt([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
+			t.Fatalf("appendInt(%d) = %s, want %s", v, got, want)
+		}
+	}
+	for _, v := range []int64{0, 1, 9, 10, 99, 100, 101, math.MaxInt64, math.MinInt64, -1} {
+		check(v)
+	}
+	for p := int64(1); p > 0 && p < math.MaxInt64/10; p *= 10 {
+		check(p - 1)
+		check(p)
+		check(p + 1)
+	}
+	for i := 0; i < 100000; i++ {
+		check(rng.Int63() >> rng.Intn(63))
 	}
 }

@@ -15,58 +15,62 @@ import "github.com/sstabletool/sstabletool/format/cqltype"
 type layout struct {
 	pretty bool
 
-	docOpen, docEmptyClose, docClose []byte
-	partFirst, partNext              []byte // before a partition object
+	docOpen, docEmptyClose, docClose frag
+	partFirst, partNext              frag // before a partition object
 
-	partHead     []byte // `{"table kind":"REGULAR","partition":{"key":[`
-	position     []byte // before the partition's position
-	partDeletion []byte // before the partition's deletion_info object
-	partMid      []byte // closes "partition", opens "rows"
-	rowFirst     []byte // before the first element of "rows"
-	rowNext      []byte
-	rowsEmpty    []byte // closes an empty "rows"
-	rowsEnd      []byte
-	partEnd      []byte // closes the partition object (and the line in JSON lines)
+	partHead     frag // `{"table kind":"REGULAR","partition":{"key":[`
+	position     frag // before the partition's position
+	partDeletion frag // before the partition's deletion_info object
+	partMid      frag // closes "partition", opens "rows"
+	rowFirst     frag // before the first element of "rows"
+	rowNext      frag
+	rowsEmpty    frag // closes an empty "rows"
+	rowsEnd      frag
+	partEnd      frag // closes the partition object (and the line in JSON lines)
 
 	// one-line arrays and objects: key, clustering, paths, liveness,
 	// deletion_info, cells
-	inFirst, inNext, inArrayEnd, inObjectEnd []byte
+	inFirst, inNext, inArrayEnd, inObjectEnd frag
 
-	rowHead, staticHead []byte // `{"type":"row","position":`
-	clustering          []byte // before a row's clustering array
-	liveness            []byte // `,"liveness_info":{"tstamp":`
-	ttl, expiresAt      []byte // inside liveness_info and cells
-	expired             []byte
-	rowDeletion         []byte // before a row's deletion_info object
-	rowShadowable       []byte // before ScyllaDB's shadowable_deletion_info object
-	markedDeleted       []byte // `"marked_deleted":` after the object's opening brace
-	localDeleteTime     []byte // `,"local_delete_time":`
-	cells               []byte // before a row's cells array
-	cellFirst, cellNext []byte
-	cellsEmpty          []byte
-	cellsEnd            []byte
-	rowEnd              []byte
+	rowHead, staticHead frag // `{"type":"row","position":`
+	clustering          frag // before a row's clustering array
+	liveness            frag // `,"liveness_info":{"tstamp":`
+	ttl, expiresAt      frag // inside liveness_info and cells
+	expired             frag
+	rowDeletion         frag // before a row's deletion_info object
+	rowShadowable       frag // before ScyllaDB's shadowable_deletion_info object
+	markedDeleted       frag // `"marked_deleted":` after the object's opening brace
+	localDeleteTime     frag // `,"local_delete_time":`
+	cells               frag // before a row's cells array
+	cellFirst, cellNext frag
+	cellsEmpty          frag
+	cellsEnd            frag
+	rowEnd              frag
+	noCells             frag // an empty cells array and the row's end
+	cellsClose          frag // the last cell's closing brace, the array's and the row's
 
-	cellOpen     []byte // `{"name":` (the column name follows)
-	path         []byte // `,"path":[` and the first element's separator
-	value        []byte
-	tstamp       []byte
-	cellDeletion []byte // `,"deletion_info":{"local_delete_time":`
-	colDeletion  []byte // `,"deletion_info":{` of a complex column deletion
+	cellOpen     frag // `{"name":` (the column name follows)
+	path         frag // `,"path":[` and the first element's separator
+	value        frag
+	tstamp       frag
+	cellDeletion frag // `,"deletion_info":{"local_delete_time":`
+	pathValue    frag // after a path: `],"value":`
+	pathTomb     frag // after a path: `],"deletion_info":{"local_delete_time":`
+	colDeletion  frag // `,"deletion_info":{` of a complex column deletion
 
-	markerHead        []byte // `{"type":`
-	boundStart        []byte // `,"start":{"type":`
-	boundEnd          []byte // `,"end":{"type":`
-	boundClustering   []byte // before a bound's clustering array
-	boundDeletion     []byte // before a bound's deletion_info object
-	boundClose        []byte
-	markerEnd         []byte
-	rangeBound        []byte // `"range_tombstone_bound"`
-	rangeBoundary     []byte
-	inclusive         []byte
-	exclusive         []byte
-	trueLit, falseLit []byte
-	nullLit, starLit  []byte
+	markerHead        frag // `{"type":`
+	boundStart        frag // `,"start":{"type":`
+	boundEnd          frag // `,"end":{"type":`
+	boundClustering   frag // before a bound's clustering array
+	boundDeletion     frag // before a bound's deletion_info object
+	boundClose        frag
+	markerEnd         frag
+	rangeBound        frag // `"range_tombstone_bound"`
+	rangeBoundary     frag
+	inclusive         frag
+	exclusive         frag
+	trueLit, falseLit frag
+	nullLit, starLit  frag
 }
 
 func newLayout(pretty bool) *layout {
@@ -121,7 +125,7 @@ func newLayout(pretty bool) *layout {
 		return c
 	}
 	l := &layout{pretty: pretty}
-	b := func(s string) []byte { return []byte(s) }
+	b := mkFrag
 
 	if pretty {
 		l.docOpen, l.docEmptyClose, l.docClose = b("["), b(" ]\n"), b(closeAt(0, "]")+"\n")
@@ -165,11 +169,14 @@ func newLayout(pretty bool) *layout {
 	l.rowEnd = b(closeAt(3, "}"))
 
 	l.cellOpen = b("{" + inline("name", true))
-	l.path = b(inline("path", false) + "[" + string(l.inFirst))
+	l.path = b(inline("path", false) + "[" + l.inFirst.String())
 	l.value = b(inline("value", false))
 	l.tstamp = b(inline("tstamp", false))
 	l.cellDeletion = b(inline("deletion_info", false) + "{" + inline("local_delete_time", true))
 	l.colDeletion = b(inline("deletion_info", false) + "{")
+	l.pathValue, l.pathTomb = cat(l.inArrayEnd, l.value), cat(l.inArrayEnd, l.cellDeletion)
+	l.noCells = cat(l.cells, l.cellsEmpty, l.rowEnd)
+	l.cellsClose = cat(l.inObjectEnd, l.cellsEnd, l.rowEnd)
 
 	l.markerHead = b("{" + member(4, "type", true))
 	l.boundStart = b(member(4, "start", false) + "{" + member(5, "type", true))
@@ -182,6 +189,46 @@ func newLayout(pretty bool) *layout {
 	l.inclusive, l.exclusive = b(q("inclusive")), b(q("exclusive"))
 	l.trueLit, l.falseLit, l.nullLit, l.starLit = b("true"), b("false"), b("null"), b(q("*"))
 	return l
+}
+
+// fragCap is the longest fragment put copies in one fixed-size move.
+const fragCap = 64
+
+// frag is a fixed piece of output, stored so that it can be copied with
+// one fixed-size move (put) rather than a call to memmove: most are a
+// dozen bytes, and a dump puts several per cell.
+type frag struct {
+	b    [fragCap]byte // the bytes, zero-padded
+	n    int
+	long []byte // the bytes, when longer than fragCap
+}
+
+func mkFrag(s string) frag {
+	var f frag
+	f.n = len(s)
+	if len(s) > fragCap {
+		f.long = []byte(s)
+	} else {
+		copy(f.b[:], s)
+	}
+	return f
+}
+
+// String returns the fragment's text.
+func (f *frag) String() string {
+	if f.long != nil {
+		return string(f.long)
+	}
+	return string(f.b[:f.n])
+}
+
+// cat joins fragments into one.
+func cat(fs ...frag) frag {
+	s := ""
+	for i := range fs {
+		s += fs[i].String()
+	}
+	return mkFrag(s)
 }
 
 var (

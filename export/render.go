@@ -3,7 +3,7 @@ package export
 import (
 	"encoding/binary"
 	"fmt"
-	"strconv"
+	"slices"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
@@ -24,14 +24,25 @@ type sink interface {
 }
 
 // column is what rendering a cell of one column needs, worked out once.
+// A cell's object is left open (its closing " }" is put by whatever
+// follows it), so that the separator, the next cell's opening, its name
+// and the member after the name go out in one fragment.
 type column struct {
-	open    []byte // `{ "name" : "col"`
 	name    string
 	complex bool
 	counter bool
 	udt     *cqltype.Type // a non-frozen UDT: paths name fields
 	path    cqltype.Appender
 	value   cqltype.Appender
+
+	// `{ "name" : "col", "value" : ` (or `, "path" : [ ` for a complex
+	// column, `, "deletion_info" : { "local_delete_time" : ` for a simple
+	// column's tombstone), after the first cell's separator or after the
+	// previous cell's closing brace and a separator; the first ones
+	// open the cells array too.
+	firstLive, nextLive, firstTomb, nextTomb frag
+	// the same for a complex column deletion: up to "marked_deleted"
+	firstDel, nextDel frag
 }
 
 // renderer appends sstabledump JSON for one sstable to buf, hands buf to
@@ -50,7 +61,7 @@ type renderer struct {
 	clustering      []cqltype.Appender
 	keyParts        []cqltype.Appender // components of a composite key
 	key             cqltype.Appender   // a single-column key
-	dates           dateCache
+	dates           [2]dateCache // deletion times (s), timestamps (µs)
 }
 
 func newRenderer(s *sstable.SSTable, o Options, now int64, out sink) *renderer {
@@ -78,7 +89,16 @@ func (r *renderer) columns(cols []rows.Column, types []*cqltype.Type) []column {
 	for i, c := range cols {
 		t := types[i]
 		rc := column{name: c.Name, complex: c.Complex, counter: c.Counter}
-		rc.open = cqltype.AppendJSONString(append([]byte(nil), r.l.cellOpen...), c.Name)
+		l := r.l
+		open := mkFrag(l.cellOpen.String() + string(cqltype.AppendJSONString(nil, c.Name)))
+		live, tomb := l.value, l.cellDeletion
+		if c.Complex {
+			live, tomb = l.path, l.path
+		}
+		next := cat(l.inObjectEnd, l.cellNext)
+		rc.firstLive, rc.nextLive = cat(l.cells, l.cellFirst, open, live), cat(next, open, live)
+		rc.firstTomb, rc.nextTomb = cat(l.cells, l.cellFirst, open, tomb), cat(next, open, tomb)
+		rc.firstDel, rc.nextDel = cat(l.cells, l.cellFirst, open, l.colDeletion, l.markedDeleted), cat(next, open, l.colDeletion, l.markedDeleted)
 		vt := t
 		if c.Complex {
 			if t.Kind == cqltype.UDT {
@@ -107,13 +127,29 @@ func (r *renderer) flush() error {
 	return err
 }
 
-func (r *renderer) appendInt(v int64) { r.buf = strconv.AppendInt(r.buf, v, 10) }
+func (r *renderer) appendInt(v int64) { r.buf = appendInt(r.buf, v) }
+
+// put appends a fragment: one fixed-size move when it is short, with the
+// buffer kept at least fragCap bytes larger than its contents.
+func (r *renderer) put(f *frag) {
+	if f.long != nil {
+		r.buf = append(r.buf, f.long...)
+		return
+	}
+	n := len(r.buf)
+	if cap(r.buf)-n < fragCap {
+		r.buf = slices.Grow(r.buf, fragCap)
+	}
+	b := r.buf[:n+fragCap]
+	*(*[fragCap]byte)(b[n:]) = f.b
+	r.buf = b[:n+f.n]
+}
 
 func (r *renderer) appendBool(v bool) {
 	if v {
-		r.buf = append(r.buf, r.l.trueLit...)
+		r.put(&r.l.trueLit)
 	} else {
-		r.buf = append(r.buf, r.l.falseLit...)
+		r.put(&r.l.falseLit)
 	}
 }
 
@@ -123,21 +159,21 @@ func (r *renderer) appendBool(v bool) {
 func (r *renderer) partition(h *rows.PartitionHeader, dec *rows.Decoder, first bool) error {
 	l := r.l
 	if first {
-		r.buf = append(r.buf, l.partFirst...)
+		r.put(&l.partFirst)
 	} else {
-		r.buf = append(r.buf, l.partNext...)
+		r.put(&l.partNext)
 	}
-	r.buf = append(r.buf, l.partHead...)
+	r.put(&l.partHead)
 	if err := r.appendKey(h.Key); err != nil {
 		return fmt.Errorf("%s: Data.db partition key at %d: %w", r.s.Path("Data.db"), h.Offset+2, err)
 	}
-	r.buf = append(r.buf, l.position...)
+	r.put(&l.position)
 	r.appendInt(h.Offset)
 	if !h.Deletion.IsLive() {
-		r.buf = append(r.buf, l.partDeletion...)
+		r.put(&l.partDeletion)
 		r.deletionBody(h.Deletion)
 	}
-	r.buf = append(r.buf, l.partMid...)
+	r.put(&l.partMid)
 	empty := true
 	for {
 		u, err := dec.Next(false)
@@ -151,9 +187,9 @@ func (r *renderer) partition(h *rows.PartitionHeader, dec *rows.Decoder, first b
 			continue // sstabledump skips an empty static row
 		}
 		if empty {
-			r.buf = append(r.buf, l.rowFirst...)
+			r.put(&l.rowFirst)
 		} else {
-			r.buf = append(r.buf, l.rowNext...)
+			r.put(&l.rowNext)
 		}
 		empty = false
 		if err := r.unfiltered(u); err != nil {
@@ -164,11 +200,11 @@ func (r *renderer) partition(h *rows.PartitionHeader, dec *rows.Decoder, first b
 		}
 	}
 	if empty {
-		r.buf = append(r.buf, l.rowsEmpty...)
+		r.put(&l.rowsEmpty)
 	} else {
-		r.buf = append(r.buf, l.rowsEnd...)
+		r.put(&l.rowsEnd)
 	}
-	r.buf = append(r.buf, l.partEnd...)
+	r.put(&l.partEnd)
 	return r.flush()
 }
 
@@ -177,20 +213,20 @@ func (r *renderer) partition(h *rows.PartitionHeader, dec *rows.Decoder, first b
 func (r *renderer) appendKey(key []byte) error {
 	l := r.l
 	if r.key != nil {
-		r.buf = append(r.buf, l.inFirst...)
+		r.put(&l.inFirst)
 		n := len(r.buf)
 		var err error
 		if r.buf, err = r.key(r.buf, key); err != nil {
-			r.buf = r.buf[:n-len(l.inFirst)]
+			r.buf = r.buf[:n-l.inFirst.n]
 			return err
 		}
-		r.buf = append(r.buf, l.inArrayEnd...)
+		r.put(&l.inArrayEnd)
 		return nil
 	}
 	if !r.appendCompositeKey(key) {
 		return r.appendCompositeKeySlow(key)
 	}
-	r.buf = append(r.buf, l.inArrayEnd...)
+	r.put(&l.inArrayEnd)
 	return nil
 }
 
@@ -212,9 +248,9 @@ func (r *renderer) appendCompositeKey(key []byte) bool {
 			return false
 		}
 		if i == 0 {
-			r.buf = append(r.buf, r.l.inFirst...)
+			r.put(&r.l.inFirst)
 		} else {
-			r.buf = append(r.buf, r.l.inNext...)
+			r.put(&r.l.inNext)
 		}
 		var err error
 		if r.buf, err = r.keyParts[i](r.buf, key[off:off+n]); err != nil {
@@ -243,24 +279,24 @@ func (r *renderer) appendCompositeKeySlow(key []byte) error {
 			return err
 		}
 		if i == 0 {
-			r.buf = append(r.buf, r.l.inFirst...)
+			r.put(&r.l.inFirst)
 		} else {
-			r.buf = append(r.buf, r.l.inNext...)
+			r.put(&r.l.inNext)
 		}
 		r.buf = cqltype.AppendJSONString(r.buf, s)
 	}
-	r.buf = append(r.buf, r.l.inArrayEnd...)
+	r.put(&r.l.inArrayEnd)
 	return nil
 }
 
 // deletionBody renders the inside of a deletion_info object and closes it.
 func (r *renderer) deletionBody(dt deletiontime.DeletionTime) {
 	l := r.l
-	r.buf = append(r.buf, l.markedDeleted...)
+	r.put(&l.markedDeleted)
 	r.buf = r.appendDate(r.buf, true, dt.MarkedForDeleteAt)
-	r.buf = append(r.buf, l.localDeleteTime...)
+	r.put(&l.localDeleteTime)
 	r.buf = r.appendDate(r.buf, false, dt.LocalDeletionTime)
-	r.buf = append(r.buf, l.inObjectEnd...)
+	r.put(&l.inObjectEnd)
 }
 
 // appendClustering renders a clustering array after its member name
@@ -269,17 +305,17 @@ func (r *renderer) appendClustering(values [][]byte) error {
 	l := r.l
 	for i, app := range r.clustering {
 		if i == 0 {
-			r.buf = append(r.buf, l.inFirst...)
+			r.put(&l.inFirst)
 		} else {
-			r.buf = append(r.buf, l.inNext...)
+			r.put(&l.inNext)
 		}
 		if i >= len(values) {
-			r.buf = append(r.buf, l.starLit...)
+			r.put(&l.starLit)
 			continue
 		}
 		v := values[i]
 		if v == nil {
-			r.buf = append(r.buf, l.nullLit...)
+			r.put(&l.nullLit)
 			continue
 		}
 		n := len(r.buf)
@@ -289,16 +325,16 @@ func (r *renderer) appendClustering(values [][]byte) error {
 			return fmt.Errorf("clustering value %d: %w", i, err)
 		}
 	}
-	r.buf = append(r.buf, l.inArrayEnd...)
+	r.put(&l.inArrayEnd)
 	return nil
 }
 
 func (r *renderer) unfiltered(u *rows.Unfiltered) error {
 	l := r.l
 	if u.Kind == rows.KindMarker {
-		r.buf = append(r.buf, l.markerHead...)
+		r.put(&l.markerHead)
 		if u.IsBoundary() {
-			r.buf = append(r.buf, l.rangeBoundary...)
+			r.put(&l.rangeBoundary)
 			// sstabledump prints the boundary's open side first, then its close side.
 			openInclusive := u.Bound.Kind == clustering.ExclEndInclStartBoundary
 			if err := r.bound(true, openInclusive, u.Bound.Values, u.StartDeletion); err != nil {
@@ -308,123 +344,134 @@ func (r *renderer) unfiltered(u *rows.Unfiltered) error {
 				return err
 			}
 		} else {
-			r.buf = append(r.buf, l.rangeBound...)
+			r.put(&l.rangeBound)
 			if err := r.bound(u.Bound.Kind.IsStart(), u.Bound.Kind.IsInclusive(), u.Bound.Values, u.Deletion); err != nil {
 				return err
 			}
 		}
-		r.buf = append(r.buf, l.markerEnd...)
+		r.put(&l.markerEnd)
 		return nil
 	}
 	cols := r.regular
 	if u.Kind == rows.KindStaticRow {
-		r.buf = append(r.buf, l.staticHead...)
+		r.put(&l.staticHead)
 		cols = r.static
 	} else {
-		r.buf = append(r.buf, l.rowHead...)
+		r.put(&l.rowHead)
 	}
 	r.appendInt(u.Offset)
 	if u.Kind == rows.KindRow && len(u.Clustering) > 0 {
-		r.buf = append(r.buf, l.clustering...)
+		r.put(&l.clustering)
 		if err := r.appendClustering(u.Clustering); err != nil {
 			return err
 		}
 	}
 	live := &u.Liveness
 	if live.HasTimestamp {
-		r.buf = append(r.buf, l.liveness...)
+		r.put(&l.liveness)
 		r.buf = r.appendDate(r.buf, true, live.Timestamp)
 		if live.Expiring() {
-			r.buf = append(r.buf, l.ttl...)
+			r.put(&l.ttl)
 			r.appendInt(live.TTL)
-			r.buf = append(r.buf, l.expiresAt...)
+			r.put(&l.expiresAt)
 			r.buf = r.appendDate(r.buf, false, live.LocalExpirationTime)
-			r.buf = append(r.buf, l.expired...)
+			r.put(&l.expired)
 			r.appendBool(live.LocalExpirationTime < r.now)
 		}
-		r.buf = append(r.buf, l.inObjectEnd...)
+		r.put(&l.inObjectEnd)
 	}
 	if u.HasDeletion() {
-		r.buf = append(r.buf, l.rowDeletion...)
+		r.put(&l.rowDeletion)
 		r.deletionBody(u.Deletion)
 	}
 	if u.ExtFlags&rows.ExtFlagScyllaShadowable != 0 {
 		// Not in sstabledump (Cassandra has no such field): ScyllaDB's
 		// shadowable row tombstone, beside any regular one.
-		r.buf = append(r.buf, l.rowShadowable...)
+		r.put(&l.rowShadowable)
 		r.deletionBody(u.ScyllaShadowable)
 	}
-	r.buf = append(r.buf, l.cells...)
 	if len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 {
-		r.buf = append(r.buf, l.cellsEmpty...)
-		r.buf = append(r.buf, l.rowEnd...)
+		r.put(&l.noCells)
 		return nil
 	}
-	sep := l.cellFirst
+	first := true
 	cd := 0
 	for i := range u.Cells {
 		c := &u.Cells[i]
 		// A complex column's deletion precedes its cells.
 		for cd < len(u.ComplexDeletions) && u.ComplexDeletions[cd].Column <= c.Column {
-			r.buf = append(r.buf, sep...)
-			sep = l.cellNext
-			r.complexDeletion(&cols[u.ComplexDeletions[cd].Column], u.ComplexDeletions[cd].Deletion)
+			r.complexDeletion(&cols[u.ComplexDeletions[cd].Column], u.ComplexDeletions[cd].Deletion, first)
+			first = false
 			cd++
 		}
-		r.buf = append(r.buf, sep...)
-		sep = l.cellNext
 		col := &cols[c.Column]
-		if err := r.cell(c, col, live); err != nil {
+		if err := r.cell(c, col, live, first); err != nil {
 			return fmt.Errorf("column %s: %w", col.name, err)
 		}
+		first = false
 	}
 	for ; cd < len(u.ComplexDeletions); cd++ {
-		r.buf = append(r.buf, sep...)
-		sep = l.cellNext
-		r.complexDeletion(&cols[u.ComplexDeletions[cd].Column], u.ComplexDeletions[cd].Deletion)
+		r.complexDeletion(&cols[u.ComplexDeletions[cd].Column], u.ComplexDeletions[cd].Deletion, first)
+		first = false
 	}
-	r.buf = append(r.buf, l.cellsEnd...)
-	r.buf = append(r.buf, l.rowEnd...)
+	r.put(&l.cellsClose)
 	return nil
 }
 
 func (r *renderer) bound(start, inclusive bool, values [][]byte, dt deletiontime.DeletionTime) error {
 	l := r.l
 	if start {
-		r.buf = append(r.buf, l.boundStart...)
+		r.put(&l.boundStart)
 	} else {
-		r.buf = append(r.buf, l.boundEnd...)
+		r.put(&l.boundEnd)
 	}
 	if inclusive {
-		r.buf = append(r.buf, l.inclusive...)
+		r.put(&l.inclusive)
 	} else {
-		r.buf = append(r.buf, l.exclusive...)
+		r.put(&l.exclusive)
 	}
 	if len(values) > 0 {
-		r.buf = append(r.buf, l.boundClustering...)
+		r.put(&l.boundClustering)
 		if err := r.appendClustering(values); err != nil {
 			return err
 		}
 	}
-	r.buf = append(r.buf, l.boundDeletion...)
+	r.put(&l.boundDeletion)
 	r.deletionBody(dt)
-	r.buf = append(r.buf, l.boundClose...)
+	r.put(&l.boundClose)
 	return nil
 }
 
-func (r *renderer) complexDeletion(col *column, dt deletiontime.DeletionTime) {
-	r.buf = append(r.buf, col.open...)
-	r.buf = append(r.buf, r.l.colDeletion...)
-	r.deletionBody(dt)
-	r.buf = append(r.buf, r.l.inObjectEnd...)
+// complexDeletion renders a complex column's deletion, leaving its object
+// open like a cell's.
+func (r *renderer) complexDeletion(col *column, dt deletiontime.DeletionTime, first bool) {
+	if first {
+		r.put(&col.firstDel)
+	} else {
+		r.put(&col.nextDel)
+	}
+	r.buf = r.appendDate(r.buf, true, dt.MarkedForDeleteAt)
+	r.put(&r.l.localDeleteTime)
+	r.buf = r.appendDate(r.buf, false, dt.LocalDeletionTime)
+	r.put(&r.l.inObjectEnd)
 }
 
-func (r *renderer) cell(c *rows.Cell, col *column, live *rows.Liveness) error {
+// cell renders one cell, leaving its object open.
+func (r *renderer) cell(c *rows.Cell, col *column, live *rows.Liveness, first bool) error {
 	l := r.l
-	r.buf = append(r.buf, col.open...)
+	tomb := c.IsTombstone()
+	switch {
+	case first && !tomb:
+		r.put(&col.firstLive)
+	case !tomb:
+		r.put(&col.nextLive)
+	case first:
+		r.put(&col.firstTomb)
+	default:
+		r.put(&col.nextTomb)
+	}
 	value := col.value
 	if col.complex {
-		r.buf = append(r.buf, l.path...)
 		if col.udt != nil {
 			name, ft, err := col.udt.FieldPath(c.Path)
 			if err != nil {
@@ -440,14 +487,16 @@ func (r *renderer) cell(c *rows.Cell, col *column, live *rows.Liveness) error {
 				return fmt.Errorf("cell path: %w", err)
 			}
 		}
-		r.buf = append(r.buf, l.inArrayEnd...)
+		if tomb {
+			r.put(&l.pathTomb)
+		} else {
+			r.put(&l.pathValue)
+		}
 	}
-	if c.IsTombstone() {
-		r.buf = append(r.buf, l.cellDeletion...)
+	if tomb {
 		r.buf = r.appendDate(r.buf, false, c.LocalDeletionTime)
-		r.buf = append(r.buf, l.inObjectEnd...)
+		r.put(&l.inObjectEnd)
 	} else {
-		r.buf = append(r.buf, l.value...)
 		switch {
 		case col.counter:
 			total, err := cqltype.CounterTotal(c.Value)
@@ -456,7 +505,7 @@ func (r *renderer) cell(c *rows.Cell, col *column, live *rows.Liveness) error {
 			}
 			r.appendInt(total)
 		case c.Value == nil:
-			r.buf = append(r.buf, l.nullLit...)
+			r.put(&l.nullLit)
 		default:
 			n := len(r.buf)
 			var err error
@@ -467,17 +516,16 @@ func (r *renderer) cell(c *rows.Cell, col *column, live *rows.Liveness) error {
 		}
 	}
 	if !live.HasTimestamp || c.Timestamp != live.Timestamp {
-		r.buf = append(r.buf, l.tstamp...)
+		r.put(&l.tstamp)
 		r.buf = r.appendDate(r.buf, true, c.Timestamp)
 	}
 	if c.IsExpiring() && (!live.HasTimestamp || c.TTL != live.TTL) {
-		r.buf = append(r.buf, l.ttl...)
+		r.put(&l.ttl)
 		r.appendInt(c.TTL)
-		r.buf = append(r.buf, l.expiresAt...)
+		r.put(&l.expiresAt)
 		r.buf = r.appendDate(r.buf, false, c.LocalDeletionTime)
-		r.buf = append(r.buf, l.expired...)
+		r.put(&l.expired)
 		r.appendBool(c.LocalDeletionTime < r.now)
 	}
-	r.buf = append(r.buf, l.inObjectEnd...)
 	return nil
 }
