@@ -61,7 +61,7 @@ type renderer struct {
 	clustering      []cqltype.Appender
 	keyParts        []cqltype.Appender // components of a composite key
 	key             cqltype.Appender   // a single-column key
-	dates           [2]dateCache // deletion times (s), timestamps (µs)
+	dates           [2]dateCache       // deletion times (s), timestamps (µs)
 }
 
 func newRenderer(s *sstable.SSTable, o Options, now int64, out sink) *renderer {
