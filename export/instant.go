@@ -156,7 +156,9 @@ func appendInt(dst []byte, v int64) []byte {
 		return append(dst, byte('0'+u))
 	}
 	n := decimalLen(u)
-	dst = slices.Grow(dst, n)
+	if cap(dst)-len(dst) < n {
+		dst = slices.Grow(dst, n)
+	}
 	b := dst[len(dst) : len(dst)+n]
 	i := n
 	for u >= 100 {

@@ -32,7 +32,9 @@ type layout struct {
 	// deletion_info, cells
 	inFirst, inNext, inArrayEnd, inObjectEnd frag
 
-	rowHead, staticHead frag // `{"type":"row","position":`
+	// `{"type":"row","position":`, after the separator of the first or
+	// a later element of "rows"
+	rowHead, staticHead [2]frag
 	clustering          frag // before a row's clustering array
 	liveness            frag // `,"liveness_info":{"tstamp":`
 	ttl, expiresAt      frag // inside liveness_info and cells
@@ -58,7 +60,7 @@ type layout struct {
 	pathTomb     frag // after a path: `],"deletion_info":{"local_delete_time":`
 	colDeletion  frag // `,"deletion_info":{` of a complex column deletion
 
-	markerHead        frag // `{"type":`
+	markerHead        [2]frag // `{"type":`, after the separator
 	boundStart        frag // `,"start":{"type":`
 	boundEnd          frag // `,"end":{"type":`
 	boundClustering   frag // before a bound's clustering array
@@ -152,8 +154,10 @@ func newLayout(pretty bool) *layout {
 	}
 	l.inArrayEnd, l.inObjectEnd = b(inEnd("]")), b(inEnd("}"))
 
-	l.rowHead = b("{" + member(4, "type", true) + q("row") + member(4, "position", false))
-	l.staticHead = b("{" + member(4, "type", true) + q("static_block") + member(4, "position", false))
+	rowHead := b("{" + member(4, "type", true) + q("row") + member(4, "position", false))
+	staticHead := b("{" + member(4, "type", true) + q("static_block") + member(4, "position", false))
+	l.rowHead = [2]frag{cat(l.rowFirst, rowHead), cat(l.rowNext, rowHead)}
+	l.staticHead = [2]frag{cat(l.rowFirst, staticHead), cat(l.rowNext, staticHead)}
 	l.clustering = b(member(4, "clustering", false) + "[")
 	l.liveness = b(member(4, "liveness_info", false) + "{" + inline("tstamp", true))
 	l.ttl = b(inline("ttl", false))
@@ -178,7 +182,8 @@ func newLayout(pretty bool) *layout {
 	l.noCells = cat(l.cells, l.cellsEmpty, l.rowEnd)
 	l.cellsClose = cat(l.inObjectEnd, l.cellsEnd, l.rowEnd)
 
-	l.markerHead = b("{" + member(4, "type", true))
+	markerHead := b("{" + member(4, "type", true))
+	l.markerHead = [2]frag{cat(l.rowFirst, markerHead), cat(l.rowNext, markerHead)}
 	l.boundStart = b(member(4, "start", false) + "{" + member(5, "type", true))
 	l.boundEnd = b(member(4, "end", false) + "{" + member(5, "type", true))
 	l.boundClustering = b(member(5, "clustering", false) + "[")

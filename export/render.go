@@ -72,7 +72,7 @@ func newRenderer(s *sstable.SSTable, o Options, now int64, out sink) *renderer {
 	r.regular = r.columns(s.Schema.Regular, s.RegularTypes)
 	r.static = r.columns(s.Schema.Static, s.StaticTypes)
 	for _, t := range s.ClusteringTypes {
-		r.clustering = append(r.clustering, t.JSONAppender())
+		r.clustering = append(r.clustering, jsonAppender(t))
 	}
 	if kt := s.KeyType; kt.Kind == cqltype.Composite {
 		for _, p := range kt.Params {
@@ -110,11 +110,46 @@ func (r *renderer) columns(cols []rows.Column, types []*cqltype.Type) []column {
 			}
 		}
 		if vt != nil {
-			rc.value = vt.JSONAppender()
+			rc.value = jsonAppender(vt)
 		}
 		out[i] = rc
 	}
 	return out
+}
+
+// jsonAppender is t.JSONAppender, with timestamps going through a cache
+// of their last second: a renderer makes its own, as the cache is not
+// safe for concurrent use.
+func jsonAppender(t *cqltype.Type) cqltype.Appender {
+	app := t.JSONAppender()
+	if t.Kind != cqltype.Timestamp {
+		return app
+	}
+	var c struct {
+		sec    int64
+		prefix [20]byte
+		ok     bool
+	}
+	return func(dst, v []byte) ([]byte, error) {
+		if len(v) != 8 {
+			return app(dst, v)
+		}
+		ms := int64(binary.BigEndian.Uint64(v))
+		sec, milli := floorDiv(ms, 1000), floorMod(ms, 1000)
+		if !c.ok || c.sec != sec {
+			start := len(dst)
+			out, err := app(dst, v)
+			// `"yyyy-MM-dd HH:mm:ss.SSSZ"`: within one second only SSS,
+			// the milliseconds, changes. Other shapes are not cached.
+			if text := out[start:]; err == nil && len(text) == 26 && text[20] == '.' && text[24] == 'Z' {
+				copy(c.prefix[:], text)
+				c.sec, c.ok = sec, true
+			}
+			return out, err
+		}
+		dst = append(dst, c.prefix[:]...)
+		return append(dst, '.', byte('0'+milli/100), digits2[2*(milli%100)], digits2[2*(milli%100)+1], 'Z', '"'), nil
+	}
 }
 
 // flush hands the buffer on once it is full.
@@ -186,13 +221,12 @@ func (r *renderer) partition(h *rows.PartitionHeader, dec *rows.Decoder, first b
 		if u.Kind == rows.KindStaticRow && len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 && !u.Liveness.HasTimestamp && !u.HasDeletion() {
 			continue // sstabledump skips an empty static row
 		}
-		if empty {
-			r.put(&l.rowFirst)
-		} else {
-			r.put(&l.rowNext)
+		next := 0
+		if !empty {
+			next = 1
 		}
 		empty = false
-		if err := r.unfiltered(u); err != nil {
+		if err := r.unfiltered(u, next); err != nil {
 			return fmt.Errorf("%s: Data.db unfiltered at %d: %w", r.s.Path("Data.db"), u.Offset, err)
 		}
 		if err := r.flush(); err != nil {
@@ -329,10 +363,12 @@ func (r *renderer) appendClustering(values [][]byte) error {
 	return nil
 }
 
-func (r *renderer) unfiltered(u *rows.Unfiltered) error {
+// unfiltered renders a row or marker after the separator of the first
+// (next 0) or a later (next 1) element of "rows".
+func (r *renderer) unfiltered(u *rows.Unfiltered, next int) error {
 	l := r.l
 	if u.Kind == rows.KindMarker {
-		r.put(&l.markerHead)
+		r.put(&l.markerHead[next])
 		if u.IsBoundary() {
 			r.put(&l.rangeBoundary)
 			// sstabledump prints the boundary's open side first, then its close side.
@@ -354,10 +390,10 @@ func (r *renderer) unfiltered(u *rows.Unfiltered) error {
 	}
 	cols := r.regular
 	if u.Kind == rows.KindStaticRow {
-		r.put(&l.staticHead)
+		r.put(&l.staticHead[next])
 		cols = r.static
 	} else {
-		r.put(&l.rowHead)
+		r.put(&l.rowHead[next])
 	}
 	r.appendInt(u.Offset)
 	if u.Kind == rows.KindRow && len(u.Clustering) > 0 {

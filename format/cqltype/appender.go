@@ -287,61 +287,85 @@ const digits2 = "00010203040506070809" +
 	"80818283848586878889" +
 	"90919293949596979899"
 
-// pow10 holds the powers of ten a float64 represents exactly.
-var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+// pow10 holds the powers of ten a float64 represents exactly, up to the
+// largest appendDoubleFast scales by.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17}
 
 // appendDoubleFast is appendJavaFloat for a finite double of plain
-// notation (1e-3 <= |f| < 1e7) that is some integer n over 10^k with n
-// below 2^50: the fewest k for which n/10^k reads back as f gives the
-// shortest decimal, which Java prints as it is. It reports false, having
-// appended nothing, for other values (and for one-digit decimals, where
-// Java's two-digit rule applies).
+// notation (1e-3 <= |f| < 1e7) that some decimal of at most K fraction
+// digits reads back as, where K is the largest with |f|·10^K < 2^50 (so
+// any decimal of up to about 15 significant digits). It reports false,
+// having appended nothing, for other values, and for one-digit decimals,
+// where Java's two-digit rule applies.
 //
-// Why this is exact: with n and 10^k exact in a float64, n/10^k is
-// correctly rounded, as parsing the decimal is; and when some decimal
-// n/10^k reads back as f, f*10^k is within n·2^-52 < 0.5 of n, so the
-// rounded product finds it.
+// Why this is exact. Scaled by 10^K, every decimal of at most K fraction
+// digits that reads back as f lies within 2^50·2^-53 of f·10^K, and the
+// rounded product adds at most as much: so x = round(f·10^K) is that
+// decimal scaled, and there is at most one. x with its trailing zeros
+// stripped is then the shortest decimal, the one Java prints; whether it
+// reads back as f is checked by one division, which, with n and 10^k
+// exact, rounds as parsing the decimal does.
 func appendDoubleFast(dst []byte, f float64) ([]byte, bool) {
 	a := math.Abs(f)
 	if !(a >= 1e-3 && a < 1e7) {
 		return dst, false
 	}
-	for k := 0; k < len(pow10); k++ {
-		x := math.Round(a * pow10[k])
-		if x >= 1<<50 {
-			return dst, false
-		}
-		if x/pow10[k] != a {
-			continue
-		}
-		n := uint64(x)
-		if n%10 == 0 && k > 0 {
-			return dst, false // a shorter k would have matched: not expected
-		}
-		// One significant digit: leave to the general path.
-		m := n
-		for m >= 10 && m%10 == 0 {
-			m /= 10
-		}
-		if m < 10 {
-			return dst, false
-		}
-		if f < 0 {
-			dst = append(dst, '-')
-		}
-		p := uint64(pow10[k])
-		dst = strconv.AppendUint(dst, n/p, 10)
-		dst = append(dst, '.')
-		if k == 0 {
-			return append(dst, '0'), true
-		}
-		frac := n % p
-		var buf [16]byte
-		for i := k - 1; i >= 0; i-- {
-			buf[i] = byte('0' + frac%10)
-			frac /= 10
-		}
-		return append(dst, buf[:k]...), true
+	k := len(pow10) - 1
+	for a*pow10[k] >= 1<<50 {
+		k--
 	}
-	return dst, false
+	n := uint64(math.Round(a * pow10[k]))
+	for k >= 4 && n%10000 == 0 {
+		n /= 10000
+		k -= 4
+	}
+	for k > 0 && n%10 == 0 {
+		n /= 10
+		k--
+	}
+	if float64(n)/pow10[k] != a || n < 10 {
+		return dst, false
+	}
+	m := n
+	for m%10 == 0 {
+		m /= 10
+	}
+	if m < 10 {
+		return dst, false // one significant digit
+	}
+	// The digits of n, then the point k digits from the right.
+	var buf [24]byte
+	i := len(buf)
+	for n >= 100 {
+		q := n / 100
+		d := 2 * (n - q*100)
+		i -= 2
+		buf[i], buf[i+1] = digits2[d], digits2[d+1]
+		n = q
+	}
+	if n >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = digits2[2*n], digits2[2*n+1]
+	} else {
+		i--
+		buf[i] = byte('0' + n)
+	}
+	digits := buf[i:]
+	if f < 0 {
+		dst = append(dst, '-')
+	}
+	switch {
+	case k == 0:
+		dst = append(dst, digits...)
+		return append(dst, '.', '0'), true
+	case k >= len(digits):
+		dst = append(dst, '0', '.')
+		for j := len(digits); j < k; j++ {
+			dst = append(dst, '0')
+		}
+		return append(dst, digits...), true
+	}
+	dst = append(dst, digits[:len(digits)-k]...)
+	dst = append(dst, '.')
+	return append(dst, digits[len(digits)-k:]...), true
 }
