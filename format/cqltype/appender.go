@@ -291,12 +291,29 @@ const digits2 = "00010203040506070809" +
 // largest appendDoubleFast scales by.
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17}
 
+// scaleForExp gives, for a binary exponent e of a plain-notation double
+// (1e-3 <= a < 1e7, so -10 <= e <= 23), the largest k with 10^k <= 2^(49-e).
+const minScaleExp = -10
+
+var scaleForExp = func() (t [34]int) {
+	for i := range t {
+		e := i + minScaleExp
+		k := 0
+		for k+1 < len(pow10) && pow10[k+1] <= math.Ldexp(1, 49-e) {
+			k++
+		}
+		t[i] = k
+	}
+	return t
+}()
+
 // appendDoubleFast is appendJavaFloat for a finite double of plain
 // notation (1e-3 <= |f| < 1e7) that some decimal of at most K fraction
-// digits reads back as, where K is the largest with |f|·10^K < 2^50 (so
-// any decimal of up to about 15 significant digits). It reports false,
-// having appended nothing, for other values, and for one-digit decimals,
-// where Java's two-digit rule applies.
+// digits reads back as, where K is the largest with 10^K <= 2^(49-e) for
+// f's binary exponent e, so that |f|·10^K < 2^50 (any decimal of up to
+// about 14 significant digits). It reports false, having appended
+// nothing, for other values, and for one-digit decimals, where Java's
+// two-digit rule applies.
 //
 // Why this is exact. Scaled by 10^K, every decimal of at most K fraction
 // digits that reads back as f lies within 2^50·2^-53 of f·10^K, and the
@@ -310,10 +327,9 @@ func appendDoubleFast(dst []byte, f float64) ([]byte, bool) {
 	if !(a >= 1e-3 && a < 1e7) {
 		return dst, false
 	}
-	k := len(pow10) - 1
-	for a*pow10[k] >= 1<<50 {
-		k--
-	}
+	// a < 2^(e+1), so 10^k <= 2^(49-e) keeps a·10^k below 2^50.
+	e := int(math.Float64bits(a)>>52&0x7FF) - 1023
+	k := scaleForExp[e-minScaleExp]
 	n := uint64(math.Round(a * pow10[k]))
 	for k >= 4 && n%10000 == 0 {
 		n /= 10000
