@@ -61,10 +61,10 @@ type layout struct {
 	colDeletion  frag // `,"deletion_info":{` of a complex column deletion
 
 	markerHead        [2]frag // `{"type":`, after the separator
-	boundStart        frag // `,"start":{"type":`
-	boundEnd          frag // `,"end":{"type":`
-	boundClustering   frag // before a bound's clustering array
-	boundDeletion     frag // before a bound's deletion_info object
+	boundStart        frag    // `,"start":{"type":`
+	boundEnd          frag    // `,"end":{"type":`
+	boundClustering   frag    // before a bound's clustering array
+	boundDeletion     frag    // before a bound's deletion_info object
 	boundClose        frag
 	markerEnd         frag
 	rangeBound        frag // `"range_tombstone_bound"`
