@@ -28,7 +28,14 @@ func (c *countingDiscard) Write(p []byte) (int, error) { c.n += int64(len(p)); r
 //
 //	SSTABLE_BENCH=/tmp/dumpbench/demo/nc-1-big-Data.db go test ./export \
 //	    -run '^$' -bench DumpVsBareLZ4 -benchtime 3x -cpu 1,2
-func BenchmarkDumpVsBareLZ4(b *testing.B) {
+func BenchmarkDumpVsBareLZ4(b *testing.B) { benchVsBare(b, benchDump) }
+
+// BenchmarkReferenceDumpVsBareLZ4 is the same with the reference dumper
+// (reference_test.go, the implementation before issue #11): the
+// speedup's "before", measured beside the same baseline.
+func BenchmarkReferenceDumpVsBareLZ4(b *testing.B) { benchVsBare(b, benchRefDump) }
+
+func benchVsBare(b *testing.B, dump func(io.Writer, *sstable.SSTable, Options) error) {
 	for _, p := range benchbase.Tables(b) {
 		s, err := sstable.Open(p, sstable.Options{Access: reader.Mmap})
 		if err != nil {
@@ -49,12 +56,12 @@ func BenchmarkDumpVsBareLZ4(b *testing.B) {
 				dst = bl.Pass(b, dst)
 				t1, c1 := time.Now(), cpuTime()
 				w := &countingDiscard{}
-				if err := benchDump(w, s, Options{}); err != nil {
+				if err := dump(w, s, Options{}); err != nil {
 					b.Fatal(err)
 				}
 				out += w.n
 				t2, c2 := time.Now(), cpuTime()
-				if err := benchDump(io.Discard, s, Options{JSONLines: true}); err != nil {
+				if err := dump(io.Discard, s, Options{JSONLines: true}); err != nil {
 					b.Fatal(err)
 				}
 				t3 := time.Now()
@@ -84,6 +91,16 @@ func benchDump(w io.Writer, s *sstable.SSTable, o Options) error {
 	d := NewDumper(w, s, o)
 	d.Begin()
 	if err := d.All(nil, nil); err != nil {
+		return err
+	}
+	return d.End()
+}
+
+// benchRefDump dumps with the reference dumper, as the command did.
+func benchRefDump(w io.Writer, s *sstable.SSTable, o Options) error {
+	d := newRefDumper(w, s, o)
+	d.Begin()
+	if err := s.EachPartition(d.Partition); err != nil {
 		return err
 	}
 	return d.End()
