@@ -20,8 +20,10 @@ import (
 const segmentSize = 512 << 10
 
 // segmentBlocks is how many full blocks a segment's queue holds before
-// its worker waits for the writer: with flushSize, 8 MiB.
-const segmentBlocks = 32
+// its worker waits for the writer: with flushSize, 4 MiB, about the JSON
+// of one segment. With the free list, a parallel dump holds at most
+// about 2×workers×segmentBlocks blocks (20 MiB for two workers).
+const segmentBlocks = 16
 
 // All writes every partition of Data.db in order, as EachPartition and
 // Partition would, skipping those whose key skip reports (skip may be
