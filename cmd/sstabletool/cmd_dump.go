@@ -113,6 +113,18 @@ func dumpAction(c *cli.Context) error {
 	out.begin()
 	prog := newProgress("dump", s.Data.Length())
 	defer prog.done()
+	if j, ok := out.(jsonOut); ok {
+		var skip func([]byte) bool
+		if len(exclude) > 0 {
+			skip = func(key []byte) bool { return exclude[string(key)] }
+		}
+		// All renders on every core, in order, and writes what came before
+		// an error itself.
+		if err := j.d.All(skip, prog.update); err != nil {
+			return badData(err)
+		}
+		return badData(out.end())
+	}
 	err = s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
 		if exclude[string(h.Key)] {
 			return nil

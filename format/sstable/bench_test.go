@@ -3,95 +3,29 @@ package sstable
 import (
 	"io"
 	"math/rand"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/sstabletool/sstabletool/format/rows"
-	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/benchbase"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
-// benchTables are the sstables the read-path benchmarks run on: the
-// largest real fixtures (compressed legacy_nc_clust, uncompressed me
-// tables), plus any sstables named in SSTABLE_BENCH (comma-separated
-// Data.db paths, e.g. made by `sstabletool generate`). Each benchmark
-// reports MB/s of uncompressed Data.db so that ratios against
-// BenchmarkBareLZ4 on the same file are direct.
-func benchTables(b *testing.B) []string {
-	var out []string
-	if r := fixtures.Root(); r != "" {
-		out = append(out,
-			filepath.Join(r, "cassandra/nc/legacy_nc_clust/nc-1-big-Data.db"),
-			filepath.Join(r, "cassandra/me-collections/utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91/me-1-big-Data.db"))
-	}
-	if env := os.Getenv("SSTABLE_BENCH"); env != "" {
-		out = append(out, strings.Split(env, ",")...)
-	}
-	if len(out) == 0 {
-		b.Skip("no sstables: set SSTABLE_BENCH or provide ../shared/testdata")
-	}
-	return out
-}
+func benchTables(b *testing.B) []string { return benchbase.Tables(b) }
 
-func benchName(p string) string { return filepath.Base(filepath.Dir(p)) }
+func benchName(p string) string { return benchbase.Name(p) }
 
 var accesses = []reader.Access{reader.Mmap, reader.Buffered}
 
-// bareLZ4 is the baseline: every stored chunk of a compressed table,
-// read into memory once, and a pass that decompresses them all with the
-// table's compressor and does nothing else.
-type bareLZ4 struct {
-	comp        reader.Compressor
-	chunks      [][]byte
-	chunkLength int
-	length      int64 // uncompressed Data.db bytes
-}
-
-// loadBare returns p's baseline, or nil for an uncompressed table.
-func loadBare(b *testing.B, p string) *bareLZ4 {
+// loadBare returns p's baseline (benchbase.Bare), or nil for an
+// uncompressed table.
+func loadBare(b *testing.B, p string) *benchbase.Bare {
 	s, err := Open(p, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	ci := s.Data.Info()
-	if ci == nil {
-		return nil
-	}
-	raw, err := os.ReadFile(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	comp, err := reader.CompressorFor(ci.Compressor, ci.Options)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bl := &bareLZ4{comp: comp, chunkLength: ci.ChunkLength, length: s.Data.Length()}
-	for i := range ci.ChunkOffsets {
-		end := int64(len(raw)) - 4
-		if i+1 < len(ci.ChunkOffsets) {
-			end = ci.ChunkOffsets[i+1] - 4
-		}
-		c := raw[ci.ChunkOffsets[i]:end]
-		if len(c) >= ci.MaxCompressedLength && ci.MaxCompressedLength > 0 {
-			continue // stored raw: nothing to decompress
-		}
-		bl.chunks = append(bl.chunks, c)
-	}
-	return bl
-}
-
-func (bl *bareLZ4) pass(b *testing.B, dst []byte) []byte {
-	var err error
-	for _, c := range bl.chunks {
-		if dst, err = bl.comp.Decompress(dst[:0], c); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return dst
+	return benchbase.Load(b, s.Data)
 }
 
 // BenchmarkBareLZ4 decompresses every chunk of each compressed table with
@@ -103,10 +37,10 @@ func BenchmarkBareLZ4(b *testing.B) {
 			continue
 		}
 		b.Run(benchName(p), func(b *testing.B) {
-			b.SetBytes(bl.length)
-			dst := make([]byte, 0, bl.chunkLength)
+			b.SetBytes(bl.Length)
+			dst := bl.Buffer()
 			for i := 0; i < b.N; i++ {
-				dst = bl.pass(b, dst)
+				dst = bl.Pass(b, dst)
 			}
 		})
 	}
@@ -133,12 +67,12 @@ func BenchmarkVsBareLZ4(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			b.SetBytes(3 * bl.length)
-			dst := make([]byte, 0, bl.chunkLength)
+			b.SetBytes(3 * bl.Length)
+			dst := bl.Buffer()
 			var bare, scan, decode time.Duration
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				dst = bl.pass(b, dst)
+				dst = bl.Pass(b, dst)
 				t1 := time.Now()
 				if err := s.ScanPartitions(ScanOptions{SkipCells: true}, func(*PartitionSummary) error { return nil }); err != nil {
 					b.Fatal(err)
@@ -150,7 +84,7 @@ func BenchmarkVsBareLZ4(b *testing.B) {
 				t3 := time.Now()
 				bare, scan, decode = bare+t1.Sub(t0), scan+t2.Sub(t1), decode+t3.Sub(t2)
 			}
-			b.ReportMetric(float64(bl.length)*float64(b.N)/bare.Seconds()/1e6, "bare-MB/s")
+			b.ReportMetric(float64(bl.Length)*float64(b.N)/bare.Seconds()/1e6, "bare-MB/s")
 			b.ReportMetric(100*bare.Seconds()/scan.Seconds(), "scan-%")
 			b.ReportMetric(100*bare.Seconds()/decode.Seconds(), "decode-%")
 		})
