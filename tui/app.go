@@ -21,11 +21,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/sstabletool/sstabletool/internal/tui/catalog"
+	"github.com/sstabletool/sstabletool/internal/tui/keys"
+	"github.com/sstabletool/sstabletool/internal/tui/theme"
+	"github.com/sstabletool/sstabletool/internal/tui/views"
 	"github.com/sstabletool/sstabletool/reader"
-	"github.com/sstabletool/sstabletool/tui/catalog"
-	"github.com/sstabletool/sstabletool/tui/keys"
-	"github.com/sstabletool/sstabletool/tui/theme"
-	"github.com/sstabletool/sstabletool/tui/views"
 )
 
 // App is the browser's root model.

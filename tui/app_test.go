@@ -17,9 +17,9 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/generate"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/tui/theme"
+	"github.com/sstabletool/sstabletool/internal/tui/views"
 	"github.com/sstabletool/sstabletool/reader"
-	"github.com/sstabletool/sstabletool/tui/theme"
-	"github.com/sstabletool/sstabletool/tui/views"
 	"github.com/sstabletool/sstabletool/workload"
 )
 

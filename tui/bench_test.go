@@ -13,10 +13,10 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/generate"
+	"github.com/sstabletool/sstabletool/internal/tui/catalog"
+	"github.com/sstabletool/sstabletool/internal/tui/theme"
+	"github.com/sstabletool/sstabletool/internal/tui/views"
 	"github.com/sstabletool/sstabletool/reader"
-	"github.com/sstabletool/sstabletool/tui/catalog"
-	"github.com/sstabletool/sstabletool/tui/theme"
-	"github.com/sstabletool/sstabletool/tui/views"
 	"github.com/sstabletool/sstabletool/workload"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/generate"
+	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/tui"
-	"github.com/sstabletool/sstabletool/tui/catalog"
 )
 
 func init() {

@@ -17,8 +17,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/internal/memview"
 	"github.com/sstabletool/sstabletool/memsim"
-	"github.com/sstabletool/sstabletool/memsim/memview"
 	"github.com/sstabletool/sstabletool/workload"
 )
 

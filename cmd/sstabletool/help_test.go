@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/tui"
-	"github.com/sstabletool/sstabletool/tui/catalog"
 )
 
 // helpExamples returns the example command lines of a command's --help:

@@ -14,8 +14,8 @@ import (
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/inspect"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/reader"
-	"github.com/sstabletool/sstabletool/tui/catalog"
 	"github.com/sstabletool/sstabletool/verify"
 )
 

@@ -28,7 +28,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/vint"
-	"github.com/sstabletool/sstabletool/tui/cellfmt"
+	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 )
 
 // Class groups fields that the hex view colours alike.

@@ -2,7 +2,7 @@ package bytemap
 
 import (
 	"github.com/sstabletool/sstabletool/format/bti"
-	"github.com/sstabletool/sstabletool/tui/cellfmt"
+	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 )
 
 // A trie-indexed (BTI) sstable's Partitions.db and Rows.db are labelled by

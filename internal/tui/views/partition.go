@@ -11,9 +11,9 @@ import (
 
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
-	"github.com/sstabletool/sstabletool/tui/catalog"
-	"github.com/sstabletool/sstabletool/tui/cellfmt"
-	"github.com/sstabletool/sstabletool/tui/theme"
+	"github.com/sstabletool/sstabletool/internal/tui/catalog"
+	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
+	"github.com/sstabletool/sstabletool/internal/tui/theme"
 )
 
 // pageRows is how many rows a partition view decodes at a time.

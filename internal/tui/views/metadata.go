@@ -11,8 +11,8 @@ import (
 
 	"github.com/sstabletool/sstabletool/format/bti/trie"
 	"github.com/sstabletool/sstabletool/inspect"
-	"github.com/sstabletool/sstabletool/tui/catalog"
-	"github.com/sstabletool/sstabletool/tui/cellfmt"
+	"github.com/sstabletool/sstabletool/internal/tui/catalog"
+	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 )
 
 // Metadata shows everything `sstabletool metadata` knows about a table

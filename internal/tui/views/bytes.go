@@ -14,10 +14,10 @@ import (
 	"github.com/sstabletool/sstabletool/format/bti"
 	"github.com/sstabletool/sstabletool/format/bti/trie"
 	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/internal/tui/catalog"
+	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 	"github.com/sstabletool/sstabletool/reader"
 	"github.com/sstabletool/sstabletool/tui/bytemap"
-	"github.com/sstabletool/sstabletool/tui/catalog"
-	"github.com/sstabletool/sstabletool/tui/cellfmt"
 )
 
 // MaxBytes bounds the bytes of one partition the hex view reads and labels;

@@ -17,8 +17,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/sstabletool/sstabletool/internal/tui/theme"
 	"github.com/sstabletool/sstabletool/memsim"
-	"github.com/sstabletool/sstabletool/tui/theme"
 )
 
 // Model is the bubbletea model of the view.

@@ -9,9 +9,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/sstabletool/sstabletool/tui/catalog"
-	"github.com/sstabletool/sstabletool/tui/cellfmt"
-	"github.com/sstabletool/sstabletool/tui/theme"
+	"github.com/sstabletool/sstabletool/internal/tui/catalog"
+	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
+	"github.com/sstabletool/sstabletool/internal/tui/theme"
 )
 
 // Sstables lists several sstables with their version, size, compression,

@@ -11,8 +11,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/sstabletool/sstabletool/internal/tui/theme"
 	"github.com/sstabletool/sstabletool/memsim"
-	"github.com/sstabletool/sstabletool/tui/theme"
 	"github.com/sstabletool/sstabletool/workload"
 )
 

@@ -23,9 +23,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/sstabletool/sstabletool/tui/catalog"
-	"github.com/sstabletool/sstabletool/tui/keys"
-	"github.com/sstabletool/sstabletool/tui/theme"
+	"github.com/sstabletool/sstabletool/internal/tui/catalog"
+	"github.com/sstabletool/sstabletool/internal/tui/keys"
+	"github.com/sstabletool/sstabletool/internal/tui/theme"
 )
 
 // Env is what every view shares.
