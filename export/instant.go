@@ -6,19 +6,16 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/sstabletool/sstabletool/format/cqltype"
 )
 
 // instant renders like java.time.Instant.toString: fractions only when
 // non-zero, in groups of three digits. appendInstant is its fast form;
 // this one stays for years outside 0..9999 and as the reference.
 func instant(unit time.Duration, v int64) string {
-	var secs, nanos int64
-	if unit == time.Microsecond {
-		secs, nanos = floorDiv(v, 1_000_000), floorMod(v, 1_000_000)*1000
-	} else {
-		secs = v
-	}
-	t := time.Unix(secs, nanos).UTC()
+	t := cqltype.UnixTime(v, unit).UTC()
+	nanos := int64(t.Nanosecond())
 	s := t.Format("2006-01-02T15:04:05")
 	if y := t.Year(); y > 9999 || y < 0 {
 		s = fmt.Sprintf("%+d", y) + t.Format("-01-02T15:04:05")
@@ -34,16 +31,6 @@ func instant(unit time.Duration, v int64) string {
 	}
 	return s + "Z"
 }
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
-
-func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
 // dateCache remembers the text of the last second rendered
 // ("2023-11-14T22:13:20") and the day it fell on: the timestamps of one
@@ -69,7 +56,7 @@ func (r *renderer) appendDate(dst []byte, micros bool, v int64) []byte {
 	secs, frac := v, int64(0)
 	c := &r.dates[0]
 	if micros {
-		secs, frac = floorDiv(v, 1_000_000), floorMod(v, 1_000_000)
+		secs, frac = cqltype.FloorDiv(v, 1_000_000), cqltype.FloorMod(v, 1_000_000)
 		c = &r.dates[1]
 	}
 	if !c.secsOK || c.secs != secs {
@@ -84,7 +71,7 @@ func (r *renderer) appendDate(dst []byte, micros bool, v int64) []byte {
 			dst = append(dst, instant(unit, v)...)
 			return append(dst, '"')
 		}
-		day, sod := floorDiv(secs, 86400), floorMod(secs, 86400)
+		day, sod := cqltype.FloorDiv(secs, 86400), cqltype.FloorMod(secs, 86400)
 		t := &c.text
 		if !c.dayOK || c.day != day {
 			y, m, d := civil(day)
@@ -124,26 +111,10 @@ const digits2 = "00010203040506070809" +
 	"80818283848586878889" +
 	"90919293949596979899"
 
-// civil converts days since 1970-01-01 to a proleptic Gregorian date (the
-// calendar Go's time and java.time use).
+// civil is cqltype.CivilFromDays in the widths the renderer wants.
 func civil(z int64) (y, m, d int64) {
-	z += 719468
-	era := floorDiv(z, 146097)
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = doy - (153*mp+2)/5 + 1
-	if mp < 10 {
-		m = mp + 3
-	} else {
-		m = mp - 9
-	}
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
+	y, mm, dd := cqltype.CivilFromDays(z)
+	return y, int64(mm), int64(dd)
 }
 
 // appendInt appends v in decimal, two digits at a time, straight into dst.

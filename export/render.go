@@ -135,7 +135,7 @@ func jsonAppender(t *cqltype.Type) cqltype.Appender {
 			return app(dst, v)
 		}
 		ms := int64(binary.BigEndian.Uint64(v))
-		sec, milli := floorDiv(ms, 1000), floorMod(ms, 1000)
+		sec, milli := cqltype.FloorDiv(ms, 1000), cqltype.FloorMod(ms, 1000)
 		if !c.ok || c.sec != sec {
 			start := len(dst)
 			out, err := app(dst, v)

@@ -255,7 +255,7 @@ func (a *App) View() string {
 	if w := ansi.StringWidth(title); w > a.w {
 		title = "…" + ansi.TruncateLeft(title, w-a.w+1, "")
 	}
-	lines := []string{th.Title.Render(fitLine(title, a.w))}
+	lines := []string{th.Title.Render(views.Fit(title, a.w))}
 	if top := a.Top(); top != nil {
 		lines = append(lines, top.View())
 	} else {
@@ -264,11 +264,11 @@ func (a *App) View() string {
 	st := a.status
 	switch {
 	case a.statusErr:
-		st = th.Error.Render(fitLine(" ✗ "+st, a.w))
+		st = th.Error.Render(views.Fit(" ✗ "+st, a.w))
 	case st != "":
-		st = th.OK.Render(fitLine(" "+st, a.w))
+		st = th.OK.Render(views.Fit(" "+st, a.w))
 	default:
-		st = fitLine("", a.w)
+		st = views.Fit("", a.w)
 	}
 	lines = append(lines, st)
 	bindings := []key.Binding{a.env.Keys.Help}
@@ -276,21 +276,13 @@ func (a *App) View() string {
 		bindings = append(bindings, top.Keys()...)
 	}
 	bindings = append(bindings, a.env.Keys.Quit)
-	lines = append(lines, fitLine(" "+a.help.ShortHelpView(bindings), a.w))
+	lines = append(lines, views.Fit(" "+a.help.ShortHelpView(bindings), a.w))
 	return strings.Join(lines, "\n")
-}
-
-func fitLine(s string, w int) string {
-	if n := ansi.StringWidth(s); n > w {
-		return ansi.Truncate(s, w, "…")
-	} else {
-		return s + strings.Repeat(" ", w-n)
-	}
 }
 
 func fitBlock(s string, w, h int) string {
 	lines := make([]string, h)
-	lines[0] = fitLine(s, w)
+	lines[0] = views.Fit(s, w)
 	for i := 1; i < h; i++ {
 		lines[i] = strings.Repeat(" ", w)
 	}

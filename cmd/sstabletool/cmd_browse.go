@@ -12,8 +12,9 @@ import (
 	"github.com/sstabletool/sstabletool/tui"
 )
 
-func init() {
-	register(&cli.Command{
+// browseCommand is the browse command.
+func browseCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:      "browse",
 		Usage:     "browse sstables in the terminal: biggest partitions first, rows, cells and labelled raw bytes",
 		ArgsUsage: "[PATH...]",

@@ -13,8 +13,9 @@ import (
 	"github.com/sstabletool/sstabletool/writer"
 )
 
-func init() {
-	register(&cli.Command{
+// convertCommand is the convert command.
+func convertCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:      "convert",
 		Usage:     "rewrite sstables in another version (nc/nb -> oa, big <-> da, and back), crash-safely",
 		ArgsUsage: "SRC... --to VERSION --out DIR",

@@ -13,12 +13,14 @@ import (
 	"github.com/sstabletool/sstabletool/format/oa"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/generate"
+	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 	"github.com/sstabletool/sstabletool/verify"
 	"github.com/sstabletool/sstabletool/workload"
 )
 
-func init() {
-	register(&cli.Command{
+// demoCommand is the demo command.
+func demoCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:  "demo",
 		Usage: "write the built-in demo sstable and tour what sstabletool finds in it",
 		Description: "Writes a synthetic legacy (nc) sstable from the demo workload profile — a clustered table\n" +
@@ -92,7 +94,7 @@ func demoAction(c *cli.Context) error {
 	}
 	fi, _ := os.Stat(path)
 	fmt.Fprintf(out, "%s-format sstable, %s: %d partitions, %d rows, %d cells, %d tombstones; Data.db %s on disk, %s uncompressed\n\n",
-		s.Version().Name, s.Partitioner.Name(), len(parts), rowsTotal, cells, tombstones, humanBytes(fi.Size()), humanBytes(s.Data.Length()))
+		s.Version().Name, s.Partitioner.Name(), len(parts), rowsTotal, cells, tombstones, cellfmt.Human(fi.Size()), cellfmt.Human(s.Data.Length()))
 	sort.Slice(parts, func(i, j int) bool { return parts[i].Size > parts[j].Size })
 	fmt.Fprintln(out, "Largest partitions (sstabletool partitions --sort size):")
 	fmt.Fprintf(out, "  %-22s %12s %10s %8s %8s %11s\n", "key", "offset", "size", "rows", "cells", "tombstones")

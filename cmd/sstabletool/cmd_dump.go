@@ -11,8 +11,9 @@ import (
 	"github.com/sstabletool/sstabletool/format/sstable"
 )
 
-func init() {
-	register(&cli.Command{
+// dumpCommand is the dump command.
+func dumpCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:      "dump",
 		Usage:     "print the partitions, rows and cells of Data.db as sstabledump-compatible JSON",
 		ArgsUsage: "PATH",

@@ -10,8 +10,9 @@ import (
 	"github.com/sstabletool/sstabletool/workload"
 )
 
-func init() {
-	register(&cli.Command{
+// generateCommand is the generate command.
+func generateCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:      "generate",
 		Usage:     "write a synthetic sstable from a workload profile (docs/workload.md)",
 		ArgsUsage: "--format nb|nc|oa|da --out DIR [--profile FILE|NAME]",

@@ -22,8 +22,9 @@ import (
 	"github.com/sstabletool/sstabletool/workload"
 )
 
-func init() {
-	register(&cli.Command{
+// memsimCommand is the memsim command.
+func memsimCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:      "memsim",
 		Usage:     "replay a workload into skip-list, trie and hash-ordered memtables and show their memory footprint",
 		ArgsUsage: " ",
@@ -61,7 +62,7 @@ func init() {
 			&cli.IntFlag{Name: "bench-runs", Value: 5, Usage: "timed runs per memtable and case with --bench (after one warm-up)"},
 			&cli.Float64Flag{Name: "read-fraction", Value: 0.5, Usage: "share of reads in --bench's mixed case"},
 			&cli.StringFlag{Name: "writers", Usage: "comma-separated writer counts for --bench (default 1 and the core count)"},
-			&cli.BoolFlag{Name: "progress", Value: isatty.IsTerminal(os.Stderr.Fd()), Usage: "show progress on stderr (default: when stderr is a terminal)"},
+			&cli.BoolFlag{Name: "progress", Usage: "show progress on stderr (default: when stderr is a terminal; --progress=false to hide)"},
 			// Kept so that scripts passing it still run: the memtables now
 			// share one replay, so there is nothing to run in parallel.
 			&cli.IntFlag{Name: "parallel", Hidden: true, Usage: "no effect (the memtables share one replay)"},
@@ -71,21 +72,17 @@ func init() {
 	}, noArgs)
 }
 
-func usageErr(format string, args ...any) error {
-	return cli.Exit("memsim: "+fmt.Sprintf(format, args...), exitBadData)
-}
-
 func runMemsim(c *cli.Context) error {
 	if c.Args().Len() > 0 {
-		return usageErr("unexpected argument %q (use --profile or --from-sstable)", c.Args().First())
+		return usageError("memsim: unexpected argument %q (use --profile or --from-sstable)", c.Args().First())
 	}
 	if f := c.String("load"); f != "" {
 		rep, ok, err := memview.Load(f)
 		if err != nil {
-			return cli.Exit("memsim: "+err.Error(), exitBadData)
+			return badData(fmt.Errorf("memsim: %w", err))
 		}
 		if !ok {
-			return usageErr("--load %s: not a memsim --json result", f)
+			return usageError("memsim: --load %s: not a memsim --json result", f)
 		}
 		return showReport(c, rep, savedTitle(rep, f))
 	}
@@ -94,10 +91,10 @@ func runMemsim(c *cli.Context) error {
 	for _, s := range splitList(c.String("memtable")) {
 		k, err := memsim.ParseKind(s)
 		if err != nil {
-			return usageErr("--memtable: %v", err)
+			return usageError("memsim: --memtable: %v", err)
 		}
 		if slices.Contains(o.Kinds, k) {
-			return usageErr("--memtable: %s given twice", k)
+			return usageError("memsim: --memtable: %s given twice", k)
 		}
 		o.Kinds = append(o.Kinds, k)
 		set.Memtables = append(set.Memtables, k.String())
@@ -105,24 +102,24 @@ func runMemsim(c *cli.Context) error {
 	for _, s := range splitList(c.String("allocation")) {
 		t, err := memsim.ParseAllocType(s)
 		if err != nil {
-			return usageErr("--allocation: %v", err)
+			return usageError("memsim: --allocation: %v", err)
 		}
 		o.Types = append(o.Types, t)
 		set.Allocations = append(set.Allocations, t.String())
 	}
 	if len(o.Kinds) == 0 || len(o.Types) == 0 {
-		return usageErr("--memtable and --allocation need at least one value each")
+		return usageError("memsim: --memtable and --allocation need at least one value each")
 	}
 	o.JDK, o.Cassandra = c.Int("jdk"), c.String("cassandra")
 	if o.JDK != 11 && o.JDK != 17 {
-		return usageErr("--jdk %d: want 11 or 17", o.JDK)
+		return usageError("memsim: --jdk %d: want 11 or 17", o.JDK)
 	}
 	if o.Cassandra != "4.1" && o.Cassandra != "5.0" {
-		return usageErr("--cassandra %q: want 4.1 or 5.0", o.Cassandra)
+		return usageError("memsim: --cassandra %q: want 4.1 or 5.0", o.Cassandra)
 	}
 	o.Shards = c.Int("shards")
 	if o.Shards < 1 || o.Shards > 1024 {
-		return usageErr("--shards %d: want 1..1024", o.Shards)
+		return usageError("memsim: --shards %d: want 1..1024", o.Shards)
 	}
 	switch strings.ToLower(c.String("partitioner")) {
 	case "murmur3", "murmur3partitioner":
@@ -130,15 +127,15 @@ func runMemsim(c *cli.Context) error {
 	case "byteordered", "byteorderedpartitioner":
 		o.Partitioner = memsim.ByteOrdered
 	default:
-		return usageErr("--partitioner %q: want murmur3 or byteordered", c.String("partitioner"))
+		return usageError("memsim: --partitioner %q: want murmur3 or byteordered", c.String("partitioner"))
 	}
 	if c.Int64("heap-space") < 0 || c.Int64("offheap-space") < 0 || c.Int64("heap-space") > 1<<30 || c.Int64("offheap-space") > 1<<30 {
-		return usageErr("--heap-space and --offheap-space are MiB within 0..%d", 1<<30)
+		return usageError("memsim: --heap-space and --offheap-space are MiB within 0..%d", 1<<30)
 	}
 	o.HeapSpace, o.OffheapSpace = c.Int64("heap-space")<<20, c.Int64("offheap-space")<<20
 	o.CleanupThreshold = c.Float64("cleanup-threshold")
 	if o.CleanupThreshold < 0.01 || o.CleanupThreshold > 0.99 {
-		return usageErr("--cleanup-threshold %v: Cassandra accepts 0.01..0.99", o.CleanupThreshold)
+		return usageError("memsim: --cleanup-threshold %v: Cassandra accepts 0.01..0.99", o.CleanupThreshold)
 	}
 	o.MeasureGoHeap = c.Bool("go-heap")
 	bench := c.Bool("bench")
@@ -146,15 +143,15 @@ func runMemsim(c *cli.Context) error {
 		Runs: c.Int("bench-runs"), ReadFraction: c.Float64("read-fraction")}
 	if bench {
 		if bo.Runs < 1 || bo.Runs > 1000 {
-			return usageErr("--bench-runs %d: want 1..1000", bo.Runs)
+			return usageError("memsim: --bench-runs %d: want 1..1000", bo.Runs)
 		}
 		if bo.ReadFraction <= 0 || bo.ReadFraction >= 1 {
-			return usageErr("--read-fraction %v: want above 0 and below 1", bo.ReadFraction)
+			return usageError("memsim: --read-fraction %v: want above 0 and below 1", bo.ReadFraction)
 		}
 		for _, s := range splitList(c.String("writers")) {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 1 || n > 256 {
-				return usageErr("--writers %q: want counts within 1..256", s)
+				return usageError("memsim: --writers %q: want counts within 1..256", s)
 			}
 			bo.Writers = append(bo.Writers, n)
 		}
@@ -175,17 +172,17 @@ func runMemsim(c *cli.Context) error {
 		}
 		paths = resolved
 		if len(paths) == 0 {
-			return usageErr("--from-sstable: no sstables found under %v", c.StringSlice("from-sstable"))
+			return usageError("memsim: --from-sstable: no sstables found under %v", c.StringSlice("from-sstable"))
 		}
 		src, part, err := memsim.SSTableSource(paths)
 		if err != nil {
-			return cli.Exit("memsim: "+err.Error(), exitBadData)
+			return badData(fmt.Errorf("memsim: %w", err))
 		}
 		open, o.Partitioner = src, part
 		if !bench {
 			kc, err := memsim.KeyCacheFootprint(paths, o.JDK, o.Cassandra)
 			if err != nil {
-				return cli.Exit("memsim: "+err.Error(), exitBadData)
+				return badData(fmt.Errorf("memsim: %w", err))
 			}
 			keyCache = &kc
 		}
@@ -194,11 +191,11 @@ func runMemsim(c *cli.Context) error {
 	} else {
 		p, err := workload.LoadProfile(c.String("profile"))
 		if err != nil {
-			return usageErr("%v", err)
+			return usageError("memsim: %v", err)
 		}
 		ops := c.Int64("ops")
 		if ops < -1 {
-			return usageErr("--ops %d: want >= 0", ops)
+			return usageError("memsim: --ops %d: want >= 0", ops)
 		}
 		if ops < 0 && bench {
 			// Each memtable replays the ops (1 + --bench-runs) times in
@@ -211,13 +208,13 @@ func runMemsim(c *cli.Context) error {
 		if n := c.Int64("partitions"); n > 0 {
 			p.Partitions = n
 		} else if n < 0 {
-			return usageErr("--partitions %d: want > 0", n)
+			return usageError("memsim: --partitions %d: want > 0", n)
 		} else if ops > p.Partitions && p.PartitionOrder == "sequential" && p.RowsPerPartition == "1" {
 			// small-partitions style profiles write op i to partition i.
 			p.Partitions = ops
 		}
 		if err := p.Validate(); err != nil {
-			return usageErr("%v", err)
+			return usageError("memsim: %v", err)
 		}
 		open = memsim.GeneratorSource(p, ops)
 		n := ops
@@ -231,7 +228,6 @@ func runMemsim(c *cli.Context) error {
 	set.JDK, set.Cassandra, set.Shards = o.JDK, o.Cassandra, o.Shards
 	set.HeapSpace, set.OffheapSpace, set.CleanupThreshold = o.HeapSpace, o.OffheapSpace, o.CleanupThreshold
 	bo.Partitioner = o.Partitioner
-	progress := c.Bool("progress")
 	rep := &memsim.Report{Settings: set, KeyCache: keyCache}
 	if bench {
 		title = strings.Replace(title, "memsim", "memsim --bench", 1)
@@ -240,31 +236,23 @@ func runMemsim(c *cli.Context) error {
 		if set.Source == "sstables" {
 			if limit = c.Int64("ops"); limit < 0 {
 				limit = 1_000_000
-				fmt.Fprintln(os.Stderr, "memsim --bench: timing the sstables' first 1,000,000 writes (--ops to change)")
+				fmt.Fprintln(stderr, "memsim --bench: timing the sstables' first 1,000,000 writes (--ops to change)")
 			}
 		}
-		br, err := runBench(open, bo, progress, limit)
+		br, err := runBench(open, bo, progressFlag(c, newProgress("memsim --bench", 0)), limit)
 		if err != nil {
-			return cli.Exit("memsim: "+err.Error(), exitBadData)
+			return badData(fmt.Errorf("memsim: %w", err))
 		}
 		rep.Bench = br
 		rep.Settings.Allocations = nil // speed does not depend on them
 	} else {
-		if progress {
-			o.Progress = func(done, total int64) {
-				if total > 0 {
-					fmt.Fprintf(os.Stderr, "\rreplaying: %5.1f%% of %d ops ", 100*float64(done)/float64(total), total)
-				} else {
-					fmt.Fprintf(os.Stderr, "\rreplaying: %d ops ", done)
-				}
-			}
-		}
+		prog := progressFlag(c, newProgress("memsim: replaying", 0))
+		prog.unit = "ops"
+		o.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
 		rs, err := memsim.Replay(open, o)
-		if progress {
-			fmt.Fprintln(os.Stderr)
-		}
+		prog.done()
 		if err != nil {
-			return cli.Exit("memsim: "+err.Error(), exitBadData)
+			return badData(fmt.Errorf("memsim: %w", err))
 		}
 		rep.Results = rs
 		if set.Source == "sstables" && len(rs) > 0 {
@@ -276,7 +264,7 @@ func runMemsim(c *cli.Context) error {
 
 // runBench collects the source's writes (at most limit, -1 for all) and
 // times the memtables on them.
-func runBench(open memsim.SourceFunc, bo memsim.BenchOptions, progress bool, limit int64) (*memsim.BenchReport, error) {
+func runBench(open memsim.SourceFunc, bo memsim.BenchOptions, prog *progress, limit int64) (*memsim.BenchReport, error) {
 	src, _, err := open()
 	if err != nil {
 		return nil, err
@@ -288,12 +276,9 @@ func runBench(open memsim.SourceFunc, bo memsim.BenchOptions, progress bool, lim
 	if err != nil {
 		return nil, err
 	}
-	if progress {
-		bo.Progress = func(done, total int) {
-			fmt.Fprintf(os.Stderr, "\rbenchmarking: run %d of %d ", done, total)
-		}
-		defer fmt.Fprintln(os.Stderr)
-	}
+	prog.unit = "runs"
+	bo.Progress = func(done, total int) { prog.total = int64(total); prog.update(int64(done)) }
+	defer prog.done()
 	return memsim.RunBench(writes, src.Schema(), bo)
 }
 
@@ -302,12 +287,12 @@ func showReport(c *cli.Context, rep *memsim.Report, title string) error {
 	pic := memsim.NewPicture(rep, title)
 	if f := c.String("svg"); f != "" && len(rep.Results) > 0 {
 		if err := writeFile(f, func(w io.Writer) error { return memsim.WriteSVG(w, pic) }); err != nil {
-			return cli.Exit("memsim: "+err.Error(), exitBadData)
+			return badData(fmt.Errorf("memsim: %w", err))
 		}
 	}
 	if f := c.String("html"); f != "" {
 		if err := writeFile(f, func(w io.Writer) error { return memsim.WriteHTML(w, rep, pic) }); err != nil {
-			return cli.Exit("memsim: "+err.Error(), exitBadData)
+			return badData(fmt.Errorf("memsim: %w", err))
 		}
 	}
 	w := c.App.Writer
@@ -318,7 +303,7 @@ func showReport(c *cli.Context, rep *memsim.Report, title string) error {
 	}
 	if c.Bool("tui") {
 		if !isatty.IsTerminal(os.Stdout.Fd()) {
-			return usageErr("--tui needs a terminal; use --json, --svg or --html when piping")
+			return usageError("memsim: --tui needs a terminal; use --json, --svg or --html when piping")
 		}
 		return memview.Run(rep, title)
 	}
@@ -368,7 +353,7 @@ func runMemview(path string) (ok bool, err error) {
 		return ok, err
 	}
 	if !isatty.IsTerminal(os.Stdout.Fd()) {
-		return true, usageErr("browse needs a terminal")
+		return true, usageError("memsim: browse needs a terminal")
 	}
 	return true, memview.Run(rep, savedTitle(rep, path))
 }

@@ -15,8 +15,9 @@ import (
 	"github.com/sstabletool/sstabletool/inspect"
 )
 
-func init() {
-	register(&cli.Command{
+// metadataCommand is the metadata command.
+func metadataCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:      "metadata",
 		Usage:     "print what sstablemetadata shows: Statistics.db, TOC, compression, index and filter facts",
 		ArgsUsage: "PATH...",

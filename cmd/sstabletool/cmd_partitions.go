@@ -22,8 +22,9 @@ import (
 	"github.com/sstabletool/sstabletool/inspect"
 )
 
-func init() {
-	register(&cli.Command{
+// partitionsCommand is the partitions command.
+func partitionsCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:      "partitions",
 		Usage:     "list partitions with key, token, offset, size, rows, cells and tombstones (like sstablepartitions)",
 		ArgsUsage: "PATH...",

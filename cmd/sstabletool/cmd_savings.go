@@ -14,8 +14,9 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 )
 
-func init() {
-	register(&cli.Command{
+// savingsCommand is the savings command.
+func savingsCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:      "savings",
 		Usage:     "what converting sstables to oa (or to da, trie-indexed) would save, exactly, without writing anything",
 		ArgsUsage: "PATH...",

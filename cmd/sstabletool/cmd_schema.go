@@ -8,8 +8,9 @@ import (
 	"github.com/sstabletool/sstabletool/inspect"
 )
 
-func init() {
-	register(&cli.Command{
+// schemaCommand is the schema command.
+func schemaCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:      "schema",
 		Usage:     "print the CREATE TABLE statement an sstable implies",
 		ArgsUsage: "PATH",

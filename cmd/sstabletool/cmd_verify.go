@@ -11,8 +11,9 @@ import (
 	"github.com/sstabletool/sstabletool/verify"
 )
 
-func init() {
-	register(&cli.Command{
+// verifyCommand is the verify command.
+func verifyCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:      "verify",
 		Usage:     "check every checksum and the structure of sstables; exit 0 when clean",
 		ArgsUsage: "PATH...",

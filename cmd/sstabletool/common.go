@@ -15,6 +15,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -277,6 +278,15 @@ func newProgress(label string, total int64) *progress {
 	return &progress{on: on, label: label, total: total}
 }
 
+// progressFlag lets a command's --progress flag, when given, override
+// newProgress's terminal detection.
+func progressFlag(c *cli.Context, p *progress) *progress {
+	if c.IsSet("progress") {
+		p.on = c.Bool("progress")
+	}
+	return p
+}
+
 func (p *progress) update(done int64) {
 	if !p.on || time.Since(p.last) < 200*time.Millisecond {
 		return
@@ -290,7 +300,7 @@ func (p *progress) update(done int64) {
 		fmt.Fprintf(stderr, "\r%s %5.1f%% (%d of %d %s)", p.label, pct, done, p.total, p.unit)
 		return
 	}
-	fmt.Fprintf(stderr, "\r%s %5.1f%% (%s of %s)", p.label, pct, humanBytes(done), humanBytes(p.total))
+	fmt.Fprintf(stderr, "\r%s %5.1f%% (%s of %s)", p.label, pct, cellfmt.Human(done), cellfmt.Human(p.total))
 }
 
 func (p *progress) done() {
@@ -309,17 +319,4 @@ func plural[T ~int | ~int64](n T, noun string) string {
 		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

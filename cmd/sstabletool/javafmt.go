@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sstabletool/sstabletool/format/cqltype"
 )
 
 // fixedHalfUp is n / 2^shift with the given decimals, rounded half up as
@@ -147,8 +149,7 @@ func dateIn(v int64, unit time.Duration) string {
 	var t time.Time
 	switch {
 	case unit < time.Second:
-		per := int64(time.Second / unit)
-		t = time.Unix(floorDiv(v, per), floorMod(v, per)*int64(unit))
+		t = cqltype.UnixTime(v, unit)
 	default:
 		per := int64(unit / time.Second)
 		if hi, lo := bits.Mul64(uint64(abs64(v)), uint64(per)); hi != 0 || lo > math.MaxInt64 {
@@ -165,16 +166,6 @@ func abs64(v int64) int64 {
 	}
 	return v
 }
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
-
-func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
 // javaDouble is Double.toString: decimal notation with at least one
 // fractional digit between 10^-3 and 10^7 ("0.0", "1.0", "0.01"),

@@ -20,16 +20,31 @@ const (
 	exitBadData = 2 // input could not be read or decoded, or bad usage
 )
 
-// commands is filled by the init functions of the cmd_*.go files, so that
-// each subcommand lives in a file of its own.
-var commands []*cli.Command
+// commands lists every subcommand, each defined in a cmd_*.go file of its
+// own; --help lists them in this (alphabetical) order.
+func commands() []*cli.Command {
+	return []*cli.Command{
+		browseCommand(),
+		convertCommand(),
+		demoCommand(),
+		dumpCommand(),
+		generateCommand(),
+		helpCommand(),
+		memsimCommand(),
+		metadataCommand(),
+		partitionsCommand(),
+		savingsCommand(),
+		schemaCommand(),
+		verifyCommand(),
+	}
+}
 
-// register adds a command with what it takes besides flags; the spec is
-// checked before the command's action runs.
-func register(c *cli.Command, spec argSpec) {
+// command finishes a command's definition with what it takes besides
+// flags; the spec is checked before the command's action runs.
+func command(c *cli.Command, spec argSpec) *cli.Command {
 	c.Before = spec.check
 	c.OnUsageError = usageFailure
-	commands = append(commands, c)
+	return c
 }
 
 func newApp() *cli.App {
@@ -44,7 +59,7 @@ func newApp() *cli.App {
 			"are read, and the exit code is 2. -r skips snapshots/ and backups/ (--snapshots, --backups include\n" +
 			"them), sstabletool's staging directories and the sstables an unfinished compaction's transaction\n" +
 			"log marks as not live. Every command's --help ends with examples.",
-		Commands:        commands,
+		Commands:        commands(),
 		Version:         version(),
 		Writer:          stdout,
 		ErrWriter:       stderr,
@@ -88,7 +103,11 @@ func version() string {
 
 func init() {
 	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintf(c.App.Writer, "sstabletool version %s\n", c.App.Version) }
-	register(&cli.Command{
+}
+
+// helpCommand is the help command.
+func helpCommand() *cli.Command {
+	return command(&cli.Command{
 		Name:      "help",
 		Usage:     "show the help of sstabletool or of one command (the same as --help)",
 		ArgsUsage: "[COMMAND]",

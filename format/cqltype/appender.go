@@ -264,8 +264,8 @@ func appendTimestampFast(dst []byte, ms int64, sep byte) []byte {
 	if ms < minMS || ms > maxMS {
 		return appendSimpleDateFormat(dst, ms, sep)
 	}
-	days, msOfDay := floorDiv(ms, 86400000), floorMod(ms, 86400000)
-	y, m, d := civilFromDays(days)
+	days, msOfDay := FloorDiv(ms, 86400000), FloorMod(ms, 86400000)
+	y, m, d := CivilFromDays(days)
 	s, milli := msOfDay/1000, msOfDay%1000
 	hh, mm, ss := s/3600, s/60%60, s%60
 	yh, yl := y/100, y%100

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"time"
 )
 
 // This file reproduces the text Java's standard library gives for numbers,
@@ -185,7 +186,18 @@ func appendBigDecimal(dst []byte, unscaled []byte, scale int32) []byte {
 	return dst
 }
 
-func floorDiv(a, b int64) int64 {
+// UnixTime is the instant v units (a second or a fraction of one) after
+// the epoch, split the way java.time splits it: seconds floored
+// (Math.floorDiv), nanoseconds never negative. Every renderer of
+// timestamps uses it.
+func UnixTime(v int64, unit time.Duration) time.Time {
+	per := int64(time.Second / unit)
+	return time.Unix(FloorDiv(v, per), FloorMod(v, per)*int64(unit))
+}
+
+// FloorDiv is Java's Math.floorDiv: the quotient rounded toward negative
+// infinity, as java.time splits instants.
+func FloorDiv(a, b int64) int64 {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {
 		q--
@@ -193,13 +205,14 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
+// FloorMod is Java's Math.floorMod: never negative for a positive b.
+func FloorMod(a, b int64) int64 { return a - FloorDiv(a, b)*b }
 
-// civilFromDays converts days since 1970-01-01 to a proleptic Gregorian
+// CivilFromDays converts days since 1970-01-01 to a proleptic Gregorian
 // date (astronomical year numbering).
-func civilFromDays(z int64) (y int64, m, d int) {
+func CivilFromDays(z int64) (y int64, m, d int) {
 	z += 719468
-	era := floorDiv(z, 146097)
+	era := FloorDiv(z, 146097)
 	doe := z - era*146097
 	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
 	y = yoe + era*400
@@ -222,11 +235,11 @@ func julianFromDays(z int64) (y int64, m, d int) {
 	j := z + 2440588 // Julian day number
 	f := j + 1401
 	e := 4*f + 3
-	g := floorMod(e, 1461) / 4
+	g := FloorMod(e, 1461) / 4
 	h := 5*g + 2
-	d = int(floorMod(h, 153)/5 + 1)
-	m = int(floorMod(floorDiv(h, 153)+2, 12) + 1)
-	y = floorDiv(e, 1461) - 4716 + floorDiv(int64(12+2-m), 12)
+	d = int(FloorMod(h, 153)/5 + 1)
+	m = int(FloorMod(FloorDiv(h, 153)+2, 12) + 1)
+	y = FloorDiv(e, 1461) - 4716 + FloorDiv(int64(12+2-m), 12)
 	return y, m, d
 }
 
@@ -247,14 +260,14 @@ func appendPadded(dst []byte, v int64, width int) []byte {
 // SimpleDateFormat("yyyy-MM-dd<sep>HH:mm:ss.SSSX") in UTC: hybrid
 // Julian/Gregorian calendar, year of era (no sign for BC years), "Z".
 func appendSimpleDateFormat(dst []byte, ms int64, sep byte) []byte {
-	days := floorDiv(ms, 86400000)
-	msOfDay := floorMod(ms, 86400000)
+	days := FloorDiv(ms, 86400000)
+	msOfDay := FloorMod(ms, 86400000)
 	var y int64
 	var m, d int
 	if days < gregorianCutoverDay {
 		y, m, d = julianFromDays(days)
 	} else {
-		y, m, d = civilFromDays(days)
+		y, m, d = CivilFromDays(days)
 	}
 	if y <= 0 {
 		y = 1 - y // year of era BC
@@ -279,7 +292,7 @@ func appendSimpleDateFormat(dst []byte, ms int64, sep byte) []byte {
 // DateTimeFormatter.ISO_LOCAL_DATE prints it: proleptic Gregorian, at least
 // four year digits, '+' before years above 9999, '-' before negative ones.
 func appendISOLocalDate(dst []byte, days int64) []byte {
-	y, m, d := civilFromDays(days)
+	y, m, d := CivilFromDays(days)
 	switch {
 	case y > 9999:
 		dst = append(dst, '+')

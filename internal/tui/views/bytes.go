@@ -428,8 +428,8 @@ func (v *Bytes) View() string {
 	for i := 0; i < pl; i++ {
 		hdr += fmt.Sprintf(" %2d", i)
 	}
-	hdr += "  " + fit("ascii", pl) + "  fields"
-	lines = append(lines, th.Header.Render(fit(hdr, v.w)))
+	hdr += "  " + Fit("ascii", pl) + "  fields"
+	lines = append(lines, th.Header.Render(Fit(hdr, v.w)))
 	for l := v.top; l < v.top+v.hexHeight() && l < v.lineCount(); l++ {
 		lines = append(lines, v.hexLine(l, pl, offW))
 	}
@@ -537,5 +537,5 @@ func (v *Bytes) hexLine(l, pl, offW int) string {
 		label = strings.Join(parts, th.Dim.Render(" · "))
 	}
 	line := hexb.String() + " " + asc.String() + "  "
-	return line + fit(label, max(v.w-ansi.StringWidth(line), 0))
+	return line + Fit(label, max(v.w-ansi.StringWidth(line), 0))
 }

@@ -84,7 +84,7 @@ func (v *Metadata) content() string {
 		kw = 22
 	}
 	p := func(k string, val any) {
-		b.WriteString("   " + th.Label.Render(fit(k, kw)) + " " + fmt.Sprint(val) + "\n")
+		b.WriteString("   " + th.Label.Render(Fit(k, kw)) + " " + fmt.Sprint(val) + "\n")
 	}
 	section("Identity")
 	p("Data.db", m.Path)

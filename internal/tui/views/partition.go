@@ -310,7 +310,7 @@ func (v *Partition) View() string {
 		prefix := theme.NoCursor
 		if l == cs {
 			prefix = theme.Cursor
-			lines = append(lines, th.Selected.Render(fit(prefix+ansi.Strip(v.lines[l]), v.w)))
+			lines = append(lines, th.Selected.Render(Fit(prefix+ansi.Strip(v.lines[l]), v.w)))
 			continue
 		}
 		lines = append(lines, prefix+v.lines[l])

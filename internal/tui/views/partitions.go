@@ -459,7 +459,7 @@ func (p *Partitions) View() string {
 		lines = append(lines, p.histogram()...)
 	}
 	cols := p.columns()
-	lines = append(lines, th.Header.Render(fit(cols.header(), p.w)))
+	lines = append(lines, th.Header.Render(Fit(cols.header(), p.w)))
 	rows := p.rowsHeight()
 	for r := 0; r < rows; r++ {
 		pos := p.cur.top + r
@@ -594,9 +594,9 @@ func plural(n int, what string) string {
 }
 
 func (c partCols) header() string {
-	return theme.NoCursor + fit("KEY", c.key) + " " + fit("TOKEN", c.token) + " " + alignRight("OFFSET", c.offset) + " " +
+	return theme.NoCursor + Fit("KEY", c.key) + " " + Fit("TOKEN", c.token) + " " + alignRight("OFFSET", c.offset) + " " +
 		alignRight("SIZE", c.size) + " " + alignRight("ROWS", c.rows) + " " + alignRight("CELLS", c.cells) + " " +
-		alignRight("TOMBS", c.tombs) + " " + fit("DEL", c.del)
+		alignRight("TOMBS", c.tombs) + " " + Fit("DEL", c.del)
 }
 
 func (p *Partitions) row(c partCols, pos int) string {
@@ -627,10 +627,10 @@ func (p *Partitions) row(c partCols, pos int) string {
 	if cnt.Failed {
 		del = "ERR"
 	}
-	line := fit(p.t.FormatKey(l.Keys[i]), c.key) + " " + fit(p.t.Token(l.Keys[i]), c.token) + " " +
+	line := Fit(p.t.FormatKey(l.Keys[i]), c.key) + " " + Fit(p.t.Token(l.Keys[i]), c.token) + " " +
 		alignRight(strconv.FormatInt(l.Offsets[i], 10), c.offset) + " " + alignRight(size, c.size) + " " +
 		alignRight(num(cnt.Rows), c.rows) + " " + alignRight(num(cnt.Cells), c.cells) + " " +
-		alignRight(num(cnt.Tombstones), c.tombs) + " " + fit(del, c.del)
+		alignRight(num(cnt.Tombstones), c.tombs) + " " + Fit(del, c.del)
 	if pos == p.cur.pos {
 		return th.Selected.Render(theme.Cursor + line)
 	}

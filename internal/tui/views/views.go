@@ -75,8 +75,8 @@ func status(text string, isErr bool) tea.Cmd {
 	return func() tea.Msg { return StatusMsg{Text: text, Err: isErr} }
 }
 
-// fit makes s exactly width cells: cut with an ellipsis, or padded.
-func fit(s string, width int) string {
+// Fit makes s exactly width cells: cut with an ellipsis, or padded.
+func Fit(s string, width int) string {
 	if width <= 0 {
 		return ""
 	}
@@ -95,7 +95,7 @@ func frame(lines []string, width, height int) string {
 			b.WriteByte('\n')
 		}
 		if i < len(lines) {
-			b.WriteString(fit(lines[i], width))
+			b.WriteString(Fit(lines[i], width))
 		} else {
 			b.WriteString(strings.Repeat(" ", max(width, 0)))
 		}
