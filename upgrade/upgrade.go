@@ -71,6 +71,15 @@ type Rewrite struct {
 	Components []convert.Component `json:"components"`
 }
 
+// Where names the table ("keyspace.table"), or the directory when its
+// place in a data directory does not say.
+func (rw *Rewrite) Where() string {
+	if rw.Table != "" {
+		return rw.Keyspace + "." + rw.Table
+	}
+	return filepath.Dir(rw.Source)
+}
+
 // Report is what an upgrade did (or, dry, would do).
 type Report struct {
 	DryRun    bool       `json:"dry_run"`
@@ -228,11 +237,12 @@ func Run(p *Plan, o Options) (*Report, error) {
 			switch {
 			case err == nil:
 				results[i] = rw
+				verb := "rewrote"
 				if o.DryRun {
-					say("would rewrite %s as %s (%d -> %d bytes)", rw.Source, rw.Output, rw.Before, rw.After)
-				} else {
-					say("rewrote %s as %s (%d -> %d bytes%s)", rw.Source, rw.Output, rw.Before, rw.After, map[bool]string{true: ", verified"}[rw.Verified])
+					verb = "would rewrite"
 				}
+				say("%s: %s %s as %s (%s -> %s, %d partitions, %d -> %d bytes%s)", rw.Where(), verb, filepath.Base(rw.Source), filepath.Base(rw.Output),
+					rw.From, rw.To, rw.Partitions, rw.Before, rw.After, map[bool]string{true: ", verified"}[rw.Verified])
 			case errors.Is(err, ErrInjectedCrash) || isLive(err):
 				if stopErr == nil {
 					stopErr = err
