@@ -55,6 +55,14 @@ type Options struct {
 	disk *disk // tests inject crashes through it
 }
 
+// CrashAfter makes the run stop before its changes-th change of the disk
+// (a file created, written or fsynced, a record appended, a file
+// removed), as a kill there would: for tests, including the command's.
+func (o *Options) CrashAfter(changes int64) {
+	o.disk = newDisk()
+	o.disk.ops = changes
+}
+
 // Rewrite is one sstable rewritten (or, in a dry run, to be).
 type Rewrite struct {
 	Source     string              `json:"source"`
