@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -186,6 +187,17 @@ func Run(p *Plan, o Options) (*Report, error) {
 			tasks = append(tasks, task{t: t, src: s, w: w})
 		}
 	}
+
+	// What the plan skipped as a leftover of a log just recovered is gone.
+	gone := map[string]bool{}
+	for _, r := range rep.Recovered {
+		if !o.DryRun {
+			for _, f := range r.Deleted {
+				gone[f] = true
+			}
+		}
+	}
+	rep.Skipped = slices.DeleteFunc(rep.Skipped, func(s Skip) bool { return gone[s.Path] })
 
 	var total int64
 	sizes := make([]int64, len(tasks))

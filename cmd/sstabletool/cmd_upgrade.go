@@ -55,6 +55,9 @@ func init() {
 func upgradeAction(c *cli.Context) error {
 	to, err := format.ParseVersion(c.String("to"))
 	if err != nil {
+		if _, berr := format.ParseFormatVersion(format.BTI, c.String("to")); berr == nil {
+			return usageError("--to %s: upgrade writes big-format versions (ma..oa); %s is BTI", c.String("to"), c.String("to"))
+		}
 		return usageError("--to: %v", err)
 	}
 	a, err := rewriteAccess(c)
@@ -70,7 +73,10 @@ func upgradeAction(c *cli.Context) error {
 	}
 	js := c.Bool("json")
 	dry := c.Bool("dry-run")
-	if len(plan.Tables) == 0 && len(plan.Failed) == 0 {
+	if len(plan.Tables) == 0 {
+		for _, f := range plan.Failed {
+			fmt.Fprintf(stderr, "sstabletool: %s: %s\n", f.Path, f.Reason)
+		}
 		return usageError("no sstables found under %s", strings.Join(c.Args().Slice(), " "))
 	}
 	o := upgrade.Options{Verify: c.Bool("verify"), KeepSource: c.Bool("keep-source"), Force: c.Bool("force"),
