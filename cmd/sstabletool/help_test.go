@@ -209,6 +209,11 @@ func TestREADMEExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
+	// The upgrade examples run on a node's data directory: an nc table
+	// under /var/lib/cassandra/data, moved into the temporary directory.
+	node := filepath.Join(tmp, "var", "lib", "cassandra")
+	copyInto(t, fixtures.Table(t, "nc", "legacy_nc_clust"), filepath.Join(node, "data", "shop", "orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2"))
+	copyInto(t, fixtures.Table(t, "nb", "legacy_nb_simple"), filepath.Join(node, "data", "shop", "customers-5b5e3f70c67c11eeb4a4d93dc8a1f6a2"))
 	t.Chdir(filepath.Join(fixtures.Dir(t), "cassandra"))
 	t.Setenv("CI", "1")
 	savedOut, savedErr := stdout, stderr
@@ -241,6 +246,7 @@ func TestREADMEExamples(t *testing.T) {
 			if w == "legacy_tables.cql" {
 				w = schemaFile
 			}
+			w = strings.ReplaceAll(w, "/var/lib/cassandra", node)
 			words[k] = w
 		}
 		var out, errOut bytes.Buffer

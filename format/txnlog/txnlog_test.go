@@ -60,8 +60,8 @@ func TestParseRoundTrip(t *testing.T) {
 		"commit:[a,b,c][12345678]", // numbers that do not parse
 		"commit:[1707300000,0,0]",  // no checksum
 		"add:[ma-3-big,1707300000,4]",
-		"ADD:[/d/oa-5-big-,0,8][12",  // torn
-		"\x00\x00\x00\x00",           // a power loss's zeros
+		"ADD:[/d/oa-5-big-,0,8][12",   // torn
+		"\x00\x00\x00\x00",            // a power loss's zeros
 		"REMOVE:[/d/nb-1-big-,1,1][]", // empty checksum
 	} {
 		if r := ParseRecord(line); r.Valid() {
