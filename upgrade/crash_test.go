@@ -214,12 +214,28 @@ func TestKilledUpgrade(t *testing.T) {
 	t.Logf("%d kills, %d before the run ended; a whole run took %v", trials, killedMidway, full)
 }
 
+// runChild runs the child to its end and returns how long the upgrade
+// took from the moment it said it started.
 func runChild(t *testing.T, n *node, _ time.Duration) time.Duration {
-	start := time.Now()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperUpgradeProcess$")
 	cmd.Env = append(os.Environ(), "UPGRADE_HELPER_DATA="+n.data)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(out)
+	if line, err := r.ReadString('\n'); err != nil || line != "started\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child: %q %v", line, err)
+	}
+	start := time.Now()
+	rest, _ := r.ReadString(0)
+	if err := cmd.Wait(); err != nil || !strings.Contains(rest, "done") {
+		t.Fatalf("child: %v\n%s", err, rest)
 	}
 	return time.Since(start)
 }

@@ -37,13 +37,15 @@ func init() {
 			"  sstabletool upgrade /var/lib/cassandra/data --dry-run       # the plan and the exact bytes it saves\n" +
 			"  sstabletool upgrade /var/lib/cassandra/data                 # every keyspace, nb/nc -> oa\n" +
 			"  sstabletool upgrade /var/lib/cassandra/data/shop --jobs 1 --json\n" +
-			"  sstabletool upgrade /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2 -k   # keep the old sstables too",
+			"  sstabletool upgrade /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2 -k   # keep the old sstables too\n" +
+			"  sstabletool upgrade /var/lib/cassandra/data --commitlog /var/lib/cassandra/commitlog --verify=false --access mmap\n" +
+			"  sstabletool upgrade /var/lib/cassandra/data/shop --to oa --force   # a node known to be stopped, whatever its commit log says",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Value: "oa", Usage: "target big-format version; sstables older than it are rewritten"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "change nothing: print the plan and the exact bytes it would save"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "sstables rewritten at once"},
 			&cli.BoolFlag{Name: "verify", Value: true, Usage: "verify each new sstable against the old one before removing the old one (--verify=false to skip)"},
-			&cli.BoolFlag{Name: "keep-source", Aliases: []string{"k"}, Usage: "do not delete the old sstables (as sstableupgrade -k): both copies stay live"},
+			&cli.BoolFlag{Name: "keep-source", Aliases: []string{"k"}, Usage: "do not delete the old sstables (as sstableupgrade -k): both copies stay live, and a second run rewrites the old ones again"},
 			&cli.BoolFlag{Name: "force", Usage: "skip the checks that the node is stopped"},
 			&cli.StringSliceFlag{Name: "commitlog", Usage: "the node's commit log `DIR` (default: commitlog/ beside the data directory)"},
 			rewriteAccessFlag, jsonFlag,
