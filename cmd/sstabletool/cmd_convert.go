@@ -27,7 +27,8 @@ func convertCommand() *cli.Command {
 			"directory inside DIR (so DIR may be a mount point), fsynced, and renamed into place only when complete\n" +
 			"(and, with --verify, re-read and compared with the source cell by cell), Data.db last. A DIR that\n" +
 			"already holds the sstable is refused. Leftovers of a killed convert in DIR are repaired first and\n" +
-			"named: an unfinished staging directory is removed, a commit that was under way is completed.\n\n" +
+			"named: an unfinished staging directory is removed, a commit that was under way is completed.\n" +
+			"To rewrite a stopped node's data directory in place, use sstabletool upgrade.\n\n" +
 			"Exit codes: 0 converted, 1 verification failed (output discarded), 2 bad input or usage.\n\n" +
 			"Examples:\n" +
 			"  sstabletool convert nc-1-big-Data.db --to oa --out /tmp/orders-oa\n" +

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/upgrade"
 )
 
 // savingsCommand is the savings command.
@@ -26,11 +29,14 @@ func savingsCommand() *cli.Command {
 			"compressed Data.db size comes from really recompressing every chunk in memory.\n" +
 			"--to da estimates Cassandra 5.0's trie-indexed format instead: Index.db and Summary.db become\n" +
 			"Partitions.db and Rows.db (built in memory, blocks cut at --column-index-size, 16 KiB by default),\n" +
-			"and the index line sums the partition index before and after.\n\n" +
+			"and the index line sums the partition index before and after. With several tables (-r over a\n" +
+			"data directory) the totals per table and per keyspace follow, most bytes saved first; --json holds\n" +
+			"them too (tables, keyspaces, and the host), to merge the reports of many nodes.\n\n" +
 			"Examples:\n" +
 			"  sstabletool savings nc-1-big-Data.db\n" +
 			"  sstabletool savings --to da nc-1-big-Data.db                       # Index.db+Summary.db vs the tries\n" +
-			"  sstabletool savings -r /var/lib/cassandra/data --json | jq .total   # the whole node",
+			"  sstabletool savings -r /var/lib/cassandra/data --json | jq .total   # the whole node\n" +
+			"  sstabletool savings -r /var/lib/cassandra/data/shop                  # totals per table and keyspace at the end",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Value: "oa", Usage: "target version: oa (compact deletion times) or da (trie-indexed; any big or BTI version)"},
 			&cli.IntFlag{Name: "column-index-size", Usage: "index block size in KiB for blocks cut anew (to or from da; default 16 for da, 64 for big)"},
@@ -52,9 +58,28 @@ type savingsTotal struct {
 	Counts convert.Counts    `json:"deletion_times"`
 }
 
+// savingsGroup totals one table or keyspace: what a report from many
+// nodes is merged by (add the byte counts of the same keyspace and table).
+type savingsGroup struct {
+	Keyspace   string `json:"keyspace"`
+	Table      string `json:"table,omitempty"`
+	SSTables   int    `json:"sstables"`
+	Partitions int64  `json:"partitions"`
+	Before     int64  `json:"before"`
+	After      int64  `json:"after"`
+	Saved      int64  `json:"saved"`
+}
+
 type savingsReport struct {
+	// Host is the machine the report was made on, for merging reports.
+	Host     string            `json:"host,omitempty"`
 	SSTables []*convert.Result `json:"sstables"`
 	Total    savingsTotal      `json:"total"`
+	// Tables and Keyspaces total the sstables by the table and keyspace
+	// their directory names (<data>/<keyspace>/<table>-<id>/), most bytes
+	// saved first; "" for sstables outside such a layout.
+	Tables    []savingsGroup `json:"tables"`
+	Keyspaces []savingsGroup `json:"keyspaces"`
 	// Errors lists the sstables that could not be read.
 	Errors []sstableError `json:"errors,omitempty"`
 }
@@ -77,7 +102,17 @@ func savingsAction(c *cli.Context) error {
 		return usageError("--column-index-size %d: expected KiB between 1 and %d", kib, 1<<21)
 	}
 	rep := savingsReport{SSTables: []*convert.Result{}}
+	rep.Host, _ = os.Hostname()
 	byName := map[string]int{}
+	tables, keyspaces := map[[2]string]*savingsGroup{}, map[string]*savingsGroup{}
+	// One progress bar over every Data.db's bytes.
+	var total, before int64
+	for _, f := range sc.found {
+		if fi, err := os.Stat(f.Path); err == nil {
+			total += fi.Size()
+		}
+	}
+	prog := newProgress("savings", total)
 	err = sc.each(func(p string) error {
 		d, _, err := format.ParseDescriptor(p)
 		if err != nil {
@@ -95,12 +130,39 @@ func savingsAction(c *cli.Context) error {
 			}
 			return nil
 		}
-		prog := newProgress("savings "+p, 0)
+		var size int64
+		if fi, err := os.Stat(p); err == nil {
+			size = fi.Size()
+		}
 		res, err := convert.Estimate(p, convert.Options{To: to, Access: a, ColumnIndexSize: kib << 10,
-			Progress: func(done, total int64) { prog.total = total; prog.update(done) }})
-		prog.done()
+			Progress: func(done, tot int64) {
+				if tot > 0 {
+					prog.update(before + size*done/tot)
+				}
+			}})
+		before += size
 		if err != nil {
 			return err
+		}
+		ks, tbl := upgrade.Names(filepath.Dir(p))
+		g := tables[[2]string{ks, tbl}]
+		if g == nil {
+			g = &savingsGroup{Keyspace: ks, Table: tbl}
+			tables[[2]string{ks, tbl}] = g
+		}
+		k := keyspaces[ks]
+		if k == nil {
+			k = &savingsGroup{Keyspace: ks}
+			keyspaces[ks] = k
+		}
+		for _, grp := range []*savingsGroup{g, k} {
+			grp.SSTables++
+			grp.Partitions += res.Partitions
+			for _, comp := range append(slices.Clone(res.Components), res.Dropped...) {
+				grp.Before += comp.Before
+				grp.After += comp.After
+			}
+			grp.Saved = grp.Before - grp.After
 		}
 		rep.SSTables = append(rep.SSTables, res)
 		t := &rep.Total
@@ -139,9 +201,11 @@ func savingsAction(c *cli.Context) error {
 		}
 		return nil
 	}, func(e sstableError) { rep.Errors = append(rep.Errors, e) })
+	prog.done()
 	if err != nil {
 		return err
 	}
+	rep.Tables, rep.Keyspaces = sortedGroups(tables), sortedGroups(keyspaces)
 	if c.Bool("json") {
 		if err := writeJSON(rep); err != nil {
 			return err
@@ -152,7 +216,47 @@ func savingsAction(c *cli.Context) error {
 		fmt.Fprintf(stdout, "TOTAL (%d sstables, %d partitions)\n", rep.Total.SSTables, rep.Total.Partitions)
 		printSavings(stdout, to.Name, rep.Total.Components, rep.Total.DataUncompressed, rep.Total.Index, &rep.Total.Counts)
 	}
+	if len(rep.Tables) > 1 || len(rep.Tables) == 1 && rep.Tables[0].Table != "" {
+		fmt.Fprintln(stdout)
+		printGroups(stdout, to.Name, "BY TABLE (most saved first)", "keyspace.table", rep.Tables)
+		fmt.Fprintln(stdout)
+		printGroups(stdout, to.Name, "BY KEYSPACE", "keyspace", rep.Keyspaces)
+	}
 	return sc.err()
+}
+
+// sortedGroups lists groups by bytes saved, most first, then by name.
+func sortedGroups[K comparable](m map[K]*savingsGroup) []savingsGroup {
+	out := []savingsGroup{}
+	for _, g := range m {
+		out = append(out, *g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Saved != b.Saved {
+			return a.Saved > b.Saved
+		}
+		if a.Keyspace != b.Keyspace {
+			return a.Keyspace < b.Keyspace
+		}
+		return a.Table < b.Table
+	})
+	return out
+}
+
+func printGroups(w io.Writer, to, title, col string, groups []savingsGroup) {
+	fmt.Fprintln(w, title)
+	fmt.Fprintf(w, "  %-40s %8s %14s %14s %12s %8s\n", col, "sstables", "now", "as "+to, "saved", "saved%")
+	for _, g := range groups {
+		name := g.Keyspace
+		if name == "" {
+			name = "(outside <keyspace>/<table>-<id>/)"
+		}
+		if g.Table != "" {
+			name += "." + g.Table
+		}
+		fmt.Fprintf(w, "  %-40s %8d %14d %14d %12d %8s\n", name, g.SSTables, g.Before, g.After, g.Saved, pct(g.Saved, g.Before))
+	}
 }
 
 func printSavings(w io.Writer, to string, comps []convert.Component, data, idx convert.Component, counts *convert.Counts) {

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
@@ -132,7 +135,13 @@ func TestHelpExamples(t *testing.T) {
 	}
 
 	ran := 0
-	for _, cmd := range newApp().Commands {
+	// upgrade rewrites the data directory in place: its examples run last,
+	// after every other command has read the nc table as it was.
+	cmds := newApp().Commands
+	slices.SortStableFunc(cmds, func(a, b *cli.Command) int {
+		return map[bool]int{true: 1}[a.Name == "upgrade"] - map[bool]int{true: 1}[b.Name == "upgrade"]
+	})
+	for _, cmd := range cmds {
 		examples := helpExamples(cmd.Description)
 		if len(examples) == 0 {
 			t.Errorf("sstabletool %s --help has no examples", cmd.Name)
@@ -200,6 +209,11 @@ func TestREADMEExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
+	// The upgrade examples run on a node's data directory: an nc table
+	// under /var/lib/cassandra/data, moved into the temporary directory.
+	node := filepath.Join(tmp, "var", "lib", "cassandra")
+	copyInto(t, fixtures.Table(t, "nc", "legacy_nc_clust"), filepath.Join(node, "data", "shop", "orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2"))
+	copyInto(t, fixtures.Table(t, "nb", "legacy_nb_simple"), filepath.Join(node, "data", "shop", "customers-5b5e3f70c67c11eeb4a4d93dc8a1f6a2"))
 	t.Chdir(filepath.Join(fixtures.Dir(t), "cassandra"))
 	t.Setenv("CI", "1")
 	savedOut, savedErr := stdout, stderr
@@ -232,6 +246,7 @@ func TestREADMEExamples(t *testing.T) {
 			if w == "legacy_tables.cql" {
 				w = schemaFile
 			}
+			w = strings.ReplaceAll(w, "/var/lib/cassandra", node)
 			words[k] = w
 		}
 		var out, errOut bytes.Buffer

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/upgrade"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
@@ -34,10 +37,12 @@ func TestScripts(t *testing.T) {
 		Dir:           "testdata/script",
 		UpdateScripts: *update,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"cpdir":    cmdCpdir,
-			"flipbyte": cmdFlipbyte,
-			"truncate": cmdTruncate,
-			"mkfifo":   cmdMkfifo,
+			"cpdir":        cmdCpdir,
+			"flipbyte":     cmdFlipbyte,
+			"truncate":     cmdTruncate,
+			"mkfifo":       cmdMkfifo,
+			"cpsstable":    cmdCpsstable,
+			"upgradecrash": cmdUpgradeCrash,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", root+"/cassandra")
@@ -102,6 +107,45 @@ func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: mkfifo PATH")
 	}
 	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
+}
+
+// cpsstable SRC DST GEN copies the sstable of a fixture directory into
+// DST under generation GEN (an integer, or a UUID id's base-36 text).
+func cmdCpsstable(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: cpsstable SRC DST GEN")
+	}
+	dst := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(dst, 0o755))
+	entries, err := os.ReadDir(ts.MkAbs(args[0]))
+	ts.Check(err)
+	for _, e := range entries {
+		d, comp, err := format.ParseDescriptor(e.Name())
+		if err != nil || e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(ts.MkAbs(args[0]), e.Name()))
+		ts.Check(err)
+		d.Dir, d.Generation = dst, args[2]
+		ts.Check(os.WriteFile(d.Path(comp), b, 0o644))
+	}
+}
+
+// upgradecrash N DIR upgrades DIR as sstabletool upgrade does, stopping
+// before its N-th change of the disk as a kill there would.
+func cmdUpgradeCrash(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: upgradecrash N DIR")
+	}
+	n, err := strconv.ParseInt(args[0], 10, 64)
+	ts.Check(err)
+	p, err := upgrade.NewPlan([]string{ts.MkAbs(args[1])}, format.MustVersion("oa"))
+	ts.Check(err)
+	o := upgrade.Options{Jobs: 1, Force: true}
+	o.CrashAfter(n)
+	if _, err := upgrade.Run(p, o); !errors.Is(err, upgrade.ErrInjectedCrash) {
+		ts.Fatalf("upgrade ran past change %d: %v", n, err)
+	}
 }
 
 // Exit codes are part of the interface: 0 clean, 1 problems found, 2 bad
