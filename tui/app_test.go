@@ -267,7 +267,7 @@ func TestSstablesViewAndMetadata(t *testing.T) {
 	d.keys("enter")
 	d.expect("sstables › legacy_oa_clust/oa-1", "5 partitions (Index.db)")
 	d.keys("m")
-	d.expect("› metadata", "Identity", "version                oa (big format, compact DeletionTime)", "ByteOrderedPartitioner")
+	d.expect("› metadata", "Identity", "Version                oa (big format) (compact DeletionTime)", "ByteOrderedPartitioner")
 	d.keys("q", "q")
 	d.expect("as oa: already")
 	d.keys("?")
@@ -525,10 +525,10 @@ func TestMetadataViewOfBTI(t *testing.T) {
 	bti := filepath.Join(fixtures.Table(t, "da", "legacy_da_clust"), "da-1-bti-Data.db")
 	d := newDriver(t, 160, 120, bti)
 	d.keys("m")
-	d.expect("› metadata", "first token", "30 (key 0)", "pending repair", "--",
-		"Partitions.db", "5 keys, first 0, last 4", "PAYLOAD_ONLY 5",
+	d.expect("› metadata", "First token", "30 (0)", "Pending repair", "--",
+		"Partitions.db", "5 keys (first 0, last 4)", "PAYLOAD_ONLY 5",
 		"Rows.db", "5 entries (partitions with a row index), 65 blocks (13 to 13 per entry)")
-	if s := d.screen(); strings.Contains(s, "index summary") {
+	if s := d.screen(); strings.Contains(s, "Index summary") {
 		t.Fatalf("a BTI sstable shows an index summary:\n%s", s)
 	}
 }

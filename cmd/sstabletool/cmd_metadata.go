@@ -11,7 +11,6 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
-	"github.com/sstabletool/sstabletool/format/bti/trie"
 	"github.com/sstabletool/sstabletool/inspect"
 )
 
@@ -64,7 +63,7 @@ func useColors(c *cli.Context) bool {
 }
 
 func metadataAction(c *cli.Context) error {
-	unit, ok := timeUnits[strings.ToUpper(c.String("timestamp_unit"))]
+	unit, ok := inspect.TimeUnits[strings.ToUpper(c.String("timestamp_unit"))]
 	if !ok {
 		return usageError("metadata: -t/--timestamp_unit %q: expected NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS, MINUTES, HOURS or DAYS", c.String("timestamp_unit"))
 	}
@@ -149,170 +148,50 @@ func (pr metadataPrinter) section(name string) {
 	fmt.Fprintln(pr.w, name+":")
 }
 
-// deletionComment is SSTableMetadataViewer.deletion: the date of a local
-// deletion time, or "no tombstones" for none.
-func deletionComment(v int64) string {
-	if v == 0 || v == math.MaxInt64 || v == math.MaxInt32 {
-		return "no tombstones"
+func (pr metadataPrinter) print(m *inspect.Metadata) {
+	if m.Scan != nil {
+		// The scan's overview comes right after the SSTable line.
+		fields := m.Describe(pr.unit)
+		pr.field(fields[0].Name, fields[0].Value, fields[0].Comment)
+		pr.scan(m.Scan)
+		pr.fields(m, fields[1:])
+	} else {
+		pr.fields(m, m.Describe(pr.unit))
 	}
-	return dateIn(v, time.Second)
+	fmt.Fprintln(pr.w)
 }
 
-func (pr metadataPrinter) print(m *inspect.Metadata) {
-	v := m.Flags()
-	f := pr.field
-	f("SSTable", m.Path, "")
-	if m.Scan != nil {
-		pr.scan(m.Scan)
-	}
-	f("Version", fmt.Sprintf("%s (%s format)", m.Version, m.Format), "")
-	f("Generation", m.Generation, "")
-	f("Components", strings.Join(m.Components, ", "), "")
-	f("Partitioner", m.Partitioner, "")
-	f("Bloom Filter FP chance", javaDouble(m.BloomFilterFPChance), "")
-	f("Minimum timestamp", m.MinTimestamp, dateIn(m.MinTimestamp, pr.unit))
-	f("Maximum timestamp", m.MaxTimestamp, dateIn(m.MaxTimestamp, pr.unit))
-	f("Duration", durationString(m.MaxTimestamp-m.MinTimestamp), "")
-	f("SSTable min local deletion time", m.MinLocalDeletionTime, deletionComment(m.MinLocalDeletionTime))
-	f("SSTable max local deletion time", m.MaxLocalDeletionTime, deletionComment(m.MaxLocalDeletionTime))
-	if c := m.Compression; c != nil {
-		f("Compressor", c.Compressor, "")
-		f("Compression ratio", javaDouble(c.Ratio), "")
-		f("Chunk length", c.ChunkLength, fmt.Sprintf("%s of %d bytes", plural(c.Chunks, "chunk"), c.DataLength))
-	} else {
-		f("Compressor", "-", "uncompressed; CRC.db checksums")
-	}
-	f("Data.db on disk / uncompressed", fmt.Sprintf("%d / %d bytes", m.DataSize, m.UncompressedDataSize), "")
-	f("TTL min", m.MinTTL, durationWords(m.MinTTL))
-	f("TTL max", m.MaxTTL, durationWords(m.MaxTTL))
-	if k := m.KeyRange; k != nil {
-		f("First token", k.FirstToken, k.First)
-		f("Last token", k.LastToken, k.Last)
-	}
-	if m.LegacyMinClustering != nil {
-		f("minClusteringValues", fmt.Sprint(m.LegacyMinClustering), "")
-		f("maxClusteringValues", fmt.Sprint(m.LegacyMaxClustering), "")
-	}
-	if m.CoveredClustering != nil {
-		f("Covered clusterings", m.CoveredClustering.Start+" .. "+m.CoveredClustering.End, "")
-	}
-	f("Estimated droppable tombstones", javaDouble(m.EstimatedDroppable), "")
-	f("SSTable Level", m.SSTableLevel, "")
-	f("Repaired at", m.RepairedAt, dateIn(m.RepairedAt, time.Millisecond))
-	if v.HasOriginatingHostID {
-		f("Originating host id", orDashes(m.OriginatingHostID), "")
-	}
-	if v.HasPendingRepair {
-		f("Pending repair", orDashes(m.PendingRepair), "")
-	}
-	if v.HasCommitLogLowerBound {
-		f("Commit log lower bound", m.CommitLogLowerBound, "")
-	}
-	f("Commit log upper bound", m.CommitLogUpperBound, "")
-	if v.HasCommitLogIntervals {
-		f("Replay positions covered", strings.Join(m.CommitLogIntervals, " "), "")
-	}
-	f("totalColumnsSet", m.TotalColumnsSet, "")
-	f("totalRows", m.TotalRows, "")
-	f("Estimated keys", m.EstimatedKeys, "")
-	if m.HasPartitionDeletions != nil {
-		f("Has partition level deletions", *m.HasPartitionDeletions, "")
-	}
-	f("Has legacy counter shards", m.HasLegacyCounterShard, "")
-	if sm := m.Summary; sm != nil {
-		f("Index summary", fmt.Sprintf("%s, min index interval %d, sampling level %d/128, %d at full sampling, keys estimated %d",
-			plural(sm.Entries, "entry"), sm.MinIndexInterval, sm.SamplingLevel, sm.SizeAtFullSampling, sm.EstimatedKeys), "")
-		f("Index summary first/last key", sm.FirstKey+" .. "+sm.LastKey, "")
-	}
-	if pi := m.PartitionIndex; pi != nil {
-		f("Partitions.db", fmt.Sprintf("%d bytes, %s", pi.SizeOnDisk, plural(pi.KeyCount, "key")), "first "+pi.FirstKey+", last "+pi.LastKey)
-		pr.trie("Partitions.db trie", pi.Trie, "key")
-	}
-	if ri := m.RowIndex; ri != nil {
-		per := ""
-		if ri.Entries > 0 {
-			per = fmt.Sprintf("%d to %d per entry", ri.MinBlocks, ri.MaxBlocks)
-		}
-		f("Rows.db", fmt.Sprintf("%d bytes, %s (partitions with a row index), %s", ri.SizeOnDisk, plural(ri.Entries, "entry"), plural(ri.Blocks, "block")), per)
-		if ri.Entries > 0 {
-			pr.trie("Rows.db tries", ri.Trie, "block")
+// fields prints the shared description, with sstablemetadata's histograms
+// where it prints them.
+func (pr metadataPrinter) fields(m *inspect.Metadata, fields []inspect.Field) {
+	for _, f := range fields {
+		switch f.Kind {
+		case inspect.FieldValue:
+			pr.field(f.Name, f.Value, f.Comment)
+		case inspect.FieldHistograms:
+			pr.histograms(m)
 		}
 	}
-	if fl := m.Filter; fl != nil {
-		f("Bloom filter", fmt.Sprintf("%s, %d bits, %d bytes on disk", plural(fl.HashCount, "hash function"), fl.Bits, fl.SizeOnDisk), "")
-	}
+}
+
+// histograms prints Statistics.db's three histograms as TermHistogram does.
+func (pr metadataPrinter) histograms(m *inspect.Metadata) {
 	pr.section("Estimated tombstone drop times")
 	var drops []termBin
 	for _, b := range m.TombstoneDropTimes {
 		drops = append(drops, termBin{b.Time, b.Count})
 	}
 	termHistogram{title: "Drop Time", bins: drops, offsetName: func(t int64) string {
-		return fmt.Sprintf("%d %s", t, pr.style.quiet(dateIn(t, time.Second)))
+		return fmt.Sprintf("%d %s", t, pr.style.quiet(inspect.DateIn(t, time.Second)))
 	}}.print(pr.w, pr.style)
 	pr.section("Partition Size")
 	pr.histogram(m.PartitionSize, "Size (bytes)", pr.bytesName)
 	pr.section("Column Count")
 	pr.histogram(m.CellCount, "Columns", countName)
-	if v.HasTokenSpaceCoverage {
-		cov := "NaN"
-		if m.TokenSpaceCoverage != nil {
-			cov = javaDouble(*m.TokenSpaceCoverage)
-		}
-		f("Local token space coverage", cov, "")
-	}
-	f("Estimated cardinality", m.EstimatedCardinality, "")
-	h := m.Header
-	raw := func(r *uint64) string {
-		if r == nil {
-			return ""
-		}
-		return fmt.Sprintf("stored delta %d does not fit an int: cast as Cassandra 3.x/4.x read it", *r)
-	}
-	f("EncodingStats minTTL", h.MinTTL, joinComments(durationWords(h.MinTTL), raw(h.RawMinTTL)))
-	f("EncodingStats minLocalDeletionTime", h.MinLocalDelTime, joinComments(dateIn(h.MinLocalDelTime, time.Second), raw(h.RawMinLocalDelTime)))
-	f("EncodingStats minTimestamp", h.MinTimestamp, dateIn(h.MinTimestamp, pr.unit))
-	f("KeyType", h.KeyType, "")
-	f("ClusteringTypes", "["+strings.Join(h.ClusteringTypes, ", ")+"]", "")
-	f("StaticColumns", columnMap(h.StaticColumns), "")
-	f("RegularColumns", columnMap(h.RegularColumns), "")
-	for _, n := range h.Notes {
-		f("Serialization header note", n, "")
-	}
-	if m.IsTransient != nil {
-		f("IsTransient", *m.IsTransient, "")
-	}
-	fmt.Fprintln(pr.w)
-}
-
-func orDashes(s string) string {
-	if s == "" {
-		return "--" // sstablemetadata's null
-	}
-	return s
-}
-
-func joinComments(cs ...string) string {
-	var out []string
-	for _, c := range cs {
-		if c != "" {
-			out = append(out, c)
-		}
-	}
-	return strings.Join(out, "; ")
-}
-
-// columnMap is FBUtilities.toString of the header's name -> type map:
-// "name:type, name:type".
-func columnMap(cols []inspect.Column) string {
-	parts := make([]string, len(cols))
-	for i, c := range cols {
-		parts[i] = c.Name + ":" + c.Type
-	}
-	return strings.Join(parts, ", ")
 }
 
 func (pr metadataPrinter) bytesName(v int64) string {
-	return fmt.Sprintf("%d %s", v, pr.style.quiet(toByteString(v)))
+	return fmt.Sprintf("%d %s", v, pr.style.quiet(inspect.ToByteString(v)))
 }
 
 func countName(v int64) string { return fmt.Sprint(v) }
@@ -342,29 +221,8 @@ func (pr metadataPrinter) histogramOf(h inspect.Histogram, title string, name fu
 	}
 	termHistogram{title: title, bins: bins, offsetName: name, exact: exact}.print(pr.w, pr.style)
 	if over > 0 {
-		fmt.Fprintf(pr.w, "   (%s above the largest bucket left out, as Cassandra drops them)\n", plural(over, "value"))
+		fmt.Fprintf(pr.w, "   (%s above the largest bucket left out, as Cassandra drops them)\n", inspect.Plural(over, "value"))
 	}
-}
-
-// trie prints a BTI trie's facts: its nodes by type (in TrieNode.Types
-// order), depth and bytes per key.
-func (pr metadataPrinter) trie(name string, t inspect.TrieInfo, per string) {
-	detail := fmt.Sprintf("%s, depth %d, %.1f bytes per %s", plural(t.Nodes, "node"), t.MaxDepth, t.BytesPerKey, per)
-	if t.Pages > 0 {
-		detail += fmt.Sprintf(", %s", plural(t.Pages, "page"))
-		if t.PageCrossing > 0 {
-			detail += fmt.Sprintf(" (%d nodes across a page boundary)", t.PageCrossing)
-		}
-	}
-	pr.field(name, detail, "")
-	var types []string
-	for i := 0; i < 16; i++ {
-		n := trie.NodeType(i).String()
-		if c := t.NodeTypes[n]; c > 0 {
-			types = append(types, fmt.Sprintf("%s %d", n, c))
-		}
-	}
-	pr.field(name+" node types", strings.Join(types, ", "), "")
 }
 
 // scan prints sstablemetadata's scanned overview, then the histograms of
@@ -385,7 +243,7 @@ func (pr metadataPrinter) scan(s *inspect.ScanInfo) {
 	}
 	pr.section("Largest Partitions")
 	for _, kv := range s.Largest {
-		fmt.Fprintln(pr.w, "  "+entry(kv)+st.wrap(ansiWhite, " ("+toByteString(kv.Value)+")"))
+		fmt.Fprintln(pr.w, "  "+entry(kv)+st.wrap(ansiWhite, " ("+inspect.ToByteString(kv.Value)+")"))
 	}
 	// sstablemetadata prints its tombstone leaders only when their lines
 	// are longer than 10 characters in all.

@@ -308,15 +308,3 @@ func (p *progress) done() {
 		fmt.Fprintf(stderr, "\r\033[K")
 	}
 }
-
-// plural is n and the noun, singular for one: "1 partition", "5 partitions",
-// "2 entries".
-func plural[T ~int | ~int64](n T, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	if strings.HasSuffix(noun, "y") && !strings.ContainsAny(noun[len(noun)-2:len(noun)-1], "aeiou") {
-		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
@@ -86,32 +87,9 @@ func (v *Metadata) content() string {
 	p := func(k string, val any) {
 		b.WriteString("   " + th.Label.Render(Fit(k, kw)) + " " + fmt.Sprint(val) + "\n")
 	}
-	section("Identity")
-	p("Data.db", m.Path)
-	p("version", fmt.Sprintf("%s (%s format, %s DeletionTime)", m.Version, m.Format, v.t.S.Version().DeletionTimeLayout()))
-	p("generation", m.Generation)
-	p("components", strings.Join(m.Components, ", "))
-	p("partitioner", m.Partitioner)
-	p("bloom filter fp chance", m.BloomFilterFPChance)
-
-	section("Size and compression")
-	p("Data.db on disk", cellfmt.Bytes(m.DataSize))
-	p("Data.db uncompressed", cellfmt.Bytes(m.UncompressedDataSize))
-	if c := m.Compression; c != nil {
-		p("compressor", c.Compressor)
-		p("chunk length", cellfmt.Bytes(int64(c.ChunkLength)))
-		p("chunks", c.Chunks)
-		p("compression ratio", fmt.Sprintf("%.3f", c.Ratio))
-		for k, o := range c.Options {
-			p("option "+k, o)
-		}
-	} else {
-		p("compression", "none (CRC.db checksums)")
-	}
-	p("estimated keys", cellfmt.Count(m.EstimatedKeys))
-	p("estimated cardinality", cellfmt.Count(m.EstimatedCardinality))
-	p("total rows", cellfmt.Count(m.TotalRows))
-	p("total columns set", cellfmt.Count(m.TotalColumnsSet))
+	// The fields, their wording and order are sstablemetadata's, shared
+	// with `sstabletool metadata` (inspect.Describe); the view only groups
+	// them under their sections and draws the histograms compactly.
 	hist := func(name string, h inspect.Histogram) {
 		p(name, fmt.Sprintf("count %d · min %d · max %d · mean %d", h.Count, h.Min, h.Max, h.Mean))
 		p("", fmt.Sprintf("p50 %d · p75 %d · p95 %d · p99 %d", h.P50, h.P75, h.P95, h.P99))
@@ -123,101 +101,30 @@ func (v *Metadata) content() string {
 			p("", fmt.Sprintf("%16s  %s", off, cellfmt.Count(bk.Count)))
 		}
 	}
-	hist("partition size (bytes)", m.PartitionSize)
-	hist("cells per partition", m.CellCount)
-
-	section("Time")
-	p("min timestamp", timestamp(m.MinTimestamp))
-	p("max timestamp", timestamp(m.MaxTimestamp))
-	p("min local deletion time", cellfmt.Seconds(m.MinLocalDeletionTime))
-	p("max local deletion time", cellfmt.Seconds(m.MaxLocalDeletionTime))
-	p("duration", durationOf(m.MaxTimestamp-m.MinTimestamp))
-	p("min TTL", m.MinTTL)
-	p("max TTL", m.MaxTTL)
-
-	section("Tombstones")
-	p("estimated droppable", fmt.Sprintf("%.4f", m.EstimatedDroppable))
-	if m.HasPartitionDeletions != nil {
-		p("partition-level deletions", *m.HasPartitionDeletions)
-	}
-	if len(m.TombstoneDropTimes) == 0 {
-		p("drop times", "none")
-	}
-	for _, bin := range m.TombstoneDropTimes {
-		p("drop time "+cellfmt.Seconds(bin.Time), cellfmt.Count(bin.Count))
-	}
-
-	section("Keys and clustering")
-	if k := m.KeyRange; k != nil {
-		p("first token", k.FirstToken+" (key "+k.First+")")
-		p("last token", k.LastToken+" (key "+k.Last+")")
-	}
-	if m.LegacyMinClustering != nil {
-		p("min clustering (legacy)", m.LegacyMinClustering)
-		p("max clustering (legacy)", m.LegacyMaxClustering)
-	}
-	if m.CoveredClustering != nil {
-		p("covered clusterings", m.CoveredClustering.Start+" .. "+m.CoveredClustering.End)
-	}
-	if m.TokenSpaceCoverage != nil {
-		p("token space coverage", *m.TokenSpaceCoverage)
-	}
-
-	section("Repair and commit log")
-	p("sstable level", m.SSTableLevel)
-	p("repaired at", m.RepairedAt)
-	// Fields the sstable's version does not store are left out, as
-	// `sstabletool metadata` does.
-	flags := m.Flags()
-	if flags.HasPendingRepair {
-		p("pending repair", dashes(m.PendingRepair))
-	}
-	if m.IsTransient != nil {
-		p("transient", *m.IsTransient)
-	}
-	if flags.HasOriginatingHostID {
-		p("originating host", dashes(m.OriginatingHostID))
-	}
-	if flags.HasCommitLogLowerBound {
-		p("commit log lower bound", m.CommitLogLowerBound)
-	}
-	p("commit log upper bound", m.CommitLogUpperBound)
-	if flags.HasCommitLogIntervals {
-		p("replay positions covered", strings.Join(m.CommitLogIntervals, " "))
-	}
-	p("legacy counter shards", m.HasLegacyCounterShard)
-
-	if m.Summary != nil || m.PartitionIndex != nil || m.Filter != nil {
-		section("Indexes and filter")
-	}
-	if sm := m.Summary; sm != nil {
-		p("index summary", fmt.Sprintf("%s entries, min index interval %d, sampling level %d/128", cellfmt.Count(int64(sm.Entries)), sm.MinIndexInterval, sm.SamplingLevel))
-	}
-	if pi := m.PartitionIndex; pi != nil {
-		p("Partitions.db", fmt.Sprintf("%s, %s keys, first %s, last %s", cellfmt.Bytes(pi.SizeOnDisk), cellfmt.Count(pi.KeyCount), pi.FirstKey, pi.LastKey))
-		p("", trieLine(pi.Trie, "key"))
-	}
-	if ri := m.RowIndex; ri != nil {
-		p("Rows.db", fmt.Sprintf("%s, %s entries (partitions with a row index), %s blocks (%d to %d per entry)",
-			cellfmt.Bytes(ri.SizeOnDisk), cellfmt.Count(ri.Entries), cellfmt.Count(ri.Blocks), ri.MinBlocks, ri.MaxBlocks))
-		if ri.Entries > 0 {
-			p("", trieLine(ri.Trie, "block"))
+	current := ""
+	for _, f := range m.Describe(time.Microsecond) {
+		if f.Section != current {
+			current = f.Section
+			section(current)
+		}
+		switch f.Kind {
+		case inspect.FieldHistograms:
+			hist("Partition size (bytes)", m.PartitionSize)
+			hist("Cells per partition", m.CellCount)
+			if len(m.TombstoneDropTimes) == 0 {
+				p("Tombstone drop times", "none")
+			}
+			for _, bin := range m.TombstoneDropTimes {
+				p("Drop time "+cellfmt.Seconds(bin.Time), cellfmt.Count(bin.Count))
+			}
+		default:
+			val := f.Value
+			if f.Comment != "" {
+				val += " " + th.Dim.Render("("+f.Comment+")")
+			}
+			p(f.Name, val)
 		}
 	}
-	if f := m.Filter; f != nil {
-		p("bloom filter", fmt.Sprintf("%d hash functions, %s bits, %s on disk", f.HashCount, cellfmt.Count(f.Bits), cellfmt.Bytes(f.SizeOnDisk)))
-	}
-
-	section("Serialization header")
-	p("key type", m.Header.KeyType)
-	p("clustering types", strings.Join(m.Header.ClusteringTypes, ", "))
-	for _, c := range m.Header.StaticColumns {
-		p("static "+c.Name, c.CQL)
-	}
-	for _, c := range m.Header.RegularColumns {
-		p("regular "+c.Name, c.CQL)
-	}
-	p("EncodingStats minima", fmt.Sprintf("timestamp %d · local deletion time %d · TTL %d", m.Header.MinTimestamp, m.Header.MinLocalDelTime, m.Header.MinTTL))
 
 	section("Schema (names are placeholders: sstables do not store key column names)")
 	for _, line := range strings.Split(strings.TrimRight(v.t.CreateTable(), "\n"), "\n") {

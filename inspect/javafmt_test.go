@@ -1,11 +1,11 @@
-package main
+package inspect
 
 import (
 	"math"
 	"testing"
 )
 
-// prettyMemory is FBUtilities.prettyPrintMemory(bytes, " "), whose %.3f
+// PrettyMemory is FBUtilities.prettyPrintMemory(bytes, " "), whose %.3f
 // rounds half up: 1088 bytes are 1.0625 KiB, printed 1.063 (Go's %.3f
 // would print 1.062).
 func TestPrettyMemory(t *testing.T) {
@@ -13,24 +13,24 @@ func TestPrettyMemory(t *testing.T) {
 		0: "0 B", 1: "1 B", 1023: "1023 B", 1024: "1.000 KiB", 1088: "1.063 KiB",
 		67205: "65.630 KiB", 73457: "71.735 KiB", 1 << 20: "1.000 MiB", 3<<40 + 1<<39: "3.500 TiB",
 	} {
-		if got := prettyMemory(in); got != want {
-			t.Errorf("prettyMemory(%d) = %q, want %q", in, got, want)
+		if got := PrettyMemory(in); got != want {
+			t.Errorf("PrettyMemory(%d) = %q, want %q", in, got, want)
 		}
 	}
 }
 
-// toByteString: one decimal, half up, 1024-based units named kB, MB.
+// ToByteString: one decimal, half up, 1024-based units named kB, MB.
 func TestToByteString(t *testing.T) {
 	for in, want := range map[int64]string{
 		0: "", 24: "24 B", 1024: "1.0 kB", 1075: "1.0 kB", 1076: "1.1 kB", 73457: "71.7 kB", 1 << 30: "1.0 GB",
 	} {
-		if got := toByteString(in); got != want {
-			t.Errorf("toByteString(%d) = %q, want %q", in, got, want)
+		if got := ToByteString(in); got != want {
+			t.Errorf("ToByteString(%d) = %q, want %q", in, got, want)
 		}
 	}
 }
 
-// durationWords is commons-lang's formatDurationWords(ms, true, true),
+// DurationWords is commons-lang's formatDurationWords(ms, true, true),
 // quirks included: a leading "0 seconds" is never dropped.
 func TestDurationWords(t *testing.T) {
 	for in, want := range map[int64]string{
@@ -38,15 +38,15 @@ func TestDurationWords(t *testing.T) {
 		86400: "1 day", 90061: "1 day 1 hour 1 minute 1 second", 86460: "1 day 0 hours 1 minute",
 		7200 + 30*60: "2 hours 30 minutes", 604800: "7 days",
 	} {
-		if got := durationWords(in); got != want {
-			t.Errorf("durationWords(%d) = %q, want %q", in, got, want)
+		if got := DurationWords(in); got != want {
+			t.Errorf("DurationWords(%d) = %q, want %q", in, got, want)
 		}
 	}
 }
 
 func TestDurationString(t *testing.T) {
-	if got, want := durationString(161_001_001+3*86_400_000_000), "Days: 3 Hours: 0 Minutes: 2 Seconds: 41"; got != want {
-		t.Errorf("durationString = %q, want %q", got, want)
+	if got, want := DurationString(161_001_001+3*86_400_000_000), "Days: 3 Hours: 0 Minutes: 2 Seconds: 41"; got != want {
+		t.Errorf("DurationString = %q, want %q", got, want)
 	}
 }
 
@@ -55,8 +55,8 @@ func TestJavaDouble(t *testing.T) {
 		0: "0.0", 1: "1.0", 0.01: "0.01", 0.6271186440677966: "0.6271186440677966", 0.4: "0.4",
 		1e-4: "1.0E-4", 1.5e7: "1.5E7", 12345.5: "12345.5", math.NaN(): "NaN",
 	} {
-		if got := javaDouble(in); got != want {
-			t.Errorf("javaDouble(%v) = %q, want %q", in, got, want)
+		if got := JavaDouble(in); got != want {
+			t.Errorf("JavaDouble(%v) = %q, want %q", in, got, want)
 		}
 	}
 }

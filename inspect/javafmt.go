@@ -1,4 +1,4 @@
-package main
+package inspect
 
 // Figures printed the way Cassandra's tools print them, for output an
 // operator compares with sstablemetadata's or sstablepartitions'.
@@ -47,10 +47,10 @@ func fixedHalfUp(n int64, shift uint, decimals int) string {
 	return out
 }
 
-// prettyMemory is FBUtilities.prettyPrintMemory(bytes, " "), which
+// PrettyMemory is FBUtilities.prettyPrintMemory(bytes, " "), which
 // sstablepartitions prints sizes with: below 1 KiB "123 B", above with
 // three decimals and a binary unit ("65.630 KiB").
-func prettyMemory(b int64) string {
+func PrettyMemory(b int64) string {
 	abs := b
 	if abs < 0 {
 		abs = -abs
@@ -62,10 +62,10 @@ func prettyMemory(b int64) string {
 	return fixedHalfUp(b, uint(10*idx), 3) + " " + string("KMGTPEZYRQ"[idx-1]) + "iB"
 }
 
-// toByteString is SSTableMetadataViewer.toByteString: "" for 0 (Java's
+// ToByteString is SSTableMetadataViewer.ToByteString: "" for 0 (Java's
 // null), "123 B", else one decimal and a 1024-based unit written kB, MB,
 // GB... ("71.7 kB").
-func toByteString(b int64) string {
+func ToByteString(b int64) string {
 	switch {
 	case b == 0:
 		return ""
@@ -79,9 +79,9 @@ func toByteString(b int64) string {
 	return fixedHalfUp(b, uint(10*exp), 1) + " " + string("kMGTP"[exp-1]) + "B"
 }
 
-// durationString is SSTableMetadataViewer.durationString of a span in
+// DurationString is SSTableMetadataViewer.DurationString of a span in
 // microseconds: "Days: 0 Hours: 0 Minutes: 2 Seconds: 41".
-func durationString(micros int64) string {
+func DurationString(micros int64) string {
 	sec := micros / 1_000_000
 	day := sec / 86400
 	hours := sec/3600 - day*24
@@ -90,11 +90,11 @@ func durationString(micros int64) string {
 	return fmt.Sprintf("Days: %d Hours: %d Minutes: %d Seconds: %d", day, hours, minute, second)
 }
 
-// durationWords is SSTableMetadataViewer.toDurationString of a TTL in
+// DurationWords is SSTableMetadataViewer.toDurationString of a TTL in
 // seconds: "" for 0 (Java's null), "never" for Integer.MAX_VALUE, else
 // commons-lang's formatDurationWords with leading and trailing zero
 // elements left out ("1 day", "2 hours 30 minutes").
-func durationWords(seconds int64) string {
+func DurationWords(seconds int64) string {
 	switch seconds {
 	case 0:
 		return ""
@@ -134,15 +134,15 @@ func durationWords(seconds int64) string {
 	return strings.TrimSpace(s)
 }
 
-// timeUnits are java.util.concurrent.TimeUnit's names, for -t.
-var timeUnits = map[string]time.Duration{
+// TimeUnits are java.util.concurrent.TimeUnit's names, for -t.
+var TimeUnits = map[string]time.Duration{
 	"NANOSECONDS": time.Nanosecond, "MICROSECONDS": time.Microsecond, "MILLISECONDS": time.Millisecond,
 	"SECONDS": time.Second, "MINUTES": time.Minute, "HOURS": time.Hour, "DAYS": 24 * time.Hour,
 }
 
-// dateIn is the instant v units after the epoch in UTC, RFC 3339 ("" for 0
+// DateIn is the instant v units after the epoch in UTC, RFC 3339 ("" for 0
 // and the extremes, which mean "none").
-func dateIn(v int64, unit time.Duration) string {
+func DateIn(v int64, unit time.Duration) string {
 	if v == 0 || v == math.MinInt64 || v == math.MaxInt64 {
 		return ""
 	}
@@ -167,10 +167,10 @@ func abs64(v int64) int64 {
 	return v
 }
 
-// javaDouble is Double.toString: decimal notation with at least one
+// JavaDouble is Double.toString: decimal notation with at least one
 // fractional digit between 10^-3 and 10^7 ("0.0", "1.0", "0.01"),
 // computerized scientific notation outside ("1.0E-4", "1.5E7").
-func javaDouble(v float64) string {
+func JavaDouble(v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "NaN"
