@@ -40,12 +40,12 @@ func recompress(b *testing.B, path string) int64 {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	info := s.Data.Info()
+	info := s.Data().Info()
 	codec, err := reader.CompressorFor(info.Compressor, info.Options)
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := s.Data.File()
+	f := s.Data().File()
 	var raw, plain, out []byte
 	var total int64
 	for i, off := range info.ChunkOffsets {
@@ -80,7 +80,7 @@ func recompress(b *testing.B, path string) int64 {
 func BenchmarkThroughput(b *testing.B) {
 	src := benchInput(b)
 	s, _ := sstable.Open(src, sstable.Options{})
-	length := s.Data.Length()
+	length := s.Data().Length()
 	s.Close()
 	b.SetBytes(length)
 	var tBase, tConv, tConvV, tSav time.Duration

@@ -284,18 +284,18 @@ func TestConvertGeneratedThroughDA(t *testing.T) {
 // blocksAtLeast checks that every row index block of a da sstable but
 // each partition's last spans at least size bytes.
 func blocksAtLeast(s *sstable.SSTable, size int64) error {
-	it := s.Partitions.Iter()
+	it := s.Partitions().Iter()
 	indexed := 0
 	for ok := it.First(); ok; ok = it.Next() {
 		e := it.Entry()
 		if !e.InRowIndex() {
 			continue
 		}
-		re, err := s.Rows.Entry(e.RowIndexPos())
+		re, err := s.Rows().Entry(e.RowIndexPos())
 		if err != nil {
 			return err
 		}
-		blocks, _, err := s.Rows.Blocks(re)
+		blocks, _, err := s.Rows().Blocks(re)
 		if err != nil {
 			return err
 		}

@@ -211,7 +211,7 @@ func Convert(srcPath, outDir string, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer src.Close()
-	outDesc := src.Desc.WithVersion(o.To)
+	outDesc := src.Desc().WithVersion(o.To)
 	st, err := writer.NewStaging(outDir, outDesc.Prefix())
 	if err != nil {
 		return nil, err
@@ -308,21 +308,21 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	}
 	dataPath := src.Path(format.ComponentData)
 	res := &Result{Source: dataPath, From: from.Name, To: to.Name}
-	if !from.IsBTI() && src.Index == nil {
+	if !from.IsBTI() && src.Index() == nil {
 		return res, fmt.Errorf("%s: Index.db is missing; convert needs every component", dataPath)
 	}
-	if src.Stats.Stats == nil || src.Stats.Validation == nil || src.Stats.Header == nil {
+	if src.Stats().Stats == nil || src.Stats().Validation == nil || src.Stats().Header == nil {
 		return res, fmt.Errorf("%s: Statistics.db lacks a component convert needs", src.Path(format.ComponentStatistics))
 	}
-	if !to.HasUIntDeletionTime && src.Stats.Stats.MaxLocalDeletionTime != stats.NoDeletionTime &&
-		src.Stats.Stats.MaxLocalDeletionTime > stats.LegacyMaxDeletionTime {
+	if !to.HasUIntDeletionTime && src.Stats().Stats.MaxLocalDeletionTime != stats.NoDeletionTime &&
+		src.Stats().Stats.MaxLocalDeletionTime > stats.LegacyMaxDeletionTime {
 		// Rows, markers and cells store deletion times as deltas that a
 		// legacy reader widens into a signed int; rewriting those bodies is
 		// out of scope, so refuse rather than write values read back wrong.
-		return res, fmt.Errorf("%s: holds deletion times up to %d, past the 2038 limit of %s inside row bodies; not convertible", dataPath, src.Stats.Stats.MaxLocalDeletionTime, to.Name)
+		return res, fmt.Errorf("%s: holds deletion times up to %d, past the 2038 limit of %s inside row bodies; not convertible", dataPath, src.Stats().Stats.MaxLocalDeletionTime, to.Name)
 	}
 
-	comp := writer.CompressionFrom(src.Data.Info())
+	comp := writer.CompressionFrom(src.Data().Info())
 	if o.Compression != nil {
 		comp = o.Compression
 	}
@@ -368,19 +368,19 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 			return res, err
 		}
 	}
-	iw, err := writer.NewIndexWriter(writer.IndexConfig{Version: to, Partitioner: src.Partitioner,
-		ClusteringTypes: src.ClusteringTypes, ClusteringFixed: src.Schema.ClusteringFixed,
+	iw, err := writer.NewIndexWriter(writer.IndexConfig{Version: to, Partitioner: src.Partitioner(),
+		ClusteringTypes: src.ClusteringTypes(), ClusteringFixed: src.Schema().ClusteringFixed,
 		ColumnIndexSize: o.ColumnIndexSize, ExpectedKeys: keys, MinIndexInterval: minInterval, SamplingLevel: level}, idxW, rowsW)
 	if err != nil {
 		return res, err
 	}
-	bf, err := filter.New(keys, src.Stats.Validation.BloomFilterFPChance)
+	bf, err := filter.New(keys, src.Stats().Validation.BloomFilterFPChance)
 	if err != nil {
 		return res, fmt.Errorf("%s: Filter.db: %w", src.Path(format.ComponentStatistics), err)
 	}
 
-	why := headerRefusal(src.Stats.Header, from, to)
-	unused := minimaUnused(src.Stats.Stats)
+	why := headerRefusal(src.Stats().Header, from, to)
+	unused := minimaUnused(src.Stats().Stats)
 	if why != "" && unused {
 		// No row body holds a deletion time or TTL (Statistics.db says
 		// so, and verification re-checks every cell): the minima are never
@@ -393,25 +393,25 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		}
 		res.Refusals = append(res.Refusals, why)
 	}
-	st, losses, err := src.Stats.Convert(to)
+	st, losses, err := src.Stats().Convert(to)
 	if err != nil {
 		return res, err
 	}
 	res.Losses = losses
-	if headerRefusal(src.Stats.Header, from, to) != "" {
+	if headerRefusal(src.Stats().Header, from, to) != "" {
 		// Unused minima (see above) are written as the epochs; for an
 		// estimate of a refused sstable this is what a scrubbed header
 		// would hold: one vint byte each.
 		if unused {
 			res.Losses = append(res.Losses, stats.Loss{Field: "Header.MinLocalDeletionTime/MinTTL",
-				Reason: fmt.Sprintf("stored minima (deltas %d and %d) that %s cannot hold are unused (no deletion time or TTL in Data.db); written as the epochs", src.Stats.Header.RawMinLocalDeletionTime, src.Stats.Header.RawMinTTL, to.Name)})
+				Reason: fmt.Sprintf("stored minima (deltas %d and %d) that %s cannot hold are unused (no deletion time or TTL in Data.db); written as the epochs", src.Stats().Header.RawMinLocalDeletionTime, src.Stats().Header.RawMinTTL, to.Name)})
 		}
 		st.Header.MinLocalDeletionTime, st.Header.MinTTL = stats.DeletionTimeEpoch, 0
 		st.Header.HasRaw = false
 	}
 	sizes := st.Stats.PartitionSizes
 
-	rl := &relinker{src: src.Data.Cursor(0), dst: dw, fixed: src.Schema.ClusteringFixed,
+	rl := &relinker{src: src.Data().Cursor(0), dst: dw, fixed: src.Schema().ClusteringFixed,
 		from: from.DeletionTimeLayout(), to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes || o.estimating,
 		file: dataPath, counts: &res.Counts}
 	// Index blocks are cut anew from the rows whenever a trie index is
@@ -425,13 +425,13 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	}
 	var scan *index.Scanner
 	if !from.IsBTI() {
-		scan = index.NewScanner(src.Index, src.IndexCodec, 0, true)
+		scan = index.NewScanner(src.Index(), src.IndexCodec(), 0, true)
 	}
 	var (
 		events   []event
 		first    []byte
 		last     []byte
-		total    = src.Data.Length()
+		total    = src.Data().Length()
 		histMiss bool
 	)
 	for {
@@ -492,9 +492,9 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	if rl.src.Pos() != total {
 		return res, corrupt.New(dataPath, "Data.db", rl.src.Pos(), "no partition beyond those Index.db lists", fmt.Errorf("%d bytes left", total-rl.src.Pos()))
 	}
-	if from.IsBTI() && src.Partitions != nil && src.Partitions.KeyCount != res.Partitions {
-		return res, corrupt.New(src.Path(format.ComponentPartitions), format.ComponentPartitions, src.Partitions.KeysPos,
-			fmt.Sprintf("a key count equal to the %d partitions of Data.db", res.Partitions), fmt.Errorf("footer says %d", src.Partitions.KeyCount))
+	if from.IsBTI() && src.Partitions() != nil && src.Partitions().KeyCount != res.Partitions {
+		return res, corrupt.New(src.Path(format.ComponentPartitions), format.ComponentPartitions, src.Partitions().KeysPos,
+			fmt.Sprintf("a key count equal to the %d partitions of Data.db", res.Partitions), fmt.Errorf("footer says %d", src.Partitions().KeyCount))
 	}
 	if histMiss {
 		res.Losses = append(res.Losses, stats.Loss{Field: "Stats.PartitionSizes",
@@ -594,7 +594,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		sizesAfter[c.name] = n
 		written = append(written, c.name)
 	}
-	toc := tocFor(src.TOC, append(written, streamed...))
+	toc := tocFor(src.TOC(), append(written, streamed...))
 	w, done, err := out.create(format.ComponentTOC)
 	if err != nil {
 		return res, err
@@ -623,7 +623,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	for _, name := range indexComps {
 		res.Index.After += sizesAfter[name]
 	}
-	res.DataUncompressed = Component{Name: "Data.db (uncompressed)", Before: src.Data.Length(), After: dr.Length}
+	res.DataUncompressed = Component{Name: "Data.db (uncompressed)", Before: src.Data().Length(), After: dr.Length}
 	return res, nil
 }
 
@@ -656,16 +656,16 @@ func tocFor(srcTOC, written []string) []string {
 // summary are sized for the partition count before the keys arrive.
 func countKeys(src *sstable.SSTable) (int64, error) {
 	if src.Version().IsBTI() {
-		if src.Partitions != nil {
+		if src.Partitions() != nil {
 			// Partitions.db's footer counts them; the conversion checks
 			// the count against Data.db's partitions.
-			return src.Partitions.KeyCount, nil
+			return src.Partitions().KeyCount, nil
 		}
 		// The tries are derived from Data.db like Summary.db and
 		// Filter.db: without them, Data.db is counted by a skim.
 		return countPartitions(src)
 	}
-	scan := index.NewScanner(src.Index, src.IndexCodec, 0, false)
+	scan := index.NewScanner(src.Index(), src.IndexCodec(), 0, false)
 	var n int64
 	for scan.Next() {
 		n++

@@ -49,8 +49,8 @@ func uncompressedData(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	b := make([]byte, s.Data.Length())
-	if _, err := s.Data.ReadAt(b, 0); err != nil && s.Data.Length() > 0 {
+	b := make([]byte, s.Data().Length())
+	if _, err := s.Data().ReadAt(b, 0); err != nil && s.Data().Length() > 0 {
 		t.Fatal(err)
 	}
 	return b
@@ -321,10 +321,10 @@ func TestRoundTripGeneratedDeletions(t *testing.T) {
 // one cell value changed in partition k, so the content differs there only.
 func rewriteChanged(t *testing.T, src *sstable.SSTable, k int64, dir string) string {
 	t.Helper()
-	schema := *src.Schema
+	schema := *src.Schema()
 	schema.Version = format.MustVersion("oa")
-	w, err := writer.NewSSTableWriter(dir, writer.Config{Version: schema.Version, Header: src.Stats.Header,
-		Schema: &schema, Partitioner: src.Stats.Validation.Partitioner, Compression: writer.CompressionFrom(src.Data.Info())})
+	w, err := writer.NewSSTableWriter(dir, writer.Config{Version: schema.Version, Header: src.Stats().Header,
+		Schema: &schema, Partitioner: src.Stats().Validation.Partitioner, Compression: writer.CompressionFrom(src.Data().Info())})
 	if err != nil {
 		t.Fatal(err)
 	}

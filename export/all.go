@@ -51,7 +51,7 @@ func (d *Dumper) All(skip func(key []byte) bool, progress func(off int64)) error
 	if d.err != nil {
 		return d.err
 	}
-	if workers < 2 || d.s.Index == nil || d.s.Data.Length() < 2*segSize {
+	if workers < 2 || d.s.Index() == nil || d.s.Data().Length() < 2*segSize {
 		return d.serial(0, skip, progress)
 	}
 	// What Begin (or earlier partitions) left in the buffer goes first.
@@ -121,7 +121,7 @@ type cutFunc func(send func(pos int64) bool)
 // segment then runs to the end of Data.db.
 func indexCuts(s *sstable.SSTable, segSize int64) cutFunc {
 	return func(send func(int64) bool) {
-		sc := index.NewScanner(s.Index, s.IndexCodec, 0, false)
+		sc := index.NewScanner(s.Index(), s.IndexCodec(), 0, false)
 		last := int64(0)
 		for sc.Next() {
 			pos := sc.Entry().Position

@@ -41,7 +41,7 @@ func benchVsBare(b *testing.B, dump func(io.Writer, *sstable.SSTable, Options) e
 		if err != nil {
 			b.Fatal(err)
 		}
-		bl := benchbase.Load(b, s.Data)
+		bl := benchbase.Load(b, s.Data())
 		if bl == nil {
 			s.Close()
 			continue

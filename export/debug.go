@@ -52,7 +52,7 @@ func (d *DebugWriter) Flush() error { return d.w.Flush() }
 func (d *DebugWriter) Partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 	// AbstractType.getString of the key; a key its type cannot print is
 	// shown in hex (sstabledump would stop with an exception).
-	key, err := d.s.KeyType.Format(h.Key)
+	key, err := d.s.KeyType().Format(h.Key)
 	if err != nil {
 		key = "0x" + hex.EncodeToString(h.Key)
 	}
@@ -135,8 +135,8 @@ func (d *DebugWriter) marker(u *rows.Unfiltered) {
 }
 
 func (d *DebugWriter) clusteringType(i int) *cqltype.Type {
-	if i < len(d.s.ClusteringTypes) {
-		return d.s.ClusteringTypes[i]
+	if i < len(d.s.ClusteringTypes()) {
+		return d.s.ClusteringTypes()[i]
 	}
 	return nil
 }
@@ -177,9 +177,9 @@ func (d *DebugWriter) row(u *rows.Unfiltered) error {
 	}
 	w.WriteString(" | ")
 
-	types, cols := d.s.RegularTypes, d.s.Schema.Regular
+	types, cols := d.s.RegularTypes(), d.s.Schema().Regular
 	if u.Kind == rows.KindStaticRow {
-		types, cols = d.s.StaticTypes, d.s.Schema.Static
+		types, cols = d.s.StaticTypes(), d.s.Schema().Static
 	}
 	// The row's columns in order, each once: a simple column is one cell, a
 	// complex one its deletion (if any) and its cells.

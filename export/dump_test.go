@@ -254,7 +254,7 @@ func TestDumpMatchesReference(t *testing.T) {
 			}
 			defer s.Close()
 			for i, st := range styles {
-				if raceEnabled && (i%3 != 0 || (i > 0 && s.Data.Length() > 512<<10)) {
+				if raceEnabled && (i%3 != 0 || (i > 0 && s.Data().Length() > 512<<10)) {
 					continue // pretty and jsonl-t only, pretty only for the largest
 				}
 				o := st.o
@@ -269,7 +269,7 @@ func TestDumpMatchesReference(t *testing.T) {
 					checkSame(t, st.name+"/Partition", partitionDump(s, o), want)
 				}
 				// Segments of a few partitions each (at most about 64).
-				seg := max(1, s.Data.Length()/64)
+				seg := max(1, s.Data().Length()/64)
 				o.Workers = 2
 				checkSame(t, st.name+"/parallel", fastDump(s, o, nil, func(d *Dumper) { d.segmentSize = seg }), want)
 				checkSame(t, st.name+"/parallel-bad-cuts", fastDump(s, o, nil, func(d *Dumper) {
@@ -317,13 +317,13 @@ func TestDumpAllCutsFromIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if s.Data.Length() < 4*segmentSize {
-		t.Fatalf("table of %d bytes: too small to cut", s.Data.Length())
+	if s.Data().Length() < 4*segmentSize {
+		t.Fatalf("table of %d bytes: too small to cut", s.Data().Length())
 	}
 	var cuts []int64
 	indexCuts(s, segmentSize)(func(pos int64) bool { cuts = append(cuts, pos); return true })
 	if len(cuts) < 3 {
-		t.Fatalf("%d cuts in %d bytes", len(cuts), s.Data.Length())
+		t.Fatalf("%d cuts in %d bytes", len(cuts), s.Data().Length())
 	}
 	starts := map[int64]bool{}
 	_ = s.ScanPartitions(sstable.ScanOptions{SkipCells: true}, func(ps *sstable.PartitionSummary) error {
@@ -419,8 +419,8 @@ func FuzzDumpMatchesReference(f *testing.F) {
 		}
 		f.Cleanup(func() { s.Close() })
 		tables = append(tables, s)
-		seed := make([]byte, min(s.Data.Length(), 4096))
-		if _, err := s.Data.ReadAt(seed, 0); err != nil && err != io.EOF {
+		seed := make([]byte, min(s.Data().Length(), 4096))
+		if _, err := s.Data().ReadAt(seed, 0); err != nil && err != io.EOF {
 			f.Fatal(err)
 		}
 		f.Add(uint8(i), uint8(0), seed)
@@ -441,7 +441,7 @@ func compareOnBytes(t *testing.T, s *sstable.SSTable, o Options, data []byte) st
 	dump := func(d interface {
 		Partition(*rows.PartitionHeader, *rows.Decoder) error
 	}) string {
-		dec := rows.NewDecoder(rows.NewBytesSource(data, 0), s.Schema)
+		dec := rows.NewDecoder(rows.NewBytesSource(data, 0), s.Schema())
 		var h rows.PartitionHeader
 		for n := 0; n < 50; n++ {
 			if err := dec.ReadPartitionHeader(&h); err != nil {
@@ -497,8 +497,8 @@ func TestDumpMatchesReferenceOnDamagedBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		orig := make([]byte, min(s.Data.Length(), 4096))
-		if _, err := s.Data.ReadAt(orig, 0); err != nil && err != io.EOF {
+		orig := make([]byte, min(s.Data().Length(), 4096))
+		if _, err := s.Data().ReadAt(orig, 0); err != nil && err != io.EOF {
 			t.Fatal(err)
 		}
 		for i := 0; i < n; i++ {

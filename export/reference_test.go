@@ -104,7 +104,7 @@ func (d *refDumper) Flush() error { return d.bw.Flush() }
 func (d *refDumper) key(key []byte) error {
 	j := d.j
 	j.BeginArray(true)
-	kt := d.s.KeyType
+	kt := d.s.KeyType()
 	if kt.Kind == cqltype.Composite {
 		comps, _, err := kt.Components(key)
 		if err != nil {
@@ -196,13 +196,13 @@ func (d *refDumper) clustering(values [][]byte) error {
 	j := d.j
 	j.Field("clustering")
 	j.BeginArray(true)
-	for i := range d.s.ClusteringTypes {
+	for i := range d.s.ClusteringTypes() {
 		j.Elem()
 		if i >= len(values) {
 			j.String("*")
 			continue
 		}
-		if err := d.rawValue(d.s.ClusteringTypes[i], values[i]); err != nil {
+		if err := d.rawValue(d.s.ClusteringTypes()[i], values[i]); err != nil {
 			return fmt.Errorf("clustering value %d: %w", i, err)
 		}
 	}
@@ -293,10 +293,10 @@ func (d *refDumper) unfiltered(u *rows.Unfiltered) error {
 	}
 	j.Field("cells")
 	j.BeginArray(false)
-	types := d.s.RegularTypes
-	cols := d.s.Schema.Regular
+	types := d.s.RegularTypes()
+	cols := d.s.Schema().Regular
 	if u.Kind == rows.KindStaticRow {
-		types, cols = d.s.StaticTypes, d.s.Schema.Static
+		types, cols = d.s.StaticTypes(), d.s.Schema().Static
 	}
 	cd := 0
 	for i := range u.Cells {

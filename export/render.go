@@ -69,12 +69,12 @@ func newRenderer(s *sstable.SSTable, o Options, now int64, out sink) *renderer {
 	if !o.JSONLines {
 		r.l = prettyLayout
 	}
-	r.regular = r.columns(s.Schema.Regular, s.RegularTypes)
-	r.static = r.columns(s.Schema.Static, s.StaticTypes)
-	for _, t := range s.ClusteringTypes {
+	r.regular = r.columns(s.Schema().Regular, s.RegularTypes())
+	r.static = r.columns(s.Schema().Static, s.StaticTypes())
+	for _, t := range s.ClusteringTypes() {
 		r.clustering = append(r.clustering, jsonAppender(t))
 	}
-	if kt := s.KeyType; kt.Kind == cqltype.Composite {
+	if kt := s.KeyType(); kt.Kind == cqltype.Composite {
 		for _, p := range kt.Params {
 			r.keyParts = append(r.keyParts, p.StringJSONAppender())
 		}
@@ -299,7 +299,7 @@ func (r *renderer) appendCompositeKey(key []byte) bool {
 // appendCompositeKeySlow is the reference's composite key rendering, for
 // keys appendCompositeKey leaves alone (and for their errors).
 func (r *renderer) appendCompositeKeySlow(key []byte) error {
-	kt := r.s.KeyType
+	kt := r.s.KeyType()
 	comps, _, err := kt.Components(key)
 	if err != nil {
 		return err

@@ -194,10 +194,10 @@ func rowIndexBlocks(t *testing.T, dataPath string) int {
 	}
 	defer s.Close()
 	n := 0
-	it := s.Partitions.Iter()
+	it := s.Partitions().Iter()
 	for ok := it.First(); ok; ok = it.Next() {
 		if e := it.Entry(); e.InRowIndex() {
-			re, err := s.Rows.Entry(e.RowIndexPos())
+			re, err := s.Rows().Entry(e.RowIndexPos())
 			if err != nil {
 				t.Fatal(err)
 			}

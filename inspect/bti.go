@@ -73,7 +73,7 @@ func fileSize(p string) int64 {
 
 // readTries fills the BTI facts of m from Partitions.db and Rows.db.
 func readTries(s *sstable.SSTable, m *Metadata) error {
-	pi := s.Partitions
+	pi := s.Partitions()
 	if pi == nil {
 		return nil
 	}
@@ -82,11 +82,11 @@ func readTries(s *sstable.SSTable, m *Metadata) error {
 		return err
 	}
 	m.PartitionIndex = &PartitionIndexInfo{SizeOnDisk: fileSize(s.Path(format.ComponentPartitions)), KeyCount: pi.KeyCount,
-		FirstKey: FormatKey(s.KeyType, pi.FirstKey), LastKey: FormatKey(s.KeyType, pi.LastKey), Trie: trieInfo(st)}
+		FirstKey: FormatKey(s.KeyType(), pi.FirstKey), LastKey: FormatKey(s.KeyType(), pi.LastKey), Trie: trieInfo(st)}
 	if m.KeyRange == nil {
 		m.KeyRange = keyRange(s, pi.FirstKey, pi.LastKey, format.ComponentPartitions)
 	}
-	ri := s.Rows
+	ri := s.Rows()
 	if ri == nil {
 		return nil
 	}

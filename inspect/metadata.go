@@ -205,14 +205,14 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 	if o.Now == 0 {
 		o.Now = time.Now().Unix()
 	}
-	st := s.Stats
+	st := s.Stats()
 	v := s.Version()
 	m := &Metadata{
 		Path:       s.Path(format.ComponentData),
 		Version:    s.Version().Name,
-		Format:     string(s.Desc.Version.Format),
-		Generation: s.Desc.Generation,
-		Components: s.TOC,
+		Format:     string(s.Desc().Version.Format),
+		Generation: s.Desc().Generation,
+		Components: s.TOC(),
 	}
 	if v := st.Validation; v != nil {
 		m.Partitioner = v.Partitioner
@@ -261,13 +261,13 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 		m.EstimatedDroppable = droppable(t, m.GCBefore)
 		m.HasLegacyCounterShard = t.HasLegacyCounterShards
 		if v.HasLegacyMinMax {
-			m.LegacyMinClustering = formatValues(s.ClusteringTypes, t.LegacyMinClusteringValues)
-			m.LegacyMaxClustering = formatValues(s.ClusteringTypes, t.LegacyMaxClusteringValues)
+			m.LegacyMinClustering = formatValues(s.ClusteringTypes(), t.LegacyMinClusteringValues)
+			m.LegacyMaxClustering = formatValues(s.ClusteringTypes(), t.LegacyMaxClusteringValues)
 		}
 		if v.HasImprovedMinMax {
 			m.CoveredClustering = &CoveredClustering{
-				Start: formatBound(s.ClusteringTypes, t.CoveredClustering.Start.Kind.String(), t.CoveredClustering.Start.Values),
-				End:   formatBound(s.ClusteringTypes, t.CoveredClustering.End.Kind.String(), t.CoveredClustering.End.Values),
+				Start: formatBound(s.ClusteringTypes(), t.CoveredClustering.Start.Kind.String(), t.CoveredClustering.Start.Values),
+				End:   formatBound(s.ClusteringTypes(), t.CoveredClustering.End.Kind.String(), t.CoveredClustering.End.Values),
 			}
 		}
 		if v.HasPartitionLevelDeletions {
@@ -300,11 +300,11 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 		for _, f := range s.HeaderFixes() {
 			m.Header.Notes = append(m.Header.Notes, f.String())
 		}
-		for i, c := range s.Schema.Static {
-			m.Header.StaticColumns = append(m.Header.StaticColumns, Column{Name: c.Name, Type: c.Type, CQL: s.StaticTypes[i].CQL()})
+		for i, c := range s.Schema().Static {
+			m.Header.StaticColumns = append(m.Header.StaticColumns, Column{Name: c.Name, Type: c.Type, CQL: s.StaticTypes()[i].CQL()})
 		}
-		for i, c := range s.Schema.Regular {
-			m.Header.RegularColumns = append(m.Header.RegularColumns, Column{Name: c.Name, Type: c.Type, CQL: s.RegularTypes[i].CQL()})
+		for i, c := range s.Schema().Regular {
+			m.Header.RegularColumns = append(m.Header.RegularColumns, Column{Name: c.Name, Type: c.Type, CQL: s.RegularTypes()[i].CQL()})
 		}
 	}
 	if fi, err := os.Stat(s.Path(format.ComponentData)); err == nil {
@@ -317,7 +317,7 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 		}
 		m.Summary = &SummaryInfo{MinIndexInterval: sum.MinIndexInterval, SamplingLevel: sum.SamplingLevel,
 			Entries: sum.Len(), SizeAtFullSampling: sum.SizeAtFullSampling, EstimatedKeys: sum.EstimatedKeyCount(),
-			FirstKey: FormatKey(s.KeyType, sum.First), LastKey: FormatKey(s.KeyType, sum.Last)}
+			FirstKey: FormatKey(s.KeyType(), sum.First), LastKey: FormatKey(s.KeyType(), sum.Last)}
 		if m.KeyRange == nil {
 			m.KeyRange = keyRange(s, sum.First, sum.Last, format.ComponentSummary)
 		}
@@ -335,8 +335,8 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 		fi, _ := os.Stat(p)
 		m.Filter = &FilterInfo{HashCount: bf.HashCount(), Bits: bf.Capacity(), SizeOnDisk: fi.Size(), AlwaysPresent: bf.IsAlwaysPresent()}
 	}
-	m.UncompressedDataSize = s.Data.Length()
-	if ci := s.Data.Info(); ci != nil {
+	m.UncompressedDataSize = s.Data().Length()
+	if ci := s.Data().Info(); ci != nil {
 		m.Compression = &Compression{
 			Compressor: FullCompressorClass(ci.Compressor), Options: ci.Options, ChunkLength: ci.ChunkLength, Chunks: ci.ChunkCount(),
 			DataLength: ci.DataLength, CompressedSize: m.DataSize,
@@ -392,8 +392,8 @@ func droppable(t *stats.Stats, now int64) float64 {
 }
 
 func keyRange(s *sstable.SSTable, first, last []byte, from string) *KeyRange {
-	return &KeyRange{First: FormatKey(s.KeyType, first), Last: FormatKey(s.KeyType, last),
-		FirstToken: s.Partitioner.Token(first).String(), LastToken: s.Partitioner.Token(last).String(), From: from}
+	return &KeyRange{First: FormatKey(s.KeyType(), first), Last: FormatKey(s.KeyType(), last),
+		FirstToken: s.Partitioner().Token(first).String(), LastToken: s.Partitioner().Token(last).String(), From: from}
 }
 
 // Flags is the feature set of the sstable's version: which fields it

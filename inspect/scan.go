@@ -118,7 +118,7 @@ func rowDataSize(u *rows.Unfiltered, complexCols []bool) int64 {
 // Scan reads every partition of s. progress, when not nil, is called with
 // the Data.db offset reached.
 func Scan(s *sstable.SSTable, progress func(off int64)) (*ScanInfo, error) {
-	info := &ScanInfo{Size: s.Data.Length()}
+	info := &ScanInfo{Size: s.Data().Length()}
 	newHist := func(n int) stats.EstimatedHistogram {
 		offs := stats.NewOffsets(n, true)
 		return stats.EstimatedHistogram{Offsets: offs, Buckets: make([]int64, len(offs)+1)}
@@ -127,8 +127,8 @@ func Scan(s *sstable.SSTable, progress func(off int64)) (*ScanInfo, error) {
 		newHist(stats.CellsPerPartitionBuckets), newHist(stats.CellsPerPartitionBuckets)
 	widest, largest, leaders := &topN{n: 5}, &topN{n: 5}, &topN{n: 5}
 	var lo, hi [4]int64 // exact minima and maxima: size, rows, cells, tombstones
-	staticComplex := complexColumns(s.Schema.Static)
-	regularComplex := complexColumns(s.Schema.Regular)
+	staticComplex := complexColumns(s.Schema().Static)
+	regularComplex := complexColumns(s.Schema().Regular)
 	err := s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
 		if progress != nil {
 			progress(h.Offset)
@@ -180,7 +180,7 @@ func Scan(s *sstable.SSTable, progress func(off int64)) (*ScanInfo, error) {
 		rowsH.Add(prows)
 		cellsH.Add(pcells)
 		tombH.Add(ptomb)
-		key := func() string { return FormatKey(s.KeyType, h.Key) }
+		key := func() string { return FormatKey(s.KeyType(), h.Key) }
 		widest.add(prows, key)
 		largest.add(psize, key)
 		if ptomb > 0 {

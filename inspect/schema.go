@@ -24,7 +24,7 @@ type Names struct {
 // key, key1.. and clustering columns as clustering1...
 func DefaultNames(s *sstable.SSTable) Names {
 	n := Names{Keyspace: "keyspace", Table: "table"}
-	dir := filepath.Clean(s.Desc.Dir)
+	dir := filepath.Clean(s.Desc().Dir)
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs // an sstable named from inside its directory has the directory "."
 	}
@@ -37,8 +37,8 @@ func DefaultNames(s *sstable.SSTable) Names {
 		n.Table = b
 	}
 	kc := 1
-	if s.KeyType.Kind == cqltype.Composite {
-		kc = len(s.KeyType.Params)
+	if s.KeyType().Kind == cqltype.Composite {
+		kc = len(s.KeyType().Params)
 	}
 	for i := 0; i < kc; i++ {
 		if kc == 1 {
@@ -47,7 +47,7 @@ func DefaultNames(s *sstable.SSTable) Names {
 			n.PartitionKey = append(n.PartitionKey, fmt.Sprintf("key%d", i+1))
 		}
 	}
-	for i := range s.ClusteringTypes {
+	for i := range s.ClusteringTypes() {
 		n.Clustering = append(n.Clustering, fmt.Sprintf("clustering%d", i+1))
 	}
 	return n
@@ -106,10 +106,10 @@ func CheckSchema(s *sstable.SSTable, ts *cqltype.TableSchema) error {
 		}
 	}
 	var keyTypes []*cqltype.Type
-	if s.KeyType.Kind == cqltype.Composite {
-		keyTypes = s.KeyType.Params
+	if s.KeyType().Kind == cqltype.Composite {
+		keyTypes = s.KeyType().Params
 	} else {
-		keyTypes = []*cqltype.Type{s.KeyType}
+		keyTypes = []*cqltype.Type{s.KeyType()}
 	}
 	if len(ts.PartitionKey) != len(keyTypes) {
 		return fmt.Errorf("partition key has %d columns in the schema, %d in the sstable", len(ts.PartitionKey), len(keyTypes))
@@ -119,11 +119,11 @@ func CheckSchema(s *sstable.SSTable, ts *cqltype.TableSchema) error {
 			return err
 		}
 	}
-	if len(ts.Clustering) != len(s.ClusteringTypes) {
-		return fmt.Errorf("%d clustering columns in the schema, %d in the sstable", len(ts.Clustering), len(s.ClusteringTypes))
+	if len(ts.Clustering) != len(s.ClusteringTypes()) {
+		return fmt.Errorf("%d clustering columns in the schema, %d in the sstable", len(ts.Clustering), len(s.ClusteringTypes()))
 	}
 	for i, c := range ts.Clustering {
-		if err := sameType("clustering column "+c.Name, ts.Column(c.Name), s.ClusteringTypes[i]); err != nil {
+		if err := sameType("clustering column "+c.Name, ts.Column(c.Name), s.ClusteringTypes()[i]); err != nil {
 			return err
 		}
 	}
@@ -142,10 +142,10 @@ func CheckSchema(s *sstable.SSTable, ts *cqltype.TableSchema) error {
 		}
 		return nil
 	}
-	if err := check(columnNames(s.Schema.Static), s.StaticTypes, true); err != nil {
+	if err := check(columnNames(s.Schema().Static), s.StaticTypes(), true); err != nil {
 		return err
 	}
-	return check(columnNames(s.Schema.Regular), s.RegularTypes, false)
+	return check(columnNames(s.Schema().Regular), s.RegularTypes(), false)
 }
 
 func sameType(what string, col *cqltype.Column, stored *cqltype.Type) error {
@@ -187,21 +187,21 @@ func CreateTable(s *sstable.SSTable, n Names) string {
 		fmt.Fprintf(&b, "-- header corrected: %s\n", f)
 	}
 	fmt.Fprintf(&b, "CREATE TABLE %s.%s (\n", quoteIdent(n.Keyspace), quoteIdent(n.Table))
-	keyTypes := []*cqltype.Type{s.KeyType}
-	if s.KeyType.Kind == cqltype.Composite {
-		keyTypes = s.KeyType.Params
+	keyTypes := []*cqltype.Type{s.KeyType()}
+	if s.KeyType().Kind == cqltype.Composite {
+		keyTypes = s.KeyType().Params
 	}
 	for i, t := range keyTypes {
 		fmt.Fprintf(&b, "    %s %s,\n", quoteIdent(n.PartitionKey[i]), t.CQL())
 	}
-	for i, t := range s.ClusteringTypes {
+	for i, t := range s.ClusteringTypes() {
 		fmt.Fprintf(&b, "    %s %s,\n", quoteIdent(n.Clustering[i]), unreversed(t).CQL())
 	}
-	for i, c := range s.Schema.Static {
-		fmt.Fprintf(&b, "    %s %s static,\n", quoteIdent(c.Name), s.StaticTypes[i].CQL())
+	for i, c := range s.Schema().Static {
+		fmt.Fprintf(&b, "    %s %s static,\n", quoteIdent(c.Name), s.StaticTypes()[i].CQL())
 	}
-	for i, c := range s.Schema.Regular {
-		fmt.Fprintf(&b, "    %s %s,\n", quoteIdent(c.Name), s.RegularTypes[i].CQL())
+	for i, c := range s.Schema().Regular {
+		fmt.Fprintf(&b, "    %s %s,\n", quoteIdent(c.Name), s.RegularTypes()[i].CQL())
 	}
 	pk := make([]string, len(n.PartitionKey))
 	for i, k := range n.PartitionKey {
@@ -216,7 +216,7 @@ func CreateTable(s *sstable.SSTable, n Names) string {
 	}
 	fmt.Fprintf(&b, "    PRIMARY KEY (%s)\n)", key)
 	var order []string
-	for i, t := range s.ClusteringTypes {
+	for i, t := range s.ClusteringTypes() {
 		dir := "ASC"
 		if t.Reversed {
 			dir = "DESC"
@@ -226,7 +226,7 @@ func CreateTable(s *sstable.SSTable, n Names) string {
 	if len(order) > 0 {
 		fmt.Fprintf(&b, " WITH CLUSTERING ORDER BY (%s)", strings.Join(order, ", "))
 	}
-	if ci := s.Data.Info(); ci != nil {
+	if ci := s.Data().Info(); ci != nil {
 		sep := " WITH"
 		if len(order) > 0 {
 			sep = "\n    AND"

@@ -147,11 +147,11 @@ func KeyCacheFootprint(paths []string, jdk int, cassandra string) (KeyCache, err
 			s.Close()
 			continue
 		}
-		if s.Index == nil {
+		if s.Index() == nil {
 			s.Close()
 			return KeyCache{}, fmt.Errorf("%s: no Index.db to size the key cache from", p)
 		}
-		sc := idx.NewScanner(s.Index, s.IndexCodec, 0, true)
+		sc := idx.NewScanner(s.Index(), s.IndexCodec(), 0, true)
 		for sc.Next() {
 			e := sc.Entry()
 			keyLen := int64(len(e.Key))

@@ -24,10 +24,10 @@ func SSTableSource(paths []string) (SourceFunc, Partitioner, error) {
 		return nil, 0, err
 	}
 	schema := schemaOf(first)
-	part, ok := PartitionerFor(first.Partitioner)
+	part, ok := PartitionerFor(first.Partitioner())
 	first.Close()
 	if !ok {
-		return nil, 0, fmt.Errorf("%s: memsim models Murmur3Partitioner and ByteOrderedPartitioner memtables, not %s", paths[0], first.Partitioner.Name())
+		return nil, 0, fmt.Errorf("%s: memsim models Murmur3Partitioner and ByteOrderedPartitioner memtables, not %s", paths[0], first.Partitioner().Name())
 	}
 	open := func() (workload.Source, int64, error) {
 		return &sstableSource{paths: paths, schema: schema}, -1, nil
@@ -37,13 +37,13 @@ func SSTableSource(paths []string) (SourceFunc, Partitioner, error) {
 
 func schemaOf(s *sstable.SSTable) *workload.Schema {
 	ws := &workload.Schema{PartitionKey: []string{"key"}}
-	for i := range s.Schema.ClusteringFixed {
+	for i := range s.Schema().ClusteringFixed {
 		ws.Clustering = append(ws.Clustering, fmt.Sprintf("c%d", i))
 	}
-	for _, c := range s.Schema.Static {
+	for _, c := range s.Schema().Static {
 		ws.Columns = append(ws.Columns, workload.Column{Name: c.Name, Static: true, Complex: c.Complex})
 	}
-	for _, c := range s.Schema.Regular {
+	for _, c := range s.Schema().Regular {
 		ws.Columns = append(ws.Columns, workload.Column{Name: c.Name, Complex: c.Complex})
 	}
 	return ws
@@ -186,7 +186,7 @@ func (src *sstableSource) row(op *workload.Op, u *rows.Unfiltered) {
 	}
 	base := 0
 	if !static {
-		base = len(src.s.Schema.Static)
+		base = len(src.s.Schema().Static)
 	}
 	for _, cd := range u.ComplexDeletions {
 		op.ComplexDeletions = append(op.ComplexDeletions, workload.ComplexDeletion{Column: base + cd.Column,

@@ -146,7 +146,7 @@ func TestKeyCacheShallowIndexed(t *testing.T) {
 	}
 	defer s.Close()
 	var on, off, n int64
-	sc := idx.NewScanner(s.Index, s.IndexCodec, 0, false)
+	sc := idx.NewScanner(s.Index(), s.IndexCodec(), 0, false)
 	for sc.Next() {
 		e := sc.Entry()
 		k := int64(len(e.Key))
@@ -201,7 +201,7 @@ func TestKeyCacheIndexedEntries(t *testing.T) {
 			indexedEntry = 56
 		}
 		var on, withInfos int64
-		sc := idx.NewScanner(s.Index, s.IndexCodec, 0, true)
+		sc := idx.NewScanner(s.Index(), s.IndexCodec(), 0, true)
 		for sc.Next() {
 			e := sc.Entry()
 			on += 32 + byteArray(len(e.Key))

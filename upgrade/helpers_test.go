@@ -169,7 +169,7 @@ func (n *node) checkOneCopy(t testing.TB, dir string, to format.Version, upgrade
 		if err != nil {
 			return span{}, nil, fmt.Errorf("%s does not open: %v", p, err)
 		}
-		return span{s.Stats.Stats.MinTimestamp, s.Stats.Stats.MaxTimestamp}, s, nil
+		return span{s.Stats().Stats.MinTimestamp, s.Stats().Stats.MaxTimestamp}, s, nil
 	}
 	byTime := map[span][]*sstable.SSTable{}
 	for _, l := range live {

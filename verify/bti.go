@@ -51,15 +51,15 @@ type btiCheck struct {
 
 func newBTICheck(s *sstable.SSTable, r *Report) *btiCheck {
 	c := &btiCheck{s: s, r: r, path: s.Path(format.ComponentPartitions), rowsPath: s.Path(format.ComponentRows)}
-	if s.Partitions == nil {
+	if s.Partitions() == nil {
 		r.add(Problem{File: c.path, Component: format.ComponentPartitions, Offset: -1, Message: "missing: partition keys cannot be looked up"})
 		return nil
 	}
 	r.Checks = append(r.Checks, "Partitions.db reaches every partition and only those, Rows.db blocks against the rows")
-	c.it = s.Partitions.Iter()
+	c.it = s.Partitions().Iter()
 	c.ok = c.it.First()
 	c.partsOut = &sameBytes{f: s.PartitionsFile(), path: c.path, comp: format.ComponentPartitions}
-	c.partsW = bti.NewPartitionsWriter(c.partsOut, s.Partitioner)
+	c.partsW = bti.NewPartitionsWriter(c.partsOut, s.Partitioner())
 	if rf := s.RowsFile(); rf != nil {
 		c.rowsOut = &sameBytes{f: rf, path: c.rowsPath, comp: format.ComponentRows}
 		c.rowsW = bti.NewRowsWriter(c.rowsOut, s.Version())
@@ -118,7 +118,7 @@ func (c *btiCheck) partition(h *rows.PartitionHeader) *rowsWalk {
 	// The entry's prefix lives in the iterator: step on when done with it.
 	defer func() { c.ok = c.it.Next() }()
 	var err error
-	if c.bc, err = bytecomparable.AppendDecoratedKey(c.bc[:0], c.s.Partitioner, h.Key); err != nil {
+	if c.bc, err = bytecomparable.AppendDecoratedKey(c.bc[:0], c.s.Partitioner(), h.Key); err != nil {
 		c.r.addErr(c.path, format.ComponentPartitions, err)
 		return nil
 	}
@@ -128,7 +128,7 @@ func (c *btiCheck) partition(h *rows.PartitionHeader) *rowsWalk {
 	if e.HasHash && e.Hash != bti.KeyHash(h.Key) {
 		c.problem(c.path, format.ComponentPartitions, e.NodePos, "hash byte %#02x, the key's is %#02x (partition at Data.db byte %d)", e.Hash, bti.KeyHash(h.Key), h.Offset)
 	}
-	if p, found, err := c.s.Partitions.Candidate(h.Key); err != nil {
+	if p, found, err := c.s.Partitions().Candidate(h.Key); err != nil {
 		c.r.addErr(c.path, format.ComponentPartitions, err)
 	} else if !found || p.Pos != e.Pos {
 		c.problem(c.path, format.ComponentPartitions, e.NodePos, "a lookup of key %x does not reach its entry (found %v)", h.Key, found)
@@ -139,11 +139,11 @@ func (c *btiCheck) partition(h *rows.PartitionHeader) *rowsWalk {
 		}
 		return nil
 	}
-	if c.s.Rows == nil {
+	if c.s.Rows() == nil {
 		c.problem(c.rowsPath, format.ComponentRows, -1, "missing, although Partitions.db points into it for key %x", h.Key)
 		return nil
 	}
-	re, err := c.s.Rows.Entry(e.RowIndexPos())
+	re, err := c.s.Rows().Entry(e.RowIndexPos())
 	if err != nil {
 		c.r.addErr(c.rowsPath, format.ComponentRows, err)
 		return nil
@@ -158,7 +158,7 @@ func (c *btiCheck) partition(h *rows.PartitionHeader) *rowsWalk {
 	case re.Deletion != h.Deletion:
 		c.problem(c.rowsPath, format.ComponentRows, re.Pos, "partition deletion %+v, the partition header's is %+v", re.Deletion, h.Deletion)
 	}
-	blocks, end, err := c.s.Rows.Blocks(re)
+	blocks, end, err := c.s.Rows().Blocks(re)
 	if err != nil {
 		c.r.addErr(c.rowsPath, format.ComponentRows, err)
 		return nil
@@ -184,7 +184,7 @@ func (c *btiCheck) finish(partitions int64) {
 			c.rowsOut.finish(c.r)
 		}
 	}
-	pi := c.s.Partitions
+	pi := c.s.Partitions()
 	if pi.KeyCount != partitions {
 		c.problem(c.path, format.ComponentPartitions, -1, "footer counts %d keys, Data.db holds %d partitions", pi.KeyCount, partitions)
 	}
@@ -226,7 +226,7 @@ func (w *rowsWalk) unfiltered(u *rows.Unfiltered) {
 		kind, vals = u.Bound.Kind, u.Bound.Values
 	}
 	var err error
-	if w.bc, err = bytecomparable.AppendClustering(w.bc[:0], w.c.s.ClusteringTypes, kind, vals); err != nil {
+	if w.bc, err = bytecomparable.AppendClustering(w.bc[:0], w.c.s.ClusteringTypes(), kind, vals); err != nil {
 		w.fail(w.entry.Pos, "clustering at Data.db byte %d has no byte-comparable form: %v", u.Offset, err)
 		return
 	}

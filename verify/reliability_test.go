@@ -128,7 +128,7 @@ func indexBlockBytes(t *testing.T, data string) map[int64]bool {
 	}
 	defer s.Close()
 	out := map[int64]bool{}
-	sc := index.NewScanner(s.Index, s.IndexCodec, 0, true)
+	sc := index.NewScanner(s.Index(), s.IndexCodec(), 0, true)
 	for sc.Next() {
 		e := sc.Entry()
 		if !e.Indexed() {
@@ -138,7 +138,7 @@ func indexBlockBytes(t *testing.T, data string) map[int64]bool {
 		end := sc.Pos() - 4*int64(len(e.Blocks))
 		start := end
 		for i := range e.Blocks {
-			start -= int64(s.IndexCodec.BlockSize(&e.Blocks[i]))
+			start -= int64(s.IndexCodec().BlockSize(&e.Blocks[i]))
 		}
 		for p := start; p < end; p++ {
 			out[p] = true
@@ -172,7 +172,7 @@ func TestIndexBlocksAgainstRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out []byte
-			sc := index.NewScanner(s.Index, s.IndexCodec, 0, true)
+			sc := index.NewScanner(s.Index(), s.IndexCodec(), 0, true)
 			changed := false
 			for sc.Next() {
 				e := sc.Entry()
@@ -180,7 +180,7 @@ func TestIndexBlocksAgainstRows(t *testing.T) {
 					tc.damage(e.Blocks)
 					changed = true
 				}
-				if out, err = s.IndexCodec.Append(out, e); err != nil {
+				if out, err = s.IndexCodec().Append(out, e); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -140,7 +140,7 @@ func check(path string, opts sstable.Options, skimRows bool, progress func(done,
 // for the verifier only. A missing CRC.db is reported with the checksums.
 func checkComponentsPresent(s *sstable.SSTable, r *Report) {
 	missing := s.MissingComponents()
-	if len(s.TOC) == 0 {
+	if len(s.TOC()) == 0 {
 		for _, c := range []string{format.ComponentSummary, format.ComponentFilter, format.ComponentDigest} {
 			if !s.HasComponent(c) {
 				missing = append(missing, c)
@@ -155,10 +155,10 @@ func checkComponentsPresent(s *sstable.SSTable, r *Report) {
 		switch {
 		case c == format.ComponentTOC:
 			msg = "missing: the sstable's list of components is gone"
-		case len(s.TOC) == 0:
+		case len(s.TOC()) == 0:
 			msg = "missing (every big-format writer produces it)"
 		}
-		if c == format.ComponentSummary && s.Index != nil {
+		if c == format.ComponentSummary && s.Index() != nil {
 			msg += "; reads sample Index.db in its place, as Cassandra rebuilds it"
 		}
 		r.add(Problem{File: s.Path(c), Component: c, Offset: -1, Message: msg})
@@ -167,12 +167,12 @@ func checkComponentsPresent(s *sstable.SSTable, r *Report) {
 
 func checkChecksums(s *sstable.SSTable, r *Report) {
 	dataPath := s.Path(format.ComponentData)
-	if s.Data.Compressed() {
+	if s.Data().Compressed() {
 		r.Checks = append(r.Checks, "Data.db chunk CRC32s")
-		for _, err := range s.Data.Info().Check(s.Path(format.ComponentCompressionInfo)) {
+		for _, err := range s.Data().Info().Check(s.Path(format.ComponentCompressionInfo)) {
 			r.addErr(s.Path(format.ComponentCompressionInfo), "CompressionInfo.db", err)
 		}
-		for _, err := range reader.VerifyChunks(s.Data) {
+		for _, err := range reader.VerifyChunks(s.Data()) {
 			r.addErr(dataPath, "Data.db", err)
 		}
 	} else if s.HasComponent(format.ComponentCRC) {
@@ -183,7 +183,7 @@ func checkChecksums(s *sstable.SSTable, r *Report) {
 		} else if cs, err := reader.DecodeChecksums(b); err != nil {
 			r.addErr(s.Path(format.ComponentCRC), "CRC.db", err)
 		} else {
-			for _, err := range cs.Verify(s.Data.File()) {
+			for _, err := range cs.Verify(s.Data().File()) {
 				r.addErr(dataPath, "Data.db", err)
 			}
 		}
@@ -202,7 +202,7 @@ func checkChecksums(s *sstable.SSTable, r *Report) {
 			r.addErr(s.Path(format.ComponentDigest), "Digest.crc32", err)
 			return
 		}
-		got, err := reader.DigestCRC32(s.Data.File())
+		got, err := reader.DigestCRC32(s.Data().File())
 		if err != nil {
 			r.addErr(dataPath, "Data.db", err)
 			return
@@ -223,8 +223,8 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 	switch {
 	case s.Version().IsBTI():
 		bc = newBTICheck(s, r)
-	case s.Index != nil:
-		idx = index.NewScanner(s.Index, s.IndexCodec, 0, true)
+	case s.Index() != nil:
+		idx = index.NewScanner(s.Index(), s.IndexCodec(), 0, true)
 		r.Checks = append(r.Checks, "Index.db positions, keys, order, and promoted index blocks against the rows")
 	default:
 		r.add(Problem{File: indexPath, Component: "Index.db", Offset: -1, Message: "missing"})
@@ -245,13 +245,13 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 	var rawEntry, canonEntry []byte // reused for indexed entries
 	dec := s.Decoder(0)
 	dec.CollectTimeAnomalies()
-	if h := s.Stats.Header; h != nil {
+	if h := s.Stats().Header; h != nil {
 		for _, msg := range h.CastMinima() {
 			r.add(Problem{File: s.Path(format.ComponentStatistics), Component: "Statistics.db", Offset: -1, Message: msg})
 		}
 	}
 	var h rows.PartitionHeader
-	total := s.Data.Length()
+	total := s.Data().Length()
 	for {
 		err := dec.ReadPartitionHeader(&h)
 		if err == io.EOF {
@@ -268,9 +268,9 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 			r.add(Problem{File: dataPath, Component: "Data.db", Offset: h.Offset + 2 + int64(len(h.Key)),
 				Message: fmt.Sprintf("partition deletion of key %x: localDeletionTime %d is negative (an overflowed or invalid deletion time; sstablescrub rewrites it)", h.Key, h.Deletion.LocalDeletionTime)})
 		}
-		if prevKey != nil && s.Partitioner.CompareKeys(prevKey, h.Key) >= 0 {
+		if prevKey != nil && s.Partitioner().CompareKeys(prevKey, h.Key) >= 0 {
 			r.add(Problem{File: dataPath, Component: "Data.db", Offset: h.Offset,
-				Message: fmt.Sprintf("partition key %x is not after the previous key %x in %s order", h.Key, prevKey, s.Partitioner.Name())})
+				Message: fmt.Sprintf("partition key %x is not after the previous key %x in %s order", h.Key, prevKey, s.Partitioner().Name())})
 		}
 		prevKey = append(prevKey[:0], h.Key...)
 		if bf != nil && !bf.MightContain(h.Key) {
@@ -293,10 +293,10 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 						rawEntry = make([]byte, n)
 					}
 					rawEntry = rawEntry[:n]
-					if _, err := s.Index.ReadAt(rawEntry, idx.EntryPos()); err != nil {
+					if _, err := s.Index().ReadAt(rawEntry, idx.EntryPos()); err != nil {
 						r.addErr(indexPath, "Index.db", err)
 					} else {
-						bw = newBlockWalk(r, indexPath, s.IndexCodec, idx.Entry(), idx.EntryPos(), rawEntry, &canonEntry)
+						bw = newBlockWalk(r, indexPath, s.IndexCodec(), idx.Entry(), idx.EntryPos(), rawEntry, &canonEntry)
 					}
 				}
 				sc.entry(idx.EntryPos(), idx.Entry().Key)
@@ -382,10 +382,10 @@ func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw
 // an empty file for any other chance is a lost filter, and every read then
 // goes to disk.
 func checkFilterKind(s *sstable.SSTable, r *Report, bf *filter.BloomFilter) {
-	if bf == nil || !bf.IsAlwaysPresent() || r.Partitions == 0 || s.Stats == nil || s.Stats.Validation == nil {
+	if bf == nil || !bf.IsAlwaysPresent() || r.Partitions == 0 || s.Stats() == nil || s.Stats().Validation == nil {
 		return
 	}
-	if fp := s.Stats.Validation.BloomFilterFPChance; fp < 1 {
+	if fp := s.Stats().Validation.BloomFilterFPChance; fp < 1 {
 		r.add(Problem{File: s.Path(format.ComponentFilter), Component: "Filter.db", Offset: -1,
 			Message: fmt.Sprintf("empty (the always-present filter), but Statistics.db's bloom_filter_fp_chance is %v: Cassandra writes an empty filter only for 1.0", fp)})
 	}
@@ -436,7 +436,7 @@ type summaryCheck struct {
 
 func newSummaryCheck(s *sstable.SSTable, r *Report) *summaryCheck {
 	c := &summaryCheck{s: s, r: r, path: s.Path(format.ComponentSummary)}
-	if !s.HasComponent(format.ComponentSummary) || s.Index == nil {
+	if !s.HasComponent(format.ComponentSummary) || s.Index() == nil {
 		return c
 	}
 	sum, err := s.Summary()

@@ -41,8 +41,8 @@ func TestIndexWriterReproducesCassandra(t *testing.T) {
 			{da, daDir, []string{format.ComponentPartitions, format.ComponentRows}},
 		} {
 			var primary, rowsOut bytes.Buffer
-			iw, err := NewIndexWriter(IndexConfig{Version: c.v, Partitioner: src.Partitioner, ClusteringTypes: src.ClusteringTypes,
-				ClusteringFixed: src.Schema.ClusteringFixed, ColumnIndexSize: 4 << 10, ExpectedKeys: 5}, &primary, &rowsOut)
+			iw, err := NewIndexWriter(IndexConfig{Version: c.v, Partitioner: src.Partitioner(), ClusteringTypes: src.ClusteringTypes(),
+				ClusteringFixed: src.Schema().ClusteringFixed, ColumnIndexSize: 4 << 10, ExpectedKeys: 5}, &primary, &rowsOut)
 			if err != nil {
 				t.Fatal(err)
 			}

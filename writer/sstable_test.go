@@ -23,8 +23,8 @@ func TestSSTableWriterRejectsSchemaOfOtherVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	cfg := Config{Version: format.MustVersion("oa"), Header: src.Stats.Header, Schema: src.Schema,
-		Partitioner: src.Stats.Validation.Partitioner}
+	cfg := Config{Version: format.MustVersion("oa"), Header: src.Stats().Header, Schema: src.Schema(),
+		Partitioner: src.Stats().Validation.Partitioner}
 	dest := filepath.Join(t.TempDir(), "out")
 	w, err := NewSSTableWriter(dest, cfg)
 	if err == nil {
@@ -34,7 +34,7 @@ func TestSSTableWriterRejectsSchemaOfOtherVersion(t *testing.T) {
 	if !strings.Contains(err.Error(), `"nc"`) || !strings.Contains(err.Error(), `"oa"`) {
 		t.Errorf("error does not name both versions: %v", err)
 	}
-	schema := *src.Schema
+	schema := *src.Schema()
 	schema.Version = cfg.Version
 	cfg.Schema = &schema
 	w, err = NewSSTableWriter(dest, cfg)

@@ -95,7 +95,7 @@ func demoAction(c *cli.Context) error {
 	}
 	fi, _ := os.Stat(path)
 	fmt.Fprintf(out, "%s-format sstable, %s: %d partitions, %d rows, %d cells, %d tombstones; Data.db %s on disk, %s uncompressed\n\n",
-		s.Version().Name, s.Partitioner.Name(), len(parts), rowsTotal, cells, tombstones, cellfmt.Human(fi.Size()), cellfmt.Human(s.Data.Length()))
+		s.Version().Name, s.Partitioner().Name(), len(parts), rowsTotal, cells, tombstones, cellfmt.Human(fi.Size()), cellfmt.Human(s.Data().Length()))
 	sort.Slice(parts, func(i, j int) bool { return parts[i].Size > parts[j].Size })
 	fmt.Fprintln(out, "Largest partitions (sstabletool partitions --sort size):")
 	fmt.Fprintf(out, "  %-22s %12s %10s %8s %8s %11s\n", "key", "offset", "size", "rows", "cells", "tombstones")

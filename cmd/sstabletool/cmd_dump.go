@@ -112,7 +112,7 @@ func dumpAction(c *cli.Context) error {
 		return badData(out.end())
 	}
 	out.begin()
-	prog := newProgress("dump", s.Data.Length())
+	prog := newProgress("dump", s.Data().Length())
 	defer prog.done()
 	if j, ok := out.(jsonOut); ok {
 		var skip func([]byte) bool

@@ -92,7 +92,7 @@ func metadataAction(c *cli.Context) error {
 			return err
 		}
 		if c.Bool("scan") {
-			prog := newProgress("scanning", s.Data.Length())
+			prog := newProgress("scanning", s.Data().Length())
 			m.Scan, err = inspect.Scan(s, prog.update)
 			prog.done()
 			if err != nil {

@@ -201,7 +201,7 @@ func partitionsAction(c *cli.Context) error {
 		if len(keys) > 0 {
 			err = eachKey(s, keys, visit)
 		} else {
-			prog := newProgress("partitions", s.Data.Length())
+			prog := newProgress("partitions", s.Data().Length())
 			err = s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
 				prog.update(h.Offset)
 				return visit(h, dec)
@@ -238,14 +238,14 @@ func partitionsAction(c *cli.Context) error {
 }
 
 func newPartitionRow(s *sstable.SSTable, path string, p *inspect.PartitionCounts, partitionsOnly bool) partitionRow {
-	tok := s.Partitioner.Token(p.Key)
+	tok := s.Partitioner().Token(p.Key)
 	r := partitionRow{
 		SSTable: path, Key: keyString(s, p.Key), Token: tok.String(),
 		Offset: p.Offset, Size: p.Size, Rows: p.Rows, Cells: p.Cells, Tombstones: p.Tombstones(),
 		Deletion: !p.Live, RowTombstones: p.RowTombstones, RangeTombstones: p.RangeTombstones,
 		ComplexTombstones: p.ComplexTombstones, CellTombstones: p.CellTombstones,
 		RowTTLExpired: p.RowTTLExpired, CellTTLExpired: p.CellTTLExpired,
-		tok: tok, partitioner: s.Partitioner.Name(),
+		tok: tok, partitioner: s.Partitioner().Name(),
 	}
 	if partitionsOnly {
 		r.Cells, r.Tombstones, r.RowTombstones, r.RangeTombstones, r.ComplexTombstones, r.CellTombstones, r.RowTTLExpired, r.CellTTLExpired = -1, -1, -1, -1, -1, -1, -1, -1

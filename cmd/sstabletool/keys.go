@@ -6,7 +6,7 @@ import (
 	"github.com/sstabletool/sstabletool/inspect"
 )
 
-func keyString(s *sstable.SSTable, key []byte) string { return inspect.FormatKey(s.KeyType, key) }
+func keyString(s *sstable.SSTable, key []byte) string { return inspect.FormatKey(s.KeyType(), key) }
 
 // parseKey reads a partition key given on the command line (-k, -x) the way
 // AbstractType.fromString does. A key of several columns must name every
@@ -14,11 +14,11 @@ func keyString(s *sstable.SSTable, key []byte) string { return inspect.FormatKey
 // match no partition and the command would print nothing, as if the key
 // were absent.
 func parseKey(s *sstable.SSTable, flag, k string) ([]byte, error) {
-	b, err := s.KeyType.FromString(k)
+	b, err := s.KeyType().FromString(k)
 	if err != nil {
 		return nil, usageError("%s %q: %v", flag, k, err)
 	}
-	if t := s.KeyType; t.Kind == cqltype.Composite {
+	if t := s.KeyType(); t.Kind == cqltype.Composite {
 		comps, _, err := t.Components(b)
 		if err != nil {
 			return nil, usageError("%s %q: %v", flag, k, err)

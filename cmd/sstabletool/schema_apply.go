@@ -123,7 +123,7 @@ func (sf *schemaFile) pick(s *sstable.SSTable) (*cqltype.TableSchema, error) {
 	if sf.table != nil {
 		return sf.table, nil
 	}
-	ks, name, hasID := dirTable(s.Desc.Dir)
+	ks, name, hasID := dirTable(s.Desc().Dir)
 	m := sf.sch.Lookup("", name)
 	if len(m) > 1 {
 		if inKs := sf.sch.Lookup(ks, name); len(inKs) > 0 {
@@ -135,13 +135,13 @@ func (sf *schemaFile) pick(s *sstable.SSTable) (*cqltype.TableSchema, error) {
 		return m[0], nil
 	case len(m) > 1:
 		return nil, fmt.Errorf("--schema %s defines %s in %d keyspaces and the directory %s names none of them; choose with --table %s",
-			sf.path, name, len(m), s.Desc.Dir, m[0].Name())
+			sf.path, name, len(m), s.Desc().Dir, m[0].Name())
 	case sf.sch.Unresolved[ks+"."+name] != nil:
 		return nil, fmt.Errorf("--schema %s: %v", sf.path, sf.sch.Unresolved[ks+"."+name])
 	case len(sf.sch.Tables) == 1:
 		return sf.sch.Tables[0], nil
 	}
-	where := fmt.Sprintf("the directory %s does not name a table (<keyspace>/<table>-<id>/)", s.Desc.Dir)
+	where := fmt.Sprintf("the directory %s does not name a table (<keyspace>/<table>-<id>/)", s.Desc().Dir)
 	if hasID {
 		where = fmt.Sprintf("its directory names %s.%s, which is not among them", ks, name)
 	}

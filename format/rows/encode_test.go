@@ -21,9 +21,9 @@ func TestEncoderReproducesFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw := make([]byte, s.Data.Length())
-		s.Data.ReadAt(raw, 0)
-		enc := rows.NewEncoder(s.Schema)
+		raw := make([]byte, s.Data().Length())
+		s.Data().ReadAt(raw, 0)
+		enc := rows.NewEncoder(s.Schema())
 		dec := s.Decoder(0)
 		var out []byte
 		var h rows.PartitionHeader

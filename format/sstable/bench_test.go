@@ -25,7 +25,7 @@ func loadBare(b *testing.B, p string) *benchbase.Bare {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	return benchbase.Load(b, s.Data)
+	return benchbase.Load(b, s.data)
 }
 
 // BenchmarkBareLZ4 decompresses every chunk of each compressed table with
@@ -105,7 +105,7 @@ func BenchmarkScanPartitionsNoCRC(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			b.SetBytes(s.Data.Length())
+			b.SetBytes(s.data.Length())
 			for i := 0; i < b.N; i++ {
 				if err := s.ScanPartitions(ScanOptions{SkipCells: true}, func(*PartitionSummary) error { return nil }); err != nil {
 					b.Fatal(err)
@@ -127,7 +127,7 @@ func benchScan(b *testing.B, skipCells bool) {
 					b.Fatal(err)
 				}
 				defer s.Close()
-				b.SetBytes(s.Data.Length())
+				b.SetBytes(s.data.Length())
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
 					var n int64
@@ -205,10 +205,10 @@ func BenchmarkDecodeInMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		buf := make([]byte, end)
-		if _, err := s.Data.ReadAt(buf, 0); err != nil {
+		if _, err := s.data.ReadAt(buf, 0); err != nil {
 			b.Fatal(err)
 		}
-		schema := s.Schema
+		schema := s.schema
 		s.Close()
 		b.Run(benchName(p), func(b *testing.B) {
 			b.SetBytes(end)

@@ -43,18 +43,18 @@ const (
 // rewrote the headers from the schema; without a schema this decodes the
 // start of Data.db both ways and keeps the reading that works.
 func (s *SSTable) fixFrozenUDTHeader() error {
-	if s.Desc.Version.HasMaxCompressedLength { // na and later: written by 4.0+
+	if s.desc.Version.HasMaxCompressedLength { // na and later: written by 4.0+
 		return nil
 	}
 	var cands []candidate
-	for i, t := range s.StaticTypes {
+	for i, t := range s.staticTypes {
 		if t.Kind == cqltype.UDT && t.IsMultiCell() {
-			cands = append(cands, candidate{true, s.Schema.Static[i].Name})
+			cands = append(cands, candidate{true, s.schema.Static[i].Name})
 		}
 	}
-	for i, t := range s.RegularTypes {
+	for i, t := range s.regularTypes {
 		if t.Kind == cqltype.UDT && t.IsMultiCell() {
-			cands = append(cands, candidate{false, s.Schema.Regular[i].Name})
+			cands = append(cands, candidate{false, s.schema.Regular[i].Name})
 		}
 	}
 	if len(cands) == 0 {
@@ -70,9 +70,9 @@ func (s *SSTable) fixFrozenUDTHeader() error {
 	}
 	var headerErr error
 	for n, frozen := range trials {
-		sch := *s.Schema
-		sch.Static, _ = frozenColumns(s.Schema.Static, s.StaticTypes, frozen, true)
-		sch.Regular, _ = frozenColumns(s.Schema.Regular, s.RegularTypes, frozen, false)
+		sch := *s.schema
+		sch.Static, _ = frozenColumns(s.schema.Static, s.staticTypes, frozen, true)
+		sch.Regular, _ = frozenColumns(s.schema.Regular, s.regularTypes, frozen, false)
 		err := s.decodesSample(&sch)
 		if n == 0 {
 			if err == nil {
@@ -95,7 +95,7 @@ func (s *SSTable) fixFrozenUDTHeader() error {
 
 // decodesSample decodes the start of Data.db with sch.
 func (s *SSTable) decodesSample(sch *rows.Schema) error {
-	dec := rows.NewDecoder(s.Data.Cursor(0), sch)
+	dec := rows.NewDecoder(s.data.Cursor(0), sch)
 	var h rows.PartitionHeader
 	n := 0
 	for n < frozenUDTSampleUnfiltereds && dec.Source().Pos() < frozenUDTSampleBytes {
@@ -154,9 +154,9 @@ func frozenColumns(cols []rows.Column, types []*cqltype.Type, frozen []candidate
 
 // freezeColumn reads column c as frozen from now on.
 func (s *SSTable) freezeColumn(c candidate, why string) {
-	types, cols := s.RegularTypes, s.Schema.Regular
+	types, cols := s.regularTypes, s.schema.Regular
 	if c.static {
-		types, cols = s.StaticTypes, s.Schema.Static
+		types, cols = s.staticTypes, s.schema.Static
 	}
 	var stored string
 	for i := range cols {
@@ -164,15 +164,15 @@ func (s *SSTable) freezeColumn(c candidate, why string) {
 			stored = types[i].Class
 		}
 	}
-	sch := *s.Schema
+	sch := *s.schema
 	if c.static {
-		sch.Static, s.StaticTypes = frozenColumns(cols, types, []candidate{c}, true)
-		cols, types = sch.Static, s.StaticTypes
+		sch.Static, s.staticTypes = frozenColumns(cols, types, []candidate{c}, true)
+		cols, types = sch.Static, s.staticTypes
 	} else {
-		sch.Regular, s.RegularTypes = frozenColumns(cols, types, []candidate{c}, false)
-		cols, types = sch.Regular, s.RegularTypes
+		sch.Regular, s.regularTypes = frozenColumns(cols, types, []candidate{c}, false)
+		cols, types = sch.Regular, s.regularTypes
 	}
-	s.Schema = &sch
+	s.schema = &sch
 	for i := range cols {
 		if cols[i].Name == c.name {
 			s.headerFixes = append(s.headerFixes, HeaderFix{Column: c.name, Static: c.static, Stored: stored, ReadAs: types[i].CQL(), Why: why})
@@ -186,9 +186,9 @@ func (s *SSTable) freezeColumn(c candidate, why string) {
 // it before any decoder is made.
 func (s *SSTable) FreezeColumn(name string, why string) bool {
 	for _, static := range []bool{false, true} {
-		cols, types := s.Schema.Regular, s.RegularTypes
+		cols, types := s.schema.Regular, s.regularTypes
 		if static {
-			cols, types = s.Schema.Static, s.StaticTypes
+			cols, types = s.schema.Static, s.staticTypes
 		}
 		for i := range cols {
 			if cols[i].Name == name && types[i].IsMultiCell() {

@@ -31,7 +31,7 @@ func TestFrozenUDTHeaderRepairedFromCells(t *testing.T) {
 				return err
 			}
 			for _, c := range u.Cells {
-				if s.Schema.Regular[c.Column].Name == "info" && (c.Path != nil || len(c.Value) != 16) {
+				if s.Schema().Regular[c.Column].Name == "info" && (c.Path != nil || len(c.Value) != 16) {
 					t.Errorf("info cell %+v: want one 16-byte frozen UDT value", c)
 				}
 			}
@@ -55,7 +55,7 @@ func TestNonFrozenUDTHeaderKept(t *testing.T) {
 		t.Fatalf("header fixes %+v on a non-frozen UDT", fixes)
 	}
 	var info int
-	for i, c := range s.Schema.Regular {
+	for i, c := range s.Schema().Regular {
 		if c.Name == "info" {
 			info = i
 			if !c.Complex {

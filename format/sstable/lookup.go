@@ -24,7 +24,7 @@ func (s *SSTable) Summary() (*summary.Summary, error) {
 	}
 	p := s.Path(format.ComponentSummary)
 	if _, err := os.Stat(p); err != nil {
-		if s.Index == nil {
+		if s.indexFile == nil {
 			s.summaryErr = fmt.Errorf("%s: component Summary.db is missing, and so is Index.db to rebuild it from: %w", p, err)
 			return nil, s.summaryErr
 		}
@@ -48,7 +48,7 @@ func (s *SSTable) rebuildSummary() (*summary.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := index.NewScanner(s.Index, s.IndexCodec, 0, false)
+	sc := index.NewScanner(s.indexFile, s.indexCodec, 0, false)
 	for sc.Next() {
 		b.Add(sc.Entry().Key, sc.EntryPos())
 	}
@@ -71,19 +71,19 @@ var ErrNoIndex = errors.New("Index.db is missing")
 // hash byte) and confirms the full key in Rows.db or Data.db. The entry
 // then has only Key, Position and Deletion (BTI has no promoted index).
 func (s *SSTable) Find(key []byte) (entry *index.Entry, ok bool, err error) {
-	if s.Desc.Version.IsBTI() {
+	if s.desc.Version.IsBTI() {
 		return s.findBTI(key)
 	}
-	if s.Index == nil {
+	if s.indexFile == nil {
 		return nil, false, fmt.Errorf("%s: %w", s.Path(format.ComponentIndex), ErrNoIndex)
 	}
 	// Partitioner.CompareKeys hashes both keys on every comparison; key's
 	// token is computed once here, so a lookup's hundred-odd comparisons
 	// (Summary binary search, then up to an index interval of entries)
 	// hash only the keys read from disk. Both callers pass key second.
-	keyToken := s.Partitioner.Token(key)
+	keyToken := s.partitioner.Token(key)
 	cmp := func(a, b []byte) int {
-		if c := s.Partitioner.Token(a).Compare(keyToken); c != 0 {
+		if c := s.partitioner.Token(a).Compare(keyToken); c != 0 {
 			return c
 		}
 		return bytes.Compare(a, b)
@@ -100,7 +100,7 @@ func (s *SSTable) Find(key []byte) (entry *index.Entry, ok bool, err error) {
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, false, err
 	}
-	sc := index.NewScanner(s.Index, s.IndexCodec, start, false)
+	sc := index.NewScanner(s.indexFile, s.indexCodec, start, false)
 	for n := 0; limit < 0 || n < limit; n++ {
 		if !sc.Next() {
 			break
@@ -147,8 +147,8 @@ func cloneValues(vs [][]byte) [][]byte {
 // use Decoder for concurrent or long-lived reads.
 func (s *SSTable) PartitionAt(off int64, h *rows.PartitionHeader) (*rows.Decoder, error) {
 	if s.lookupCursor == nil {
-		s.lookupCursor = s.Data.Cursor(off)
-		s.lookupDecoder = rows.NewDecoder(s.lookupCursor, s.Schema)
+		s.lookupCursor = s.data.Cursor(off)
+		s.lookupDecoder = rows.NewDecoder(s.lookupCursor, s.schema)
 		s.lookupDecoder.SetFile(s.Path(format.ComponentData))
 	} else if err := s.lookupCursor.SeekTo(off); err != nil {
 		return nil, err
@@ -165,19 +165,19 @@ func (s *SSTable) PartitionAt(off int64, h *rows.PartitionHeader) (*rows.Decoder
 var ErrNoPartitionIndex = errors.New("Partitions.db is missing")
 
 func (s *SSTable) findBTI(key []byte) (*index.Entry, bool, error) {
-	if s.Partitions == nil {
+	if s.partitions == nil {
 		return nil, false, fmt.Errorf("%s: %w", s.Path(format.ComponentPartitions), ErrNoPartitionIndex)
 	}
-	p, ok, err := s.Partitions.Candidate(key)
+	p, ok, err := s.partitions.Candidate(key)
 	if err != nil || !ok {
 		return nil, false, err
 	}
 	pos := p.DataPos()
 	if p.InRowIndex() {
-		if s.Rows == nil {
+		if s.rowIndex == nil {
 			return nil, false, fmt.Errorf("%s: Partitions.db points into Rows.db, which is missing", s.Path(format.ComponentRows))
 		}
-		e, err := s.Rows.Entry(p.RowIndexPos())
+		e, err := s.rowIndex.Entry(p.RowIndexPos())
 		if err != nil {
 			return nil, false, err
 		}

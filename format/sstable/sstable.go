@@ -30,27 +30,31 @@ type Options struct {
 	NoVerify bool
 }
 
-// SSTable is one opened sstable. Close it when done.
+// SSTable is one opened sstable. Close it when done. Its parts are read
+// through methods: what Open decoded and aligned (the decoder's schema and
+// the column types in the same order) cannot be changed from outside.
+// An SSTable is safe for concurrent reads through Decoder and Data; the
+// lookup helpers (Summary, Find, PartitionAt) share state and are not.
 type SSTable struct {
-	Desc  format.Descriptor
-	TOC   []string
-	Stats *stats.Statistics
-	// Schema drives the Data.db decoder; its columns are in Cassandra's order.
-	Schema *rows.Schema
-	// Types aligned with Schema: key, clustering, static and regular columns.
-	KeyType         *cqltype.Type
-	ClusteringTypes []*cqltype.Type
-	StaticTypes     []*cqltype.Type
-	RegularTypes    []*cqltype.Type
-	Partitioner     token.Partitioner
+	desc       format.Descriptor
+	toc        []string
+	statistics *stats.Statistics
+	// schema drives the Data.db decoder; its columns are in Cassandra's
+	// order, and the types below are aligned with it.
+	schema          *rows.Schema
+	keyType         *cqltype.Type
+	clusteringTypes []*cqltype.Type
+	staticTypes     []*cqltype.Type
+	regularTypes    []*cqltype.Type
+	partitioner     token.Partitioner
 
-	Data       *reader.Data
-	Index      reader.File // big format; nil for BTI or when missing
-	IndexCodec *index.Codec
-	// Partitions and Rows are a BTI (da) sstable's trie indexes, in place of
-	// Index.db and Summary.db; nil for big format (or when missing).
-	Partitions *bti.PartitionIndex
-	Rows       *bti.RowIndex
+	data       *reader.Data
+	indexFile  reader.File // big format; nil for BTI or when missing
+	indexCodec *index.Codec
+	// partitions and rowIndex are a BTI (da) sstable's trie indexes, in
+	// place of Index.db and Summary.db; nil for big format (or when missing).
+	partitions *bti.PartitionIndex
+	rowIndex   *bti.RowIndex
 	btiFiles   []reader.File
 	opts       Options
 
@@ -70,8 +74,8 @@ func Open(path string, opts Options) (*SSTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &SSTable{Desc: desc, opts: opts}
-	if s.TOC, err = desc.ReadTOC(); err != nil {
+	s := &SSTable{desc: desc, opts: opts}
+	if s.toc, err = desc.ReadTOC(); err != nil {
 		return nil, err // names TOC.txt itself
 	}
 	for _, c := range []string{format.ComponentData, format.ComponentStatistics} {
@@ -89,7 +93,7 @@ func Open(path string, opts Options) (*SSTable, error) {
 		return nil, corrupt.New(desc.Path(format.ComponentCompressionInfo), format.ComponentCompressionInfo, -1,
 			"CompressionInfo.db, which TOC.txt lists (Data.db is compressed and cannot be read without it)", os.ErrNotExist)
 	}
-	if s.Stats, err = stats.ReadFile(desc.Path(format.ComponentStatistics), desc.Version); err != nil {
+	if s.statistics, err = stats.ReadFile(desc.Path(format.ComponentStatistics), desc.Version); err != nil {
 		return nil, err
 	}
 	if err := s.buildSchema(); err != nil {
@@ -101,7 +105,7 @@ func Open(path string, opts Options) (*SSTable, error) {
 	} else if crc := desc.Path(format.ComponentCRC); fileExists(crc) {
 		dopts.ChecksumsPath = crc
 	}
-	if s.Data, err = reader.OpenData(desc.Path(format.ComponentData), opts.Access, dopts); err != nil {
+	if s.data, err = reader.OpenData(desc.Path(format.ComponentData), opts.Access, dopts); err != nil {
 		return nil, err
 	}
 	if err := s.checkUncompressedGuess(); err != nil {
@@ -113,7 +117,7 @@ func Open(path string, opts Options) (*SSTable, error) {
 		return nil, err
 	}
 	if ip := desc.Path(format.ComponentIndex); !desc.Version.IsBTI() && fileExists(ip) {
-		if s.Index, err = reader.Open(ip, opts.Access); err != nil {
+		if s.indexFile, err = reader.Open(ip, opts.Access); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -134,7 +138,7 @@ func Open(path string, opts Options) (*SSTable, error) {
 // nearly always has CRC.db beside it; without either, the first partition
 // header must decode, or the error says what is likely missing.
 func (s *SSTable) checkUncompressedGuess() error {
-	if s.Data.Compressed() || s.HasComponent(format.ComponentCRC) || s.Data.Length() == 0 {
+	if s.data.Compressed() || s.HasComponent(format.ComponentCRC) || s.data.Length() == 0 {
 		return nil
 	}
 	var h rows.PartitionHeader
@@ -147,7 +151,7 @@ func (s *SSTable) checkUncompressedGuess() error {
 
 // listed reports whether TOC.txt names component c (false without a TOC).
 func (s *SSTable) listed(c string) bool {
-	for _, t := range s.TOC {
+	for _, t := range s.toc {
 		if t == c {
 			return true
 		}
@@ -163,7 +167,7 @@ func (s *SSTable) MissingComponents() []string {
 	if !s.HasComponent(format.ComponentTOC) {
 		out = append(out, format.ComponentTOC)
 	}
-	for _, c := range s.TOC {
+	for _, c := range s.toc {
 		if c != format.ComponentTOC && !s.HasComponent(c) {
 			out = append(out, c)
 		}
@@ -194,7 +198,7 @@ func (s *SSTable) openTries(a reader.Access) error {
 			return err
 		}
 		s.btiFiles = append(s.btiFiles, f)
-		if s.Partitions, err = bti.OpenPartitionsFile(f, s.Partitioner); err != nil {
+		if s.partitions, err = bti.OpenPartitionsFile(f, s.partitioner); err != nil {
 			return err
 		}
 	}
@@ -204,7 +208,7 @@ func (s *SSTable) openTries(a reader.Access) error {
 			return err
 		}
 		s.btiFiles = append(s.btiFiles, f)
-		s.Rows = bti.OpenRowsFile(f, s.Desc.Version)
+		s.rowIndex = bti.OpenRowsFile(f, s.desc.Version)
 	}
 	return nil
 }
@@ -215,8 +219,8 @@ func fileExists(p string) bool {
 }
 
 func (s *SSTable) buildSchema() error {
-	h := s.Stats.Header
-	v := s.Stats.Validation
+	h := s.statistics.Header
+	v := s.statistics.Validation
 	if h == nil {
 		return errors.New("no serialization header component")
 	}
@@ -227,14 +231,14 @@ func (s *SSTable) buildSchema() error {
 	if err != nil {
 		return err
 	}
-	s.Partitioner = p
+	s.partitioner = p
 	sch := &rows.Schema{
-		Version:              s.Desc.Version,
+		Version:              s.desc.Version,
 		MinTimestamp:         h.MinTimestamp,
 		MinLocalDeletionTime: h.MinLocalDeletionTime,
 		MinTTL:               h.MinTTL,
 	}
-	if s.KeyType, err = typeOf(h.KeyType); err != nil {
+	if s.keyType, err = typeOf(h.KeyType); err != nil {
 		return fmt.Errorf("key type: %w", err)
 	}
 	for i, tn := range h.ClusteringTypes {
@@ -242,17 +246,17 @@ func (s *SSTable) buildSchema() error {
 		if err != nil {
 			return fmt.Errorf("clustering type %d: %w", i, err)
 		}
-		s.ClusteringTypes = append(s.ClusteringTypes, t)
+		s.clusteringTypes = append(s.clusteringTypes, t)
 		sch.ClusteringFixed = append(sch.ClusteringFixed, t.FixedLength())
 	}
-	if sch.Static, s.StaticTypes, err = columns(h.StaticColumns); err != nil {
+	if sch.Static, s.staticTypes, err = columns(h.StaticColumns); err != nil {
 		return err
 	}
-	if sch.Regular, s.RegularTypes, err = columns(h.RegularColumns); err != nil {
+	if sch.Regular, s.regularTypes, err = columns(h.RegularColumns); err != nil {
 		return err
 	}
-	s.Schema = sch
-	s.IndexCodec = &index.Codec{Version: s.Desc.Version, ClusteringFixed: sch.ClusteringFixed}
+	s.schema = sch
+	s.indexCodec = &index.Codec{Version: s.desc.Version, ClusteringFixed: sch.ClusteringFixed}
 	return nil
 }
 
@@ -285,10 +289,10 @@ func columns(in []stats.Column) ([]rows.Column, []*cqltype.Type, error) {
 }
 
 // Path returns the path of one of the sstable's components.
-func (s *SSTable) Path(component string) string { return s.Desc.Path(component) }
+func (s *SSTable) Path(component string) string { return s.desc.Path(component) }
 
 // Version returns the sstable's format version.
-func (s *SSTable) Version() format.Version { return s.Desc.Version }
+func (s *SSTable) Version() format.Version { return s.desc.Version }
 
 // HasComponent reports whether the component's file exists.
 func (s *SSTable) HasComponent(c string) bool { return fileExists(s.Path(c)) }
@@ -296,11 +300,11 @@ func (s *SSTable) HasComponent(c string) bool { return fileExists(s.Path(c)) }
 // Close releases every opened file.
 func (s *SSTable) Close() error {
 	var errs []error
-	if s.Data != nil {
-		errs = append(errs, s.Data.Close())
+	if s.data != nil {
+		errs = append(errs, s.data.Close())
 	}
-	if s.Index != nil {
-		errs = append(errs, s.Index.Close())
+	if s.indexFile != nil {
+		errs = append(errs, s.indexFile.Close())
 	}
 	for _, f := range s.btiFiles {
 		errs = append(errs, f.Close())
@@ -310,7 +314,54 @@ func (s *SSTable) Close() error {
 
 // Decoder returns a Data.db decoder positioned at off.
 func (s *SSTable) Decoder(off int64) *rows.Decoder {
-	d := rows.NewDecoder(s.Data.Cursor(off), s.Schema)
+	d := rows.NewDecoder(s.data.Cursor(off), s.schema)
 	d.SetFile(s.Path(format.ComponentData))
 	return d
 }
+
+// Desc is the sstable's descriptor (directory, version, generation).
+func (s *SSTable) Desc() format.Descriptor { return s.desc }
+
+// TOC lists the components TOC.txt names (nil without a TOC.txt).
+func (s *SSTable) TOC() []string { return s.toc }
+
+// Stats is the decoded Statistics.db.
+func (s *SSTable) Stats() *stats.Statistics { return s.statistics }
+
+// Schema is what the Data.db decoder needs: clustering widths, the static
+// and regular columns in Cassandra's order, the EncodingStats minima.
+func (s *SSTable) Schema() *rows.Schema { return s.schema }
+
+// KeyType is the partition key's type (a CompositeType for several
+// columns).
+func (s *SSTable) KeyType() *cqltype.Type { return s.keyType }
+
+// ClusteringTypes are the clustering columns' types, in order.
+func (s *SSTable) ClusteringTypes() []*cqltype.Type { return s.clusteringTypes }
+
+// StaticTypes are the static columns' types, aligned with Schema().Static.
+func (s *SSTable) StaticTypes() []*cqltype.Type { return s.staticTypes }
+
+// RegularTypes are the regular columns' types, aligned with
+// Schema().Regular.
+func (s *SSTable) RegularTypes() []*cqltype.Type { return s.regularTypes }
+
+// Partitioner orders the sstable's partitions.
+func (s *SSTable) Partitioner() token.Partitioner { return s.partitioner }
+
+// Data is Data.db as uncompressed positions.
+func (s *SSTable) Data() *reader.Data { return s.data }
+
+// Index is the open Index.db of a big-format sstable (nil for BTI, or when
+// the file is missing).
+func (s *SSTable) Index() reader.File { return s.indexFile }
+
+// IndexCodec decodes Index.db entries of this sstable's version.
+func (s *SSTable) IndexCodec() *index.Codec { return s.indexCodec }
+
+// Partitions is a BTI sstable's Partitions.db (nil for big format, or when
+// missing).
+func (s *SSTable) Partitions() *bti.PartitionIndex { return s.partitions }
+
+// Rows is a BTI sstable's Rows.db (nil for big format, or when missing).
+func (s *SSTable) Rows() *bti.RowIndex { return s.rowIndex }

@@ -34,8 +34,8 @@ func TestScanEveryFixture(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
-			if end != s.Data.Length() {
-				t.Errorf("%s: scan ended at %d of %d", name, end, s.Data.Length())
+			if end != s.data.Length() {
+				t.Errorf("%s: scan ended at %d of %d", name, end, s.data.Length())
 			}
 			if strings.HasPrefix(name, "legacy_") {
 				if n != 5 {

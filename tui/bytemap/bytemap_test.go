@@ -27,14 +27,14 @@ func open(t testing.TB, path string) *sstable.SSTable {
 }
 
 func labeler(s *sstable.SSTable) *bytemap.Labeler {
-	return &bytemap.Labeler{Schema: s.Schema, KeyType: s.KeyType, ClusteringTypes: s.ClusteringTypes,
-		StaticTypes: s.StaticTypes, RegularTypes: s.RegularTypes, File: s.Path("Data.db")}
+	return &bytemap.Labeler{Schema: s.Schema(), KeyType: s.KeyType(), ClusteringTypes: s.ClusteringTypes(),
+		StaticTypes: s.StaticTypes(), RegularTypes: s.RegularTypes(), File: s.Path("Data.db")}
 }
 
 func dataBytes(t testing.TB, s *sstable.SSTable) []byte {
 	t.Helper()
-	b := make([]byte, s.Data.Length())
-	if _, err := s.Data.ReadAt(b, 0); err != nil && err != io.EOF {
+	b := make([]byte, s.Data().Length())
+	if _, err := s.Data().ReadAt(b, 0); err != nil && err != io.EOF {
 		t.Fatal(err)
 	}
 	return b
@@ -205,7 +205,7 @@ func TestUnfilteredMatchesRegion(t *testing.T) {
 		t.Fatal(u, err)
 	}
 	row := make([]byte, u.Size)
-	if _, err := s.Data.ReadAt(row, u.Offset); err != nil {
+	if _, err := s.Data().ReadAt(row, u.Offset); err != nil {
 		t.Fatal(err)
 	}
 	spans, err := l.Unfiltered(row, u.Offset, u)
@@ -261,7 +261,7 @@ func FuzzRegion(f *testing.F) {
 	}
 	defer s.Close()
 	b := make([]byte, 3000)
-	s.Data.ReadAt(b, 0)
+	s.Data().ReadAt(b, 0)
 	f.Add(b)
 	f.Add(b[:20])
 	l := labeler(s)

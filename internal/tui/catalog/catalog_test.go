@@ -123,7 +123,7 @@ func TestScanCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		bs := scanAll(t, tb, l)
-		if last := bs[len(bs)-1]; !last.Finished || last.Done != tb.S.Data.Length() {
+		if last := bs[len(bs)-1]; !last.Finished || last.Done != tb.S.Data().Length() {
 			t.Fatalf("%s: last batch %+v", p, last)
 		}
 		if l.Scanned != l.Len() {
@@ -243,11 +243,11 @@ func TestOrderFilterSeek(t *testing.T) {
 	}
 	// Every token seeks to its own partition; past the last there is none.
 	for i, k := range l.Keys {
-		if got := tb.SeekToken(l, tb.S.Partitioner.Token(k)); got != i {
+		if got := tb.SeekToken(l, tb.S.Partitioner().Token(k)); got != i {
 			t.Fatalf("seek token of partition %d: %d", i, got)
 		}
 	}
-	last, _ := tb.S.Partitioner.ParseToken("9223372036854775807")
+	last, _ := tb.S.Partitioner().ParseToken("9223372036854775807")
 	if got := tb.SeekToken(l, last); got != l.Len() {
 		t.Fatalf("seek past the end: %d", got)
 	}
@@ -300,11 +300,11 @@ func TestBytes(t *testing.T) {
 	if err != nil || !bytes.Equal(b, []byte{0, 1, '0', 0x80}) {
 		t.Fatalf("% x %v", b, err)
 	}
-	if b, err := tb.Bytes(tb.S.Data.Length()-2, 100); err != nil || len(b) != 2 {
+	if b, err := tb.Bytes(tb.S.Data().Length()-2, 100); err != nil || len(b) != 2 {
 		t.Fatalf("tail: %d %v", len(b), err)
 	}
 	var ce *corrupt.Error
-	if _, err := tb.Bytes(tb.S.Data.Length()+1, 1); !errors.As(err, &ce) {
+	if _, err := tb.Bytes(tb.S.Data().Length()+1, 1); !errors.As(err, &ce) {
 		t.Fatalf("past the end: %v", err)
 	}
 }
@@ -413,7 +413,7 @@ func TestListIgnoresHugeSummaryEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
-		t.Fatalf("listing %d partitions of a %d-byte Index.db allocated %d bytes", l.Len(), tb.S.Index.Size(), got)
+		t.Fatalf("listing %d partitions of a %d-byte Index.db allocated %d bytes", l.Len(), tb.S.Index().Size(), got)
 	}
 	if want := truth(t, tb); l.Len() != len(want) {
 		t.Fatalf("%d listed, %d in Data.db", l.Len(), len(want))

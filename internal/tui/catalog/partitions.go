@@ -76,24 +76,24 @@ func (t *Table) ListPartitions() (*List, error) {
 
 func (t *Table) listFromIndex() (*List, error) {
 	s := t.S
-	if s.Index == nil {
+	if s.Index() == nil {
 		return nil, fmt.Errorf("%s: %w", s.Path(format.ComponentIndex), sstable.ErrNoIndex)
 	}
 	// Keys go into one arena, so a million partitions are a few large
 	// allocations rather than a million small ones.
-	arena := make([]byte, 0, min(s.Index.Size(), 64<<20))
+	arena := make([]byte, 0, min(s.Index().Size(), 64<<20))
 	// Summary.db's estimate is only a hint and comes from two ints of a
 	// file that may be damaged: it never goes past what Index.db could
 	// hold (an entry is at least a 2-byte key length, a key byte, a
 	// position and a promoted-index size).
-	maxEntries := s.Index.Size()/minIndexEntry + 1
-	hint := int(min(s.Index.Size()/16, 1<<24))
+	maxEntries := s.Index().Size()/minIndexEntry + 1
+	hint := int(min(s.Index().Size()/16, 1<<24))
 	if sum, err := s.Summary(); err == nil {
 		hint = int(min(sum.EstimatedKeyCount()+16, maxEntries, 1<<26))
 	}
 	l := &List{Source: "Index.db", Keys: make([][]byte, 0, hint), Offsets: make([]int64, 0, hint)}
-	sc := index.NewScanner(s.Index, s.IndexCodec, 0, false)
-	length := s.Data.Length()
+	sc := index.NewScanner(s.Index(), s.IndexCodec(), 0, false)
+	length := s.Data().Length()
 	for sc.Next() {
 		e := sc.Entry()
 		if e.Position > length || (len(l.Offsets) > 0 && e.Position <= l.Offsets[len(l.Offsets)-1]) {
@@ -148,7 +148,7 @@ func (t *Table) listFromData() (*List, error) {
 		l.Offsets = append(l.Offsets, p.Offset)
 		return nil
 	})
-	l.finish(t.S.Data.Length())
+	l.finish(t.S.Data().Length())
 	return l, err
 }
 
@@ -255,7 +255,7 @@ func Filter(order []int32, texts []string, q string) []int32 {
 // SeekToken returns the first partition (in token order) whose token is at
 // or after tok; Len() when there is none.
 func (t *Table) SeekToken(l *List, tok token.Token) int {
-	p := t.S.Partitioner
+	p := t.S.Partitioner()
 	lo, hi := 0, len(l.Keys)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)

@@ -47,7 +47,7 @@ func (t *Table) Scan(ctx context.Context, l *List, out chan<- ScanBatch) {
 		return
 	}
 	defer t.release()
-	total := t.S.Data.Length()
+	total := t.S.Data().Length()
 	next := 0 // next list index expected
 	batch := ScanBatch{Total: total}
 	last := time.Now()

@@ -71,7 +71,7 @@ func Open(path string, access reader.Access) (*Table, error) {
 	}
 	t := &Table{S: s, access: access}
 	data := s.Path(format.ComponentData)
-	t.Name = filepath.Base(filepath.Dir(data)) + "/" + strings.TrimSuffix(strings.TrimSuffix(s.Desc.Prefix(), "-"), "-big")
+	t.Name = filepath.Base(filepath.Dir(data)) + "/" + strings.TrimSuffix(strings.TrimSuffix(s.Desc().Prefix(), "-"), "-big")
 	if fi, err := os.Stat(data); err == nil {
 		t.DiskSize = fi.Size()
 	}
@@ -110,26 +110,26 @@ func (t *Table) Metadata() (*inspect.Metadata, error) {
 func (t *Table) CreateTable() string { return inspect.CreateTable(t.S, inspect.DefaultNames(t.S)) }
 
 // FormatKey renders a partition key with its CQL type, as the CLI does.
-func (t *Table) FormatKey(key []byte) string { return inspect.FormatKey(t.S.KeyType, key) }
+func (t *Table) FormatKey(key []byte) string { return inspect.FormatKey(t.S.KeyType(), key) }
 
 // Token renders the token of a key with the sstable's partitioner.
-func (t *Table) Token(key []byte) string { return t.S.Partitioner.Token(key).String() }
+func (t *Table) Token(key []byte) string { return t.S.Partitioner().Token(key).String() }
 
 // Labeler labels this sstable's Data.db bytes.
 func (t *Table) Labeler() *bytemap.Labeler {
 	s := t.S
-	return &bytemap.Labeler{Schema: s.Schema, KeyType: s.KeyType, ClusteringTypes: s.ClusteringTypes,
-		StaticTypes: s.StaticTypes, RegularTypes: s.RegularTypes, File: t.DataPath()}
+	return &bytemap.Labeler{Schema: s.Schema(), KeyType: s.KeyType(), ClusteringTypes: s.ClusteringTypes(),
+		StaticTypes: s.StaticTypes(), RegularTypes: s.RegularTypes(), File: t.DataPath()}
 }
 
 // Bytes reads n uncompressed Data.db bytes at off (fewer at the end).
 func (t *Table) Bytes(off, n int64) ([]byte, error) {
-	if off < 0 || off > t.S.Data.Length() {
-		return nil, corrupt.New(t.DataPath(), "Data.db", off, fmt.Sprintf("an offset within the %d uncompressed bytes", t.S.Data.Length()), nil)
+	if off < 0 || off > t.S.Data().Length() {
+		return nil, corrupt.New(t.DataPath(), "Data.db", off, fmt.Sprintf("an offset within the %d uncompressed bytes", t.S.Data().Length()), nil)
 	}
-	n = min(n, t.S.Data.Length()-off)
+	n = min(n, t.S.Data().Length()-off)
 	b := make([]byte, n)
-	if _, err := t.S.Data.ReadAt(b, off); err != nil {
+	if _, err := t.S.Data().ReadAt(b, off); err != nil {
 		return nil, fmt.Errorf("reading %d bytes of Data.db at %d: %w", n, off, err)
 	}
 	return b, nil

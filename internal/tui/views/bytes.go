@@ -216,7 +216,7 @@ func (v *Bytes) triePage(comp string) bytesPage {
 		return fail(err)
 	}
 	defer pf.Close()
-	pi, err := bti.OpenPartitionsFile(pf, s.Partitioner)
+	pi, err := bti.OpenPartitionsFile(pf, s.Partitioner())
 	if err != nil {
 		return fail(err)
 	}

@@ -120,7 +120,7 @@ func (v *Partition) itemLines(u *rows.Unfiltered) []string {
 	at := fmt.Sprintf(" · @%d · %s", u.Offset, cellfmt.Bytes(u.Size))
 	switch u.Kind {
 	case rows.KindMarker:
-		head := th.Warn.Render("range tombstone "+u.Bound.Kind.String()) + " " + cellfmt.Clustering(s.ClusteringTypes, u.Bound.Values, clusteringRunes) + at
+		head := th.Warn.Render("range tombstone "+u.Bound.Kind.String()) + " " + cellfmt.Clustering(s.ClusteringTypes(), u.Bound.Values, clusteringRunes) + at
 		if u.IsBoundary() {
 			head += " · ends " + cellfmt.Deletion(u.EndDeletion) + " · starts " + cellfmt.Deletion(u.StartDeletion)
 		} else {
@@ -129,12 +129,12 @@ func (v *Partition) itemLines(u *rows.Unfiltered) []string {
 		return []string{head}
 	}
 	var head string
-	cols, types := s.Schema.Regular, s.RegularTypes
+	cols, types := s.Schema().Regular, s.RegularTypes()
 	if u.Kind == rows.KindStaticRow {
 		head = th.Section.Render("static row")
-		cols, types = s.Schema.Static, s.StaticTypes
+		cols, types = s.Schema().Static, s.StaticTypes()
 	} else {
-		head = th.Crumb.Render("row") + " " + th.OK.Render(cellfmt.Clustering(s.ClusteringTypes, u.Clustering, clusteringRunes))
+		head = th.Crumb.Render("row") + " " + th.OK.Render(cellfmt.Clustering(s.ClusteringTypes(), u.Clustering, clusteringRunes))
 	}
 	head += at
 	live := u.Liveness
@@ -251,9 +251,9 @@ func (v *Partition) rowTitle(u *rows.Unfiltered) string {
 	case rows.KindStaticRow:
 		return "static row"
 	case rows.KindMarker:
-		return "marker " + cellfmt.Clustering(v.t.S.ClusteringTypes, u.Bound.Values, 24)
+		return "marker " + cellfmt.Clustering(v.t.S.ClusteringTypes(), u.Bound.Values, 24)
 	}
-	return "row " + cellfmt.Clustering(v.t.S.ClusteringTypes, u.Clustering, 24)
+	return "row " + cellfmt.Clustering(v.t.S.ClusteringTypes(), u.Clustering, 24)
 }
 
 func (v *Partition) scrollToCursor() {

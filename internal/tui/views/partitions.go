@@ -239,7 +239,7 @@ func (p *Partitions) listed(m listedMsg) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	p.scanCh = make(chan catalog.ScanBatch, 4)
-	p.scanTotal = p.t.S.Data.Length()
+	p.scanTotal = p.t.S.Data().Length()
 	go func(ch chan catalog.ScanBatch) {
 		defer close(ch)
 		p.t.Scan(ctx, p.list, ch)
@@ -416,7 +416,7 @@ func (p *Partitions) jumpToToken(s string) tea.Cmd {
 	if s == "" || p.list == nil {
 		return nil
 	}
-	tok, err := p.t.S.Partitioner.ParseToken(s)
+	tok, err := p.t.S.Partitioner().ParseToken(s)
 	if err != nil {
 		return status(fmt.Sprintf("token %q: %v", s, err), true)
 	}
@@ -477,7 +477,7 @@ func (p *Partitions) infoLine() string {
 	th := p.env.Theme
 	l := p.list
 	s := fmt.Sprintf(" %s partitions (%s) · %s · sort: %s",
-		cellfmt.Count(int64(l.Len())), l.Source, cellfmt.Human(p.t.S.Data.Length()), th.Accent.Render(p.sortKey.String()))
+		cellfmt.Count(int64(l.Len())), l.Source, cellfmt.Human(p.t.S.Data().Length()), th.Accent.Render(p.sortKey.String()))
 	if p.sortKey != catalog.ByToken {
 		s += " ▼"
 	}

@@ -143,7 +143,7 @@ func (v *Sstables) refresh() {
 		return theme.NoCursor
 	}
 	for i, t := range v.tables {
-		r := table.Row{mark(i), t.Name, t.Version(), "", cellfmt.Human(t.DiskSize), cellfmt.Human(t.S.Data.Length()), "", v.savingText(i, false)}
+		r := table.Row{mark(i), t.Name, t.Version(), "", cellfmt.Human(t.DiskSize), cellfmt.Human(t.S.Data().Length()), "", v.savingText(i, false)}
 		var ratio float64
 		m, err := t.Metadata()
 		if err == nil {
