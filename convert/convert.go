@@ -300,28 +300,78 @@ func headerRefusal(h *stats.Header, from, to format.Version) string {
 	return fmt.Sprintf("%s; row bodies are copied as deltas from it, so run sstablescrub on the node first (it rewrites them)", strings.Join(notes, "; "))
 }
 
-// rewrite produces every component of the converted sstable into out.
+// rewrite produces every component of the converted sstable into out, in
+// named steps: check the source, open the output streams, convert
+// Statistics.db, copy the partitions (relinking Data.db and indexing it),
+// finish the streams, then write the small components and TOC.txt and
+// account for the sizes.
 func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
-	from, to := src.Version(), o.To
-	if to.Name == "" {
+	if o.To.Name == "" {
 		return nil, errors.New("convert: no target version")
 	}
-	dataPath := src.Path(format.ComponentData)
-	res := &Result{Source: dataPath, From: from.Name, To: to.Name}
+	rw := &rewriter{src: src, o: o, out: out, from: src.Version(), to: o.To, dataPath: src.Path(format.ComponentData)}
+	rw.res = &Result{Source: rw.dataPath, From: rw.from.Name, To: rw.to.Name}
+	for _, step := range []func() error{rw.check, rw.openOutputs, rw.convertStatistics, rw.copyPartitions, rw.finishStreams, rw.writeComponents} {
+		if err := step(); err != nil {
+			if rw.dw != nil {
+				rw.dw.Abort()
+			}
+			return rw.res, err
+		}
+	}
+	return rw.res, nil
+}
+
+// rewriter is the state rewrite's steps share.
+type rewriter struct {
+	src      *sstable.SSTable
+	o        Options
+	out      sink
+	from, to format.Version
+	dataPath string
+	res      *Result
+
+	// openOutputs
+	dw         *writer.DataWriter
+	dataDone   func() (int64, error)
+	indexComps []string
+	idxDone    func() (int64, error)
+	rowsDone   func() (int64, error)
+	iw         *writer.IndexWriter
+	bf         *filter.BloomFilter
+	// convertStatistics
+	st *stats.Statistics
+	// copyPartitions
+	first, last []byte
+	// finishStreams
+	dr         *writer.DataResult
+	extra      []writer.Component
+	sizesAfter map[string]int64
+}
+
+// check refuses what cannot be converted before anything is written.
+func (rw *rewriter) check() error {
+	src, from, to := rw.src, rw.from, rw.to
 	if !from.IsBTI() && src.Index() == nil {
-		return res, fmt.Errorf("%s: Index.db is missing; convert needs every component", dataPath)
+		return fmt.Errorf("%s: Index.db is missing; convert needs every component", rw.dataPath)
 	}
 	if src.Stats().Stats == nil || src.Stats().Validation == nil || src.Stats().Header == nil {
-		return res, fmt.Errorf("%s: Statistics.db lacks a component convert needs", src.Path(format.ComponentStatistics))
+		return fmt.Errorf("%s: Statistics.db lacks a component convert needs", src.Path(format.ComponentStatistics))
 	}
 	if !to.HasUIntDeletionTime && src.Stats().Stats.MaxLocalDeletionTime != stats.NoDeletionTime &&
 		src.Stats().Stats.MaxLocalDeletionTime > stats.LegacyMaxDeletionTime {
 		// Rows, markers and cells store deletion times as deltas that a
 		// legacy reader widens into a signed int; rewriting those bodies is
 		// out of scope, so refuse rather than write values read back wrong.
-		return res, fmt.Errorf("%s: holds deletion times up to %d, past the 2038 limit of %s inside row bodies; not convertible", dataPath, src.Stats().Stats.MaxLocalDeletionTime, to.Name)
+		return fmt.Errorf("%s: holds deletion times up to %d, past the 2038 limit of %s inside row bodies; not convertible", rw.dataPath, src.Stats().Stats.MaxLocalDeletionTime, to.Name)
 	}
+	return nil
+}
 
+// openOutputs starts Data.db (with the source's compression unless asked
+// otherwise), the index writer and the bloom filter.
+func (rw *rewriter) openOutputs() error {
+	src, o, to := rw.src, rw.o, rw.to
 	comp := writer.CompressionFrom(src.Data().Info())
 	if o.Compression != nil {
 		comp = o.Compression
@@ -332,16 +382,14 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	if comp != nil && comp.MaxCompressedLength == 0 {
 		comp.MaxCompressedLength = 1<<31 - 1
 	}
-
-	dataW, dataDone, err := out.create(format.ComponentData)
+	dataW, dataDone, err := rw.out.create(format.ComponentData)
 	if err != nil {
-		return res, err
+		return err
 	}
-	dw, err := writer.NewDataWriter(dataW, comp, to.HasMaxCompressedLength)
-	if err != nil {
-		return res, err
+	rw.dataDone = dataDone
+	if rw.dw, err = writer.NewDataWriter(dataW, comp, to.HasMaxCompressedLength); err != nil {
+		return err
 	}
-	defer dw.Abort()
 	// Summary.db (or Partitions.db and Rows.db) and Filter.db are derived
 	// from the keys, so they are built anew from what is written, whether
 	// or not the source has them: the summary with the source's sampling
@@ -350,35 +398,40 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	// Cassandra sizes it on flush.
 	keys, err := countKeys(src)
 	if err != nil {
-		return res, err
+		return err
 	}
 	minInterval, level, err := summarySampling(src)
 	if err != nil {
-		return res, err
+		return err
 	}
-	indexComps := writer.IndexComponents(to)
-	idxW, idxDone, err := out.create(indexComps[0])
+	rw.indexComps = writer.IndexComponents(to)
+	idxW, idxDone, err := rw.out.create(rw.indexComps[0])
 	if err != nil {
-		return res, err
+		return err
 	}
+	rw.idxDone = idxDone
 	var rowsW io.Writer
-	rowsDone := func() (int64, error) { return 0, nil }
+	rw.rowsDone = func() (int64, error) { return 0, nil }
 	if to.IsBTI() {
-		if rowsW, rowsDone, err = out.create(indexComps[1]); err != nil {
-			return res, err
+		if rowsW, rw.rowsDone, err = rw.out.create(rw.indexComps[1]); err != nil {
+			return err
 		}
 	}
-	iw, err := writer.NewIndexWriter(writer.IndexConfig{Version: to, Partitioner: src.Partitioner(),
+	if rw.iw, err = writer.NewIndexWriter(writer.IndexConfig{Version: to, Partitioner: src.Partitioner(),
 		ClusteringTypes: src.ClusteringTypes(), ClusteringFixed: src.Schema().ClusteringFixed,
-		ColumnIndexSize: o.ColumnIndexSize, ExpectedKeys: keys, MinIndexInterval: minInterval, SamplingLevel: level}, idxW, rowsW)
-	if err != nil {
-		return res, err
+		ColumnIndexSize: o.ColumnIndexSize, ExpectedKeys: keys, MinIndexInterval: minInterval, SamplingLevel: level}, idxW, rowsW); err != nil {
+		return err
 	}
-	bf, err := filter.New(keys, src.Stats().Validation.BloomFilterFPChance)
-	if err != nil {
-		return res, fmt.Errorf("%s: Filter.db: %w", src.Path(format.ComponentStatistics), err)
+	if rw.bf, err = filter.New(keys, src.Stats().Validation.BloomFilterFPChance); err != nil {
+		return fmt.Errorf("%s: Filter.db: %w", src.Path(format.ComponentStatistics), err)
 	}
+	return nil
+}
 
+// convertStatistics converts Statistics.db field by field (stats.Convert)
+// and settles the serialization header's minima (headerRefusal).
+func (rw *rewriter) convertStatistics() error {
+	src, from, to, res := rw.src, rw.from, rw.to, rw.res
 	why := headerRefusal(src.Stats().Header, from, to)
 	unused := minimaUnused(src.Stats().Stats)
 	if why != "" && unused {
@@ -388,14 +441,14 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		why = ""
 	}
 	if why != "" {
-		if !o.estimating {
-			return res, fmt.Errorf("%s: not convertible: %s", dataPath, why)
+		if !rw.o.estimating {
+			return fmt.Errorf("%s: not convertible: %s", rw.dataPath, why)
 		}
 		res.Refusals = append(res.Refusals, why)
 	}
 	st, losses, err := src.Stats().Convert(to)
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.Losses = losses
 	if headerRefusal(src.Stats().Header, from, to) != "" {
@@ -409,9 +462,17 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		st.Header.MinLocalDeletionTime, st.Header.MinTTL = stats.DeletionTimeEpoch, 0
 		st.Header.HasRaw = false
 	}
-	sizes := st.Stats.PartitionSizes
+	rw.st = st
+	return nil
+}
 
-	rl := &relinker{src: src.Data().Cursor(0), dst: dw, fixed: src.Schema().ClusteringFixed,
+// copyPartitions relinks Data.db partition by partition (relinker) and
+// gives each partition to the index writer: with the source's promoted
+// index moved, or blocks cut anew from the rows (blockCutter).
+func (rw *rewriter) copyPartitions() error {
+	src, o, from, to, res, dataPath := rw.src, rw.o, rw.from, rw.to, rw.res, rw.dataPath
+	sizes := rw.st.Stats.PartitionSizes
+	rl := &relinker{src: src.Data().Cursor(0), dst: rw.dw, fixed: src.Schema().ClusteringFixed,
 		from: from.DeletionTimeLayout(), to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes || o.estimating,
 		file: dataPath, counts: &res.Counts}
 	// Index blocks are cut anew from the rows whenever a trie index is
@@ -421,7 +482,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	// Index.db keeps Cassandra's exact cut.
 	var cut *blockCutter
 	if from.IsBTI() || to.IsBTI() || o.ColumnIndexSize > 0 {
-		cut = &blockCutter{dec: src.Decoder(0), src: src, iw: iw, counts: &res.Counts}
+		cut = &blockCutter{dec: src.Decoder(0), src: src, iw: rw.iw, counts: &res.Counts}
 	}
 	var scan *index.Scanner
 	if !from.IsBTI() {
@@ -429,8 +490,6 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	}
 	var (
 		events   []event
-		first    []byte
-		last     []byte
 		total    = src.Data().Length()
 		histMiss bool
 	)
@@ -443,7 +502,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 			}
 			e = scan.Entry()
 			if e.Position != rl.src.Pos() {
-				return res, corrupt.New(src.Path(format.ComponentIndex), "Index.db", scan.EntryPos(),
+				return corrupt.New(src.Path(format.ComponentIndex), "Index.db", scan.EntryPos(),
 					fmt.Sprintf("the next partition's Data.db position %d", rl.src.Pos()), fmt.Errorf("entry says %d", e.Position))
 			}
 			wantKey = e.Key
@@ -453,32 +512,32 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 		pr, evs, err := rl.partition(wantKey, events)
 		events = evs
 		if err != nil {
-			return res, err
+			return err
 		}
 		if cut != nil {
 			if err := cut.partition(&pr, events); err != nil {
-				return res, err
+				return err
 			}
 		} else {
 			if err := rl.relinkEntry(e, &pr, events, scan.EntryPos()); err != nil {
-				return res, err
+				return err
 			}
-			if err := iw.AddEntry(e); err != nil {
-				return res, fmt.Errorf("%s: %w", dataPath, err)
+			if err := rw.iw.AddEntry(e); err != nil {
+				return fmt.Errorf("%s: %w", dataPath, err)
 			}
 		}
 		if res.cut.n == 0 && res.Partitions > 0 && pr.oldStart >= total/2 {
 			res.cut = boundary{a: pr.oldStart, b: pr.newStart, n: res.Partitions}
 		}
-		bf.Add(pr.key)
+		rw.bf.Add(pr.key)
 		if !sizes.Remove(pr.oldSize) {
 			histMiss = true
 		}
 		sizes.Add(pr.newSize)
-		if first == nil {
-			first = append([]byte(nil), pr.key...)
+		if rw.first == nil {
+			rw.first = append([]byte(nil), pr.key...)
 		}
-		last = append(last[:0], pr.key...)
+		rw.last = append(rw.last[:0], pr.key...)
 		res.Partitions++
 		if o.Progress != nil && res.Partitions%1024 == 0 {
 			o.Progress(rl.src.Pos(), total)
@@ -486,14 +545,14 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	}
 	if scan != nil {
 		if err := scan.Err(); err != nil {
-			return res, fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
+			return fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
 		}
 	}
 	if rl.src.Pos() != total {
-		return res, corrupt.New(dataPath, "Data.db", rl.src.Pos(), "no partition beyond those Index.db lists", fmt.Errorf("%d bytes left", total-rl.src.Pos()))
+		return corrupt.New(dataPath, "Data.db", rl.src.Pos(), "no partition beyond those Index.db lists", fmt.Errorf("%d bytes left", total-rl.src.Pos()))
 	}
 	if from.IsBTI() && src.Partitions() != nil && src.Partitions().KeyCount != res.Partitions {
-		return res, corrupt.New(src.Path(format.ComponentPartitions), format.ComponentPartitions, src.Partitions().KeysPos,
+		return corrupt.New(src.Path(format.ComponentPartitions), format.ComponentPartitions, src.Partitions().KeysPos,
 			fmt.Sprintf("a key count equal to the %d partitions of Data.db", res.Partitions), fmt.Errorf("footer says %d", src.Partitions().KeyCount))
 	}
 	if histMiss {
@@ -503,110 +562,74 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	if o.Progress != nil {
 		o.Progress(total, total)
 	}
-	dr, err := dw.Finish()
-	if err != nil {
-		return res, err
-	}
-	dataSize, err := dataDone()
-	if err != nil {
-		return res, err
-	}
-	extra, err := iw.Finish()
-	if err != nil {
-		return res, err
-	}
-	idxSize, err := idxDone()
-	if err != nil {
-		return res, err
-	}
-	rowsSize, err := rowsDone()
-	if err != nil {
-		return res, err
-	}
+	return nil
+}
 
-	// Statistics: what was written decides the ratio and the key range.
+// finishStreams closes Data.db and the index, collecting their sizes.
+func (rw *rewriter) finishStreams() error {
+	var err error
+	if rw.dr, err = rw.dw.Finish(); err != nil {
+		return err
+	}
+	rw.sizesAfter = map[string]int64{}
+	if rw.sizesAfter[format.ComponentData], err = rw.dataDone(); err != nil {
+		return err
+	}
+	if rw.extra, err = rw.iw.Finish(); err != nil {
+		return err
+	}
+	if rw.sizesAfter[rw.indexComps[0]], err = rw.idxDone(); err != nil {
+		return err
+	}
+	rowsSize, err := rw.rowsDone()
+	if err != nil {
+		return err
+	}
+	if rw.to.IsBTI() {
+		rw.sizesAfter[rw.indexComps[1]] = rowsSize
+	}
+	return nil
+}
+
+// writeComponents finishes Statistics.db with what was written (the
+// compression ratio, the key range), writes the small components and
+// TOC.txt (writer.SmallComponents, writer.TOCFor), and accounts for every
+// component's size before and after.
+func (rw *rewriter) writeComponents() error {
+	src, from, to, res, dr, st := rw.src, rw.from, rw.to, rw.res, rw.dr, rw.st
 	st.Stats.CompressionRatio = dr.CompressionRatio()
-	if to.HasKeyRange && first != nil {
-		st.Stats.FirstKey, st.Stats.LastKey = first, last
+	if to.HasKeyRange && rw.first != nil {
+		st.Stats.FirstKey, st.Stats.LastKey = rw.first, rw.last
 	}
 	if to.HasKeyRange && !from.HasKeyRange {
 		res.Losses = slices.DeleteFunc(res.Losses, func(l stats.Loss) bool { return l.Field == "Stats.FirstKey/LastKey" })
 	}
 	statsBytes, err := st.Encode(to)
 	if err != nil {
-		return res, fmt.Errorf("%s: encoding Statistics.db: %w", dataPath, err)
+		return fmt.Errorf("%s: encoding Statistics.db: %w", rw.dataPath, err)
 	}
 	res.stats = st
-
-	filterBytes := bf.Encode(to.HasOldBloomFilterFormat)
-
-	sizesAfter := map[string]int64{format.ComponentData: dataSize, indexComps[0]: idxSize}
-	streamed := []string{format.ComponentData, indexComps[0]}
-	if to.IsBTI() {
-		sizesAfter[indexComps[1]] = rowsSize
-		streamed = append(streamed, indexComps[1])
-	}
-	small := []struct {
-		name string
-		b    []byte
-	}{{format.ComponentStatistics, statsBytes}}
-	for _, c := range extra {
-		small = append(small, struct {
-			name string
-			b    []byte
-		}{c.Name, c.Bytes})
-	}
-	small = append(small, []struct {
-		name string
-		b    []byte
-	}{
-		{format.ComponentFilter, filterBytes},
-		{format.ComponentDigest, writer.DigestText(dr.Digest)},
-	}...)
-	if dr.Info != nil {
-		ci := dr.Info.Encode(to.HasMaxCompressedLength)
-		if ci == nil {
-			return res, fmt.Errorf("%s: CompressionInfo.db: %v", dataPath, dr.Info.Validate())
-		}
-		small = append(small, struct {
-			name string
-			b    []byte
-		}{format.ComponentCompressionInfo, ci})
-	} else {
-		small = append(small, struct {
-			name string
-			b    []byte
-		}{format.ComponentCRC, dr.Checksums.Encode()})
-	}
-	var written []string
-	for _, c := range small {
-		w, done, err := out.create(c.name)
-		if err != nil {
-			return res, err
-		}
-		if _, err := w.Write(c.b); err != nil {
-			return res, err
-		}
-		n, err := done()
-		if err != nil {
-			return res, err
-		}
-		sizesAfter[c.name] = n
-		written = append(written, c.name)
-	}
-	toc := tocFor(src.TOC(), append(written, streamed...))
-	w, done, err := out.create(format.ComponentTOC)
+	small, err := writer.SmallComponents(to, statsBytes, rw.extra, rw.bf.Encode(to.HasOldBloomFilterFormat), dr)
 	if err != nil {
-		return res, err
+		return fmt.Errorf("%s: %w", rw.dataPath, err)
 	}
-	if _, err := w.Write(writer.TOCText(toc)); err != nil {
-		return res, err
+	written := []string{format.ComponentData}
+	written = append(written, rw.indexComps[0])
+	if to.IsBTI() {
+		written = append(written, rw.indexComps[1])
 	}
-	if sizesAfter[format.ComponentTOC], err = done(); err != nil {
-		return res, err
+	for _, c := range small {
+		if err := rw.writeWhole(c.Name, c.Bytes); err != nil {
+			return err
+		}
+		written = append(written, c.Name)
+	}
+	toc := writer.TOCFor(src.TOC(), written)
+	if err := rw.writeWhole(format.ComponentTOC, writer.TOCText(toc)); err != nil {
+		return err
 	}
 	for _, name := range toc {
-		res.Components = append(res.Components, Component{Name: name, Before: fileSize(src.Path(name)), After: sizesAfter[name]})
+		res.Components = append(res.Components, Component{Name: name, Before: fileSize(src.Path(name)), After: rw.sizesAfter[name]})
 	}
 	// The source's index components that the target format has no place
 	// for (Index.db and Summary.db for a trie-indexed target, and back)
@@ -616,40 +639,32 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 			res.Dropped = append(res.Dropped, Component{Name: name, Before: fileSize(src.Path(name))})
 		}
 	}
-	res.Index = Component{Name: strings.Join(writer.IndexComponents(from), "+") + " -> " + strings.Join(indexComps, "+")}
+	res.Index = Component{Name: strings.Join(writer.IndexComponents(from), "+") + " -> " + strings.Join(rw.indexComps, "+")}
 	for _, name := range writer.IndexComponents(from) {
 		res.Index.Before += fileSize(src.Path(name))
 	}
-	for _, name := range indexComps {
-		res.Index.After += sizesAfter[name]
+	for _, name := range rw.indexComps {
+		res.Index.After += rw.sizesAfter[name]
 	}
 	res.DataUncompressed = Component{Name: "Data.db (uncompressed)", Before: src.Data().Length(), After: dr.Length}
-	return res, nil
+	return nil
 }
 
-// tocFor lists the written components in the source TOC's order (Cassandra
-// writes a hash set's order), then any the source did not have in the
-// order Cassandra 5.0 lists them.
-func tocFor(srcTOC, written []string) []string {
-	have := map[string]bool{format.ComponentTOC: true}
-	for _, c := range written {
-		have[c] = true
+// writeWhole writes one component built in memory and records its size.
+func (rw *rewriter) writeWhole(name string, b []byte) error {
+	w, done, err := rw.out.create(name)
+	if err != nil {
+		return err
 	}
-	var out []string
-	seen := map[string]bool{}
-	for _, c := range srcTOC {
-		if have[c] && !seen[c] {
-			out = append(out, c)
-			seen[c] = true
-		}
+	if _, err := w.Write(b); err != nil {
+		return err
 	}
-	for _, c := range writer.TOCOrder(append([]string{format.ComponentTOC}, written...)) {
-		if !seen[c] {
-			out = append(out, c)
-			seen[c] = true
-		}
+	n, err := done()
+	if err != nil {
+		return err
 	}
-	return out
+	rw.sizesAfter[name] = n
+	return nil
 }
 
 // countKeys counts Index.db's entries (heads only): the filter and the

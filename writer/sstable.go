@@ -278,48 +278,21 @@ func (w *SSTableWriter) Finish() (string, error) {
 		return "", fmt.Errorf("writer: Statistics.db: %w", err)
 	}
 	v := w.cfg.Version
-	files := []struct {
-		c string
-		b []byte
-	}{{format.ComponentStatistics, sb}}
-	for _, c := range extra {
-		files = append(files, struct {
-			c string
-			b []byte
-		}{c.Name, c.Bytes})
+	files, err := SmallComponents(v, sb, extra, w.bf.Encode(v.HasOldBloomFilterFormat), dr)
+	if err != nil {
+		return "", err
 	}
-	files = append(files, []struct {
-		c string
-		b []byte
-	}{
-		{format.ComponentFilter, w.bf.Encode(v.HasOldBloomFilterFormat)},
-		{format.ComponentDigest, DigestText(dr.Digest)},
-	}...)
-	if dr.Info != nil {
-		files = append(files, struct {
-			c string
-			b []byte
-		}{format.ComponentCompressionInfo, dr.Info.Encode(v.HasMaxCompressedLength)})
-	} else {
-		files = append(files, struct {
-			c string
-			b []byte
-		}{format.ComponentCRC, dr.Checksums.Encode()})
+	written := append([]string{format.ComponentData}, IndexComponents(v)[0])
+	if v.IsBTI() {
+		written = append(written, IndexComponents(v)[1])
 	}
-	toc := []string{format.ComponentData, format.ComponentStatistics, format.ComponentDigest, format.ComponentTOC}
 	for _, f := range files {
-		if err := w.st.WriteFile(w.desc.Prefix()+f.c, f.b); err != nil {
+		if err := w.st.WriteFile(w.desc.Prefix()+f.Name, f.Bytes); err != nil {
 			return "", err
 		}
-		if f.c != format.ComponentStatistics && f.c != format.ComponentDigest {
-			toc = append(toc, f.c)
-		}
+		written = append(written, f.Name)
 	}
-	if v.IsBTI() {
-		toc = TOCOrder(append(toc, IndexComponents(v)...))
-	} else {
-		toc = append(toc, format.ComponentIndex)
-	}
+	toc := TOCFor(nil, written)
 	if err := w.st.WriteFile(w.desc.Prefix()+format.ComponentTOC, TOCText(toc)); err != nil {
 		return "", err
 	}
