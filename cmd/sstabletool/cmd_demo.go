@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
@@ -107,7 +108,7 @@ func demoAction(c *cli.Context) error {
 	r := verify.SSTable(path, sstable.Options{}, nil)
 	fmt.Fprintf(out, "\nsstabletool verify: ")
 	if r.OK() {
-		fmt.Fprintf(out, "OK (%s: %v)\n", inspect.Plural(len(r.Checks), "check"), r.Checks)
+		fmt.Fprintf(out, "OK (%s: %s)\n", inspect.Plural(len(r.Checks), "check"), strings.Join(r.Checks, "; "))
 	} else {
 		fmt.Fprintf(out, "%s: %v\n", inspect.Plural(len(r.Problems), "problem"), r.Problems)
 	}
