@@ -10,7 +10,6 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/sstabletool/sstabletool/format/bti/trie"
 	"github.com/sstabletool/sstabletool/inspect"
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
@@ -133,37 +132,3 @@ func (v *Metadata) content() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// dashes is sstablemetadata's "--" for a field stored empty.
-func dashes(s string) string {
-	if s == "" {
-		return "--"
-	}
-	return s
-}
-
-// durationOf spells a span in microseconds as sstablemetadata's Duration
-// line does (days, hours, minutes, seconds).
-func durationOf(us int64) string {
-	s := us / 1_000_000
-	return fmt.Sprintf("Days: %d Hours: %d Minutes: %d Seconds: %d", s/86400, s/3600-s/86400*24, s/60-s/3600*60, s-s/60*60)
-}
-
-// trieLine sums up a BTI trie: its nodes, depth and bytes per key (or
-// block), and the node types in use.
-func trieLine(t inspect.TrieInfo, per string) string {
-	var types []string
-	for i := 0; i < 16; i++ {
-		n := trie.NodeType(i).String()
-		if c := t.NodeTypes[n]; c > 0 {
-			types = append(types, fmt.Sprintf("%s %d", n, c))
-		}
-	}
-	return fmt.Sprintf("trie: %s nodes, depth %d, %.1f bytes per %s · %s", cellfmt.Count(t.Nodes), t.MaxDepth, t.BytesPerKey, per, strings.Join(types, ", "))
-}
-
-func timestamp(us int64) string {
-	if us == math.MinInt64 || us == math.MaxInt64 {
-		return fmt.Sprint(us)
-	}
-	return fmt.Sprintf("%d (%s)", us, cellfmt.Micros(us))
-}
