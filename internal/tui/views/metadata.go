@@ -131,4 +131,3 @@ func (v *Metadata) content() string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
-
