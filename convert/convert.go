@@ -411,8 +411,8 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 	}
 	sizes := st.Stats.PartitionSizes
 
-	rl := &relinker{src: src.Data.Cursor(0), dst: dw, fixed: src.Schema.ClusteringFixed,
-		from: from.DeletionTimeLayout(), to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes || o.estimating,
+	rl := &relinker{src: src.Data.Cursor(0), schema: src.Schema, dst: dw,
+		to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes || o.estimating,
 		file: dataPath, counts: &res.Counts}
 	// Index blocks are cut anew from the rows whenever a trie index is
 	// read or written (a big promoted index is cut at big's granularity,
