@@ -9,6 +9,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
+	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/vint"
 )
 
@@ -67,6 +68,9 @@ type Decoder struct {
 	// lay records the fields read in layout mode (RecordLayout); nil
 	// otherwise.
 	lay *layout
+	// parts is where the clustering decoder records the parts of what it
+	// decodes: &lay.parts in layout mode, nil otherwise.
+	parts *[]clustering.Part
 	// frame and prefix are what NextFrame returns.
 	frame  Frame
 	prefix []byte
@@ -233,9 +237,6 @@ func (d *Decoder) next(skipCells bool) (*Unfiltered, error) {
 	if !d.inPartition {
 		return nil, errors.New("rows: Next called outside a partition")
 	}
-	if d.lay != nil {
-		skipCells = false // a layout covers every byte
-	}
 	if d.buffered != nil {
 		// Fast path: parse from the decoder's window on the chunk in
 		// memory and only tell the source how far it got once the window
@@ -271,9 +272,11 @@ func (d *Decoder) next(skipCells bool) (*Unfiltered, error) {
 				d.prevStart = off
 				return &d.u, nil
 			case err != errNeedMore:
+				d.retry()
 				return nil, err
 			}
 		}
+		d.retry()
 		if err := d.sync(); err != nil {
 			return nil, err
 		}
@@ -296,6 +299,7 @@ func (d *Decoder) next(skipCells bool) (*Unfiltered, error) {
 			d.prevStart = off
 			return &d.u, nil
 		}
+		d.retry()
 		if err != errNeedMore {
 			return nil, err
 		}
@@ -313,6 +317,9 @@ func (d *Decoder) next(skipCells bool) (*Unfiltered, error) {
 		if perr == io.EOF {
 			// Everything that is left: one more parse either fits or fails.
 			n, err := d.parseUnfiltered(b, off, skipCells)
+			if err != nil {
+				d.retry()
+			}
 			if err == errNeedMore {
 				return nil, d.fail(off+int64(len(b)), "a complete unfiltered", io.ErrUnexpectedEOF)
 			}
@@ -337,13 +344,16 @@ func (d *Decoder) next(skipCells bool) (*Unfiltered, error) {
 func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, error) {
 	u := &d.u
 	u.reset()
-	_, p, err := d.scanFrame(b, off, !skipCells)
+	sizeAt, prevAt, p, err := d.scanFrame(b, off, !skipCells)
 	if err != nil {
 		return 0, err
 	}
 	total := u.Size
 	if u.Flags == FlagEndOfPartition {
 		d.inPartition = false
+		if d.lay != nil {
+			d.lay.end(off)
+		}
 		return 1, nil
 	}
 	if skipCells && u.Kind != KindMarker {
@@ -353,12 +363,13 @@ func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, e
 		d.need = int(total)
 		return 0, errNeedMore
 	}
+	if d.lay != nil {
+		// The one test layout mode costs the general path per unfiltered.
+		d.lay.frame(u, sizeAt, prevAt, p)
+	}
 	body := b[p:total:total]
 	var used int
 	notes := len(d.timeNotes)
-	if d.lay != nil {
-		d.lay.base = off + int64(p)
-	}
 	if u.Kind == KindMarker {
 		used, err = d.decodeMarkerBody(u, body)
 	} else {

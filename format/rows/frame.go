@@ -48,8 +48,8 @@ var errNeedMore = errors.New("rows: need more bytes")
 // scanFrame reads the frame of the unfiltered at the start of b, which is
 // at Data.db position off, into d.u: Kind, Offset, Flags, ExtFlags,
 // PrevSize and Size (the whole unfiltered's width, body included; 1 for the
-// end-of-partition byte). It returns where the size vint and the body
-// start. It returns errNeedMore when b ends inside the frame (never for
+// end-of-partition byte). It returns where the size vint, the
+// previous-size vint and the body start. It returns errNeedMore when b ends inside the frame (never for
 // want of the body), and a *corrupt.Error for anything Cassandra would not
 // read.
 //
@@ -60,55 +60,45 @@ var errNeedMore = errors.New("rows: need more bytes")
 // The results go straight into d.u and registers, not into a Frame: the
 // decoder's general path runs this for every row of a table whose
 // clustering is not fixed-width.
-func (d *Decoder) scanFrame(b []byte, off int64, values bool) (sizeAt, bodyAt int, err error) {
+func (d *Decoder) scanFrame(b []byte, off int64, values bool) (sizeAt, prevAt, bodyAt int, err error) {
 	d.need = 0
 	if len(b) == 0 {
 		d.need = 1
-		return 0, 0, errNeedMore
+		return 0, 0, 0, errNeedMore
 	}
 	u := &d.u
 	flags := b[0]
 	u.Offset, u.Flags = off, flags
 	if flags&FlagEndOfPartition != 0 {
 		if flags != FlagEndOfPartition {
-			return 0, 0, d.fail(off, "end-of-partition byte 0x01", fmt.Errorf("flags 0x%02x", flags))
+			return 0, 0, 0, d.fail(off, "end-of-partition byte 0x01", fmt.Errorf("flags 0x%02x", flags))
 		}
 		u.Size = 1
-		if d.lay != nil {
-			d.lay.spans = d.lay.spans[:0]
-			d.lay.add(off, 1, SpanEndOfPartition, 0, 0)
-		}
-		return 1, 1, nil
+		return 1, 1, 1, nil
 	}
 	p := 1
 	var ext byte
 	if flags&FlagExtension != 0 {
 		if len(b) < 2 {
-			return 0, 0, errNeedMore
+			return 0, 0, 0, errNeedMore
 		}
 		ext = b[1]
 		u.ExtFlags = ext
 		p = 2
 	}
 	fixed := d.schema.ClusteringFixed
-	laidOut := false // the clustering's parts are in d.lay.parts
 	switch {
 	case flags&FlagIsMarker != 0:
 		u.Kind = KindMarker
 		var pr clustering.Prefix
 		var n int
 		var err error
-		var parts *[]clustering.Part
-		if d.lay != nil {
-			d.lay.parts = d.lay.parts[:0]
-			parts, laidOut = &d.lay.parts, true
-		}
-		pr, n, err = clustering.DecodeBoundParts(u.Bound.Values[:0], b[p:], fixed, parts)
+		pr, n, err = clustering.DecodeBoundParts(u.Bound.Values[:0], b[p:], fixed, d.parts)
 		if err != nil {
 			if errors.Is(err, clustering.ErrShort) {
-				return 0, 0, errNeedMore
+				return 0, 0, 0, errNeedMore
 			}
-			return 0, 0, d.fail(off+int64(p), "a range tombstone bound", err)
+			return 0, 0, 0, d.fail(off+int64(p), "a range tombstone bound", err)
 		}
 		u.Bound = pr
 		p += n
@@ -129,9 +119,9 @@ func (d *Decoder) scanFrame(b []byte, off int64, values bool) (sizeAt, bodyAt in
 			n, err := clustering.SkipValues(b[p:], len(fixed), fixed)
 			if err != nil {
 				if errors.Is(err, clustering.ErrShort) {
-					return 0, 0, errNeedMore
+					return 0, 0, 0, errNeedMore
 				}
-				return 0, 0, d.fail(off+int64(p), "a row clustering", err)
+				return 0, 0, 0, d.fail(off+int64(p), "a row clustering", err)
 			}
 			p += n
 		case d.fixedWidth >= 0 && p < len(b) && b[p] == 0 && len(b)-(p+1) >= d.fixedWidth && !d.slowOnly:
@@ -147,17 +137,12 @@ func (d *Decoder) scanFrame(b []byte, off int64, values bool) (sizeAt, bodyAt in
 			u.Clustering = vals
 			p = q
 		default:
-			var parts *[]clustering.Part
-			if d.lay != nil {
-				d.lay.parts = d.lay.parts[:0]
-				parts, laidOut = &d.lay.parts, true
-			}
-			vals, n, err := clustering.DecodeValuesParts(u.Clustering[:0], b[p:], len(fixed), fixed, parts)
+			vals, n, err := clustering.DecodeValuesParts(u.Clustering[:0], b[p:], len(fixed), fixed, d.parts)
 			if err != nil {
 				if errors.Is(err, clustering.ErrShort) {
-					return 0, 0, errNeedMore
+					return 0, 0, 0, errNeedMore
 				}
-				return 0, 0, d.fail(off+int64(p), "a row clustering", err)
+				return 0, 0, 0, d.fail(off+int64(p), "a row clustering", err)
 			}
 			u.Clustering = vals
 			p += n
@@ -170,30 +155,27 @@ func (d *Decoder) scanFrame(b []byte, off int64, values bool) (sizeAt, bodyAt in
 	if p < len(b) && b[p] < 0x80 {
 		size = uint64(b[p])
 	} else if size, n = vint.At(b, p); n == 0 {
-		return 0, 0, errNeedMore
+		return 0, 0, 0, errNeedMore
 	}
 	p += n
-	prevAt := p
+	prevAt = p
 	prev := uint64(0)
 	if p < len(b) && b[p] < 0x80 {
 		prev, n = uint64(b[p]), 1
 	} else if prev, n = vint.At(b, p); n == 0 {
-		return 0, 0, errNeedMore
+		return 0, 0, 0, errNeedMore
 	}
 	p += n
 	if size < uint64(n) {
-		return 0, 0, d.fail(off+int64(sizeAt), "a body size covering the previous-size field", fmt.Errorf("size %d", size))
+		return 0, 0, 0, d.fail(off+int64(sizeAt), "a body size covering the previous-size field", fmt.Errorf("size %d", size))
 	}
 	bodyLen := size - uint64(n)
 	if bodyLen > 1<<31 {
-		return 0, 0, d.fail(off+int64(sizeAt), "a body size below 2 GiB", fmt.Errorf("size %d", size))
+		return 0, 0, 0, d.fail(off+int64(sizeAt), "a body size below 2 GiB", fmt.Errorf("size %d", size))
 	}
 	u.PrevSize = prev
 	u.Size = int64(p) + int64(bodyLen)
-	if d.lay != nil {
-		d.lay.frame(off, flags, ext, laidOut, sizeAt, prevAt, p, size, prev)
-	}
-	return sizeAt, p, nil
+	return sizeAt, prevAt, p, nil
 }
 
 // NextFrame reads the framing of the next unfiltered of the partition and
@@ -220,7 +202,7 @@ func (d *Decoder) NextFrame() (*Frame, []byte, error) {
 	var sizeAt, bodyAt int
 	for {
 		var err error
-		sizeAt, bodyAt, err = d.scanFrame(b, off, false)
+		sizeAt, _, bodyAt, err = d.scanFrame(b, off, false)
 		if err == nil {
 			break
 		}
@@ -235,7 +217,7 @@ func (d *Decoder) NextFrame() (*Frame, []byte, error) {
 		}
 		if perr == io.EOF {
 			// Everything that is left: one more scan either fits or fails.
-			if sizeAt, bodyAt, err = d.scanFrame(b, off, false); err != nil {
+			if sizeAt, _, bodyAt, err = d.scanFrame(b, off, false); err != nil {
 				if err == errNeedMore {
 					return nil, nil, d.fail(off+int64(len(b)), "a complete unfiltered", io.ErrUnexpectedEOF)
 				}

@@ -40,7 +40,7 @@ func FuzzFrameMatchesFastLoops(f *testing.F) {
 		// frame is scanFrame's reading at b[at:]: the unfiltered's width.
 		frame := func(at int, values bool) (int64, error) {
 			d.u.reset()
-			_, _, err := d.scanFrame(b[at:], int64(at), values)
+			_, _, _, err := d.scanFrame(b[at:], int64(at), values)
 			return d.u.Size, err
 		}
 		for at := 0; at < len(b) && at < 256; at++ {

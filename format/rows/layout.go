@@ -92,6 +92,8 @@ func (s Span) End() int64 { return s.Off + int64(s.Len) }
 // otherwise, and every recording site is behind that one test.
 type layout struct {
 	spans []Span
+	// parts receives the clustering decoder's parts (Decoder.parts points
+	// here); every parse attempt starts with it empty.
 	parts []clustering.Part
 	base  int64 // Data.db offset of the body being decoded
 }
@@ -99,11 +101,25 @@ type layout struct {
 // RecordLayout puts the decoder in layout mode: every ReadPartitionHeader
 // and Next(false) records where each field of what it read sits, which
 // Layout returns, so a hex view labels bytes with the decoder's own parse.
-// The decoder then takes its general path only (no fast row loops), and
-// Next reads cells even when asked to skip them.
+// The decoder then takes its general path only (no fast row loops);
+// Next(true) records no layout.
+//
+// Out of layout mode this costs the decoder one nil test per unfiltered
+// that its general path decodes whole (none on size-only steps, none in the
+// fast row loop) and one per field of the rare bodies the fast body decoder
+// leaves to the general one.
 func (d *Decoder) RecordLayout() {
 	d.lay = &layout{}
+	d.parts = &d.lay.parts
 	d.slowOnly = true
+}
+
+// retry readies the layout for another attempt at the same unfiltered
+// (the first ran out of bytes or failed): the parts it recorded go.
+func (d *Decoder) retry() {
+	if d.lay != nil {
+		d.lay.parts = d.lay.parts[:0]
+	}
 }
 
 // Layout returns the fields of the partition header, unfiltered or
@@ -126,40 +142,49 @@ func (l *layout) add(off int64, n int, k SpanKind, index int, v uint64) {
 // header records a partition header of a klen-byte key whose DeletionTime
 // takes dtLen bytes.
 func (l *layout) header(off int64, klen, dtLen int) {
-	l.spans = l.spans[:0]
+	l.spans, l.parts = l.spans[:0], l.parts[:0]
 	l.add(off, 2, SpanKeyLength, 0, uint64(klen))
 	l.add(off+2, klen, SpanKey, 0, 0)
 	l.add(off+2+int64(klen), dtLen, SpanPartitionDeletion, 0, 0)
 }
 
-// frame starts the record of an unfiltered with its frame; laidOut says
-// l.parts holds its clustering or bound.
-func (l *layout) frame(off int64, flags, ext byte, laidOut bool, sizeAt, prevAt, bodyAt int, size, prev uint64) {
+// frame starts the record of an unfiltered with its frame, which
+// scanFrame read into u; l.parts holds the parts of its clustering or
+// bound, if it has one, which frame consumes.
+func (l *layout) frame(u *Unfiltered, sizeAt, prevAt, bodyAt int) {
 	l.spans = l.spans[:0]
-	l.add(off, 1, SpanFlags, 0, uint64(flags))
+	off := u.Offset
+	l.add(off, 1, SpanFlags, 0, uint64(u.Flags))
 	p := int64(1)
-	if flags&FlagExtension != 0 {
-		l.add(off+1, 1, SpanExtFlags, 0, uint64(ext))
+	if u.Flags&FlagExtension != 0 {
+		l.add(off+1, 1, SpanExtFlags, 0, uint64(u.ExtFlags))
 		p = 2
 	}
-	if laidOut {
-		for _, pt := range l.parts {
-			k := SpanClusteringValue
-			switch pt.Kind {
-			case clustering.PartBoundKind:
-				k = SpanBoundKind
-			case clustering.PartBoundSize:
-				k = SpanBoundSize
-			case clustering.PartHeader:
-				k = SpanClusteringHeader
-			case clustering.PartLength:
-				k = SpanClusteringLength
-			}
-			l.add(off+p+int64(pt.Off), pt.Len, k, pt.Index, pt.Value)
+	for _, pt := range l.parts {
+		k := SpanClusteringValue
+		switch pt.Kind {
+		case clustering.PartBoundKind:
+			k = SpanBoundKind
+		case clustering.PartBoundSize:
+			k = SpanBoundSize
+		case clustering.PartHeader:
+			k = SpanClusteringHeader
+		case clustering.PartLength:
+			k = SpanClusteringLength
 		}
+		l.add(off+p+int64(pt.Off), pt.Len, k, pt.Index, pt.Value)
 	}
-	l.add(off+int64(sizeAt), prevAt-sizeAt, SpanSize, 0, size)
-	l.add(off+int64(prevAt), bodyAt-prevAt, SpanPrevSize, 0, prev)
+	l.parts = l.parts[:0]
+	// The size vint counts the previous-size vint and the body.
+	l.add(off+int64(sizeAt), prevAt-sizeAt, SpanSize, 0, uint64(u.Size)-uint64(prevAt))
+	l.add(off+int64(prevAt), bodyAt-prevAt, SpanPrevSize, 0, u.PrevSize)
+	l.base = off + int64(bodyAt)
+}
+
+// end records the end-of-partition byte at off.
+func (l *layout) end(off int64) {
+	l.spans, l.parts = l.spans[:0], l.parts[:0]
+	l.add(off, 1, SpanEndOfPartition, 0, 0)
 }
 
 // EnterPartition makes the decoder read unfiltereds from the source's
