@@ -13,8 +13,8 @@ import (
 // byte, the extended flags byte when FlagExtension is set, a row's
 // clustering values or a marker's bound (a static row has neither), the
 // size vint, which counts what follows it (the previous-size vint and the
-// body), and the previous unfiltered's size. The end-of-partition byte is a
-// frame of its own, one byte long.
+// body), and the previous unfiltered's size. (The end-of-partition byte is
+// a frame of its own, one byte long; NextFrame consumes it and returns nil.)
 //
 // scanFrame is the one reader of this framing. The decoder's general path
 // and NextFrame (convert's relinker) call it; the tuned loops that step
@@ -35,9 +35,6 @@ type Frame struct {
 	Len int64
 }
 
-// End reports whether the frame is the end-of-partition byte.
-func (f *Frame) End() bool { return f.Flags == FlagEndOfPartition }
-
 // BodyLen is the width of the body, after the size fields.
 func (f *Frame) BodyLen() int64 { return f.Len - int64(f.BodyAt) }
 
@@ -47,15 +44,17 @@ var errNeedMore = errors.New("rows: need more bytes")
 
 // scanFrame reads the frame of the unfiltered at the start of b, which is
 // at Data.db position off, into d.u: Kind, Offset, Flags, ExtFlags,
-// PrevSize and Size (the whole unfiltered's width, body included; 1 for the
-// end-of-partition byte). It returns where the size vint, the
-// previous-size vint and the body start. It returns errNeedMore when b ends inside the frame (never for
-// want of the body), and a *corrupt.Error for anything Cassandra would not
-// read.
+// PrevSize and Size (the whole unfiltered's width, body included; 1 for
+// the end-of-partition byte). It returns where the size vint, the
+// previous-size vint and the body start; errNeedMore when b ends inside
+// the frame (never for want of the body); a *corrupt.Error for anything
+// Cassandra would not read.
 //
 // A marker's bound is decoded into d.u.Bound. A row's clustering values are
 // decoded into d.u.Clustering when values is set, and only measured
 // otherwise (a size-only scan, the relinker). The caller resets d.u first.
+// In layout mode the clustering decoder records the parts of a bound or of
+// decoded values in d.parts.
 //
 // The results go straight into d.u and registers, not into a Frame: the
 // decoder's general path runs this for every row of a table whose
@@ -90,10 +89,7 @@ func (d *Decoder) scanFrame(b []byte, off int64, values bool) (sizeAt, prevAt, b
 	switch {
 	case flags&FlagIsMarker != 0:
 		u.Kind = KindMarker
-		var pr clustering.Prefix
-		var n int
-		var err error
-		pr, n, err = clustering.DecodeBoundParts(u.Bound.Values[:0], b[p:], fixed, d.parts)
+		pr, n, err := clustering.DecodeBoundParts(u.Bound.Values[:0], b[p:], fixed, d.parts)
 		if err != nil {
 			if errors.Is(err, clustering.ErrShort) {
 				return 0, 0, 0, errNeedMore
