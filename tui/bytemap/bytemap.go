@@ -112,6 +112,15 @@ var dataClass = [...]Class{
 	rows.SpanEndOfPartition:    EndOfPartition,
 }
 
+// dataClassOf is s's colour class (a kind this table does not know yet is
+// shown, unlabelled, rather than trusted to an index).
+func dataClassOf(k rows.SpanKind) Class {
+	if int(k) < len(dataClass) {
+		return dataClass[k]
+	}
+	return Unlabelled
+}
+
 // Labeler labels the bytes of one sstable's partitions.
 type Labeler struct {
 	Schema          *rows.Schema
@@ -137,14 +146,19 @@ func (l *Labeler) decoder(b []byte, base int64) *rows.Decoder {
 	return dec
 }
 
-// Header labels a partition header (key length, key, DeletionTime) that
-// starts at b[0], Data.db offset base.
+// Header labels a partition header (key length, key, DeletionTime): b
+// holds its bytes (and maybe more) starting at Data.db offset base, and h,
+// what a decoder read, says where it starts. The bytes are decoded again,
+// in layout mode, from there.
 func (l *Labeler) Header(b []byte, base int64, h *rows.PartitionHeader) ([]Span, error) {
-	dec := l.decoder(b, base)
+	if h.Offset < base || h.Offset-base > int64(len(b)) {
+		return nil, corrupt.New(l.File, "Data.db", base, fmt.Sprintf("the partition at %d inside the bytes read", h.Offset), io.ErrUnexpectedEOF)
+	}
+	dec := l.decoder(b[h.Offset-base:], h.Offset)
 	var got rows.PartitionHeader
 	if err := dec.ReadPartitionHeader(&got); err != nil {
 		if err == io.EOF {
-			err = corrupt.New(l.File, "Data.db", base, "a partition header", io.ErrUnexpectedEOF)
+			err = corrupt.New(l.File, "Data.db", h.Offset, "a partition header", io.ErrUnexpectedEOF)
 		}
 		return nil, err
 	}
@@ -167,7 +181,7 @@ func (l *Labeler) header(out []Span, spans []rows.Span, h *rows.PartitionHeader)
 			}
 			label = deletionLabel(l.Schema.Version.DeletionTimeLayout(), h.Deletion, s.Len)
 		}
-		out = append(out, Span{Off: s.Off, Len: s.Len, Class: dataClass[s.Kind], Label: label, Short: short})
+		out = append(out, Span{Off: s.Off, Len: s.Len, Class: dataClassOf(s.Kind), Label: label, Short: short})
 	}
 	return out
 }
@@ -299,7 +313,7 @@ func (l *Labeler) unfiltered(out []Span, spans []rows.Span, u *rows.Unfiltered) 
 		default:
 			label, short = l.cellField(s, u, columns, types, &cell)
 		}
-		out = append(out, Span{Off: s.Off, Len: s.Len, Class: dataClass[s.Kind], Label: label, Short: short})
+		out = append(out, Span{Off: s.Off, Len: s.Len, Class: dataClassOf(s.Kind), Label: label, Short: short})
 	}
 	return out
 }
