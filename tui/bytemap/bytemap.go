@@ -310,8 +310,11 @@ func (l *Labeler) unfiltered(out []Span, spans []rows.Span, u *rows.Unfiltered) 
 		case rows.SpanElementCount:
 			name := columns[s.Index].Name
 			label, short = fmt.Sprintf("%s element count %d (vint)", name, v), fmt.Sprintf("%s count %d", name, v)
-		default:
+		case rows.SpanCellFlags, rows.SpanCellTimestamp, rows.SpanCellDeletionTime, rows.SpanCellTTL,
+			rows.SpanCellPathLength, rows.SpanCellPath, rows.SpanCellValueLength, rows.SpanCellValue:
 			label, short = l.cellField(s, u, columns, types, &cell)
+		default:
+			label, short = s.Kind.String(), s.Kind.String()
 		}
 		out = append(out, Span{Off: s.Off, Len: s.Len, Class: dataClassOf(s.Kind), Label: label, Short: short})
 	}
