@@ -472,8 +472,8 @@ func (rw *rewriter) convertStatistics() error {
 func (rw *rewriter) copyPartitions() error {
 	src, o, from, to, res, dataPath := rw.src, rw.o, rw.from, rw.to, rw.res, rw.dataPath
 	sizes := rw.st.Stats.PartitionSizes
-	rl := &relinker{src: src.Data().Cursor(0), dst: rw.dw, fixed: src.Schema().ClusteringFixed,
-		from: from.DeletionTimeLayout(), to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes || o.estimating,
+	rl := &relinker{src: src.Data().Cursor(0), schema: src.Schema(), dst: rw.dw,
+		to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes || o.estimating,
 		file: dataPath, counts: &res.Counts}
 	// Index blocks are cut anew from the rows whenever a trie index is
 	// read or written (a big promoted index is cut at big's granularity,

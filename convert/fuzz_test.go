@@ -40,8 +40,8 @@ func FuzzRelink(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer dw.Abort()
-		rl := &relinker{src: rows.NewBytesSource(in, 0), dst: dw, fixed: []int{4, -1},
-			from: nc.DeletionTimeLayout(), to: oa.DeletionTimeLayout(), file: "fuzz", counts: &Counts{}}
+		rl := &relinker{src: rows.NewBytesSource(in, 0), schema: schema(nc), dst: dw,
+			to: oa.DeletionTimeLayout(), file: "fuzz", counts: &Counts{}}
 		pr, _, err := rl.partition(nil, nil)
 		if err != nil {
 			return

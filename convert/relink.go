@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
-	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/vint"
@@ -22,14 +22,14 @@ import (
 // each unfiltered's "previous unfiltered size" (and with it its own size
 // field) is recomputed from the new positions.
 type relinker struct {
-	src     rows.Source
-	dst     *writer.DataWriter
-	fixed   []int
-	from    deletiontime.Layout
-	to      deletiontime.Layout
-	capDT   bool
-	file    string // source Data.db, for errors
-	scratch [][]byte
+	src    rows.Source
+	schema *rows.Schema // the source's
+	dst    *writer.DataWriter
+	to     deletiontime.Layout
+	capDT  bool
+	file   string // source Data.db, for errors
+	// dec reads src's partition headers and unfiltered framing.
+	dec     *rows.Decoder
 	buf     []byte
 	flagBuf []byte // a prefix whose flags were rewritten
 
@@ -88,71 +88,59 @@ func (r *relinker) convertDeletion(dt deletiontime.DeletionTime, place string, o
 }
 
 // partition rewrites the partition at the source cursor's position, which
-// must be key's. events receives the position pairs (reused buffer).
+// must be key's. events receives the position pairs (reused buffer). The
+// partition header and each unfiltered's framing are read by the row
+// decoder (ReadPartitionHeader, NextFrame); the bodies are copied from the
+// source as they are.
 func (r *relinker) partition(wantKey []byte, events []event) (partitionResult, []event, error) {
 	var pr partitionResult
 	c := r.src
+	if r.dec == nil {
+		r.dec = rows.NewDecoder(c, r.schema)
+		r.dec.SetFile(r.file)
+	}
 	start := c.Pos()
 	pr.oldStart, pr.newStart = start, r.dst.Pos()
-	b, err := c.Next(2)
-	if err != nil {
-		return pr, events, r.corrupt(start, "a partition key length (2 bytes)", err)
+	var h rows.PartitionHeader
+	if err := r.dec.ReadPartitionHeader(&h); err != nil {
+		if err == io.EOF { // the source ends where a partition should start
+			err = r.corrupt(start, "a partition key length (2 bytes)", io.ErrUnexpectedEOF)
+		}
+		return pr, events, err
 	}
-	klen := int(binary.BigEndian.Uint16(b))
-	key, err := c.Next(klen)
-	if err != nil {
-		return pr, events, r.corrupt(start+2, fmt.Sprintf("a partition key of %d bytes", klen), err)
-	}
-	if wantKey != nil && string(key) != string(wantKey) {
+	key := h.Key
+	if wantKey != nil && !bytes.Equal(key, wantKey) {
 		return pr, events, r.corrupt(start+2, fmt.Sprintf("the partition key %x that Index.db names", wantKey), fmt.Errorf("found key %x", key))
 	}
-	r.buf = append(r.buf[:0], b...)
-	r.buf = append(r.buf, key...)
-	pr.key = r.buf[2:]
-	dtOff := c.Pos()
-	dtb, err := c.Peek(deletiontime.LegacySize)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return pr, events, r.corrupt(dtOff, "a partition DeletionTime", err)
-	}
-	dt, n, err := r.from.Decode(dtb)
+	dtOff := start + 2 + int64(len(key))
+	r.counts.add(PlacePartitionHeader, h.Deletion)
+	dt, err := r.convertDeletion(h.Deletion, "partition deletion of key "+fmt.Sprintf("%x", key), dtOff)
 	if err != nil {
-		return pr, events, r.corrupt(dtOff, "a "+r.from.String()+" partition DeletionTime", err)
-	}
-	if err := c.Skip(int64(n)); err != nil {
-		return pr, events, r.corrupt(dtOff, "a partition DeletionTime", err)
-	}
-	r.counts.add(PlacePartitionHeader, dt)
-	if dt, err = r.convertDeletion(dt, "partition deletion of key "+fmt.Sprintf("%x", key), dtOff); err != nil {
 		return pr, events, err
 	}
 	pr.deletion = dt
-	pr.oldHeaderSize = 2 + klen + n
+	pr.oldHeaderSize = h.Size
+	r.buf = binary.BigEndian.AppendUint16(r.buf[:0], uint16(len(key)))
+	r.buf = append(r.buf, key...)
 	if r.buf, err = r.to.Append(r.buf, dt); err != nil {
 		return pr, events, err
 	}
-	pr.key = r.buf[2 : 2+klen]
 	pr.newHeaderSize = len(r.buf)
 	if _, err := r.dst.Write(r.buf); err != nil {
 		return pr, events, err
 	}
-	// Keep the key: r.buf is reused below.
-	pr.key = append([]byte(nil), pr.key...)
+	pr.key = append([]byte(nil), key...)
 
 	events = events[:0]
 	prevNew := pr.newStart // previous non-static unfiltered's start (or the partition's)
 	for {
 		uoff := c.Pos()
-		fb, err := c.Peek(2)
-		if len(fb) == 0 {
-			return pr, events, r.corrupt(uoff, "unfiltered flags or end of partition", err)
+		f, prefix, err := r.dec.NextFrame()
+		if err != nil {
+			return pr, events, err
 		}
-		flags := fb[0]
-		if flags&rows.FlagEndOfPartition != 0 {
-			if flags != rows.FlagEndOfPartition {
-				return pr, events, r.corrupt(uoff, "end-of-partition byte 0x01", fmt.Errorf("flags 0x%02x", flags))
-			}
+		if f == nil { // the end-of-partition byte, consumed
 			events = append(events, event{uoff - start, r.dst.Pos() - pr.newStart})
-			c.Skip(1)
 			if err := r.dst.WriteByte(rows.FlagEndOfPartition); err != nil {
 				return pr, events, err
 			}
@@ -161,49 +149,21 @@ func (r *relinker) partition(wantKey []byte, events []event) (partitionResult, [
 			events = append(events, event{pr.oldSize, pr.newSize})
 			return pr, events, nil
 		}
-		static := false
-		if flags&rows.FlagExtension != 0 {
-			if len(fb) < 2 {
-				return pr, events, r.corrupt(uoff+1, "extended flags", io.ErrUnexpectedEOF)
-			}
-			static = fb[1]&rows.ExtFlagIsStatic != 0
-		}
+		static := f.Kind == rows.KindStaticRow
 		newStart := r.dst.Pos()
 		if !static {
 			events = append(events, event{uoff - start, newStart - pr.newStart})
 		}
-		plen, err := r.prefixLen(flags, static)
-		if err != nil {
-			return pr, events, r.corrupt(uoff, "a clustering prefix", err)
-		}
-		raw, err := c.Next(plen)
-		if err != nil {
-			return pr, events, r.corrupt(uoff, "a clustering prefix", err)
-		}
-		if flags&rows.FlagExtension != 0 && raw[1]&rows.ExtFlagScyllaShadowable != 0 {
-			if raw, err = r.cassandraShadowable(raw, uoff); err != nil {
+		if f.ExtFlags&rows.ExtFlagScyllaShadowable != 0 {
+			if prefix, err = r.cassandraShadowable(prefix, uoff); err != nil {
 				return pr, events, err
 			}
 		}
-		if _, err := r.dst.Write(raw); err != nil {
+		if _, err := r.dst.Write(prefix); err != nil {
 			return pr, events, err
 		}
-		sizePos := c.Pos()
-		size, err := r.uvint()
-		if err != nil {
-			return pr, events, r.corrupt(sizePos, "the unfiltered's body size (vint)", err)
-		}
-		prevPos := c.Pos()
-		prev, err := r.uvint()
-		if err != nil {
-			return pr, events, r.corrupt(prevPos, "the previous unfiltered's size (vint)", err)
-		}
-		prevWidth := uint64(c.Pos() - prevPos)
-		if size < prevWidth || size-prevWidth > 1<<31 {
-			return pr, events, r.corrupt(sizePos, "a body size covering the previous-size field and below 2 GiB", fmt.Errorf("size %d", size))
-		}
-		bodyLen := int64(size - prevWidth)
-		newPrev := prev // a static row's is 0 and stays so
+		bodyLen := f.BodyLen()
+		newPrev := f.PrevSize // a static row's is 0 and stays so
 		if !static {
 			newPrev = uint64(newStart - prevNew)
 			prevNew = newStart
@@ -242,68 +202,6 @@ func (r *relinker) cassandraShadowable(raw []byte, off int64) ([]byte, error) {
 	r.flagBuf[0] |= rows.FlagHasDeletion
 	r.flagBuf[1] = r.flagBuf[1]&^rows.ExtFlagScyllaShadowable | rows.ExtFlagShadowableDel
 	return r.flagBuf, nil
-}
-
-// prefixLen is the width of flags, extended flags and clustering prefix of
-// the unfiltered at the cursor, found by decoding the prefix from a peek
-// that grows until the prefix fits (it may straddle chunks).
-func (r *relinker) prefixLen(flags byte, static bool) (int, error) {
-	head := 1
-	if flags&rows.FlagExtension != 0 {
-		head = 2
-	}
-	marker := flags&rows.FlagIsMarker != 0
-	if !marker && (static || len(r.fixed) == 0) {
-		return head, nil
-	}
-	want := 64
-	for {
-		b, err := r.src.Peek(head + want)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return 0, err
-		}
-		if len(b) < head {
-			return 0, io.ErrUnexpectedEOF
-		}
-		var n int
-		var derr error
-		if marker {
-			var p clustering.Prefix
-			p, n, derr = clustering.DecodeBound(r.scratch[:0], b[head:], r.fixed)
-			r.scratch = p.Values[:0]
-		} else {
-			var vals [][]byte
-			vals, n, derr = clustering.DecodeValues(r.scratch[:0], b[head:], len(r.fixed), r.fixed)
-			r.scratch = vals[:0]
-		}
-		if derr == nil {
-			return head + n, nil
-		}
-		short := errors.Is(derr, clustering.ErrShort) || errors.Is(derr, vint.ErrShort)
-		if !short {
-			return 0, derr
-		}
-		if len(b) < head+want || want >= 1<<26 {
-			return 0, io.ErrUnexpectedEOF
-		}
-		want *= 4
-	}
-}
-
-func (r *relinker) uvint() (uint64, error) {
-	b, err := r.src.Peek(1)
-	if len(b) == 0 {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		return 0, err
-	}
-	b, err = r.src.Next(vint.EncodedLen(b[0]))
-	if err != nil {
-		return 0, err
-	}
-	v, _, err := vint.Unsigned(b)
-	return v, err
 }
 
 // relinkEntry returns the Index.db entry of the rewritten partition:

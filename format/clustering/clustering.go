@@ -72,14 +72,54 @@ type Prefix struct {
 // dst, and returns the values and the number of bytes read. fixed[i] is the
 // fixed length of the i-th clustering type, or -1.
 func DecodeValues(dst [][]byte, b []byte, size int, fixed []int) ([][]byte, int, error) {
+	return DecodeValuesParts(dst, b, size, fixed, nil)
+}
+
+// PartKind says what one part of an encoded clustering prefix is.
+type PartKind uint8
+
+const (
+	PartBoundKind PartKind = iota // a bound's kind byte
+	PartBoundSize                 // a bound's unsigned short value count
+	PartHeader                    // a block's header vint of null and empty bits
+	PartLength                    // a variable-length value's length vint
+	PartValue                     // a value's bytes (none for null and empty values)
+)
+
+// A Part is where one field of an encoded prefix sits, for a hex view:
+// Off is relative to the start of the bytes decoded.
+type Part struct {
+	Off, Len int
+	Kind     PartKind
+	// Index is the value a length or value belongs to, and the first value
+	// of a header's block.
+	Index int
+	// Value is what a kind byte, size, header or length stores.
+	Value uint64
+}
+
+// DecodeValuesParts is DecodeValues that, when parts is not nil, also
+// appends to it where each header, length and value it reads sits. It is
+// the one decoder of clustering values: the row decoder calls it directly
+// (with nil parts in the hot path, one predictable branch per field).
+func DecodeValuesParts(dst [][]byte, b []byte, size int, fixed []int, parts *[]Part) ([][]byte, int, error) {
 	if size > len(fixed) {
 		return dst, 0, fmt.Errorf("clustering: prefix of %d values but the header has %d clustering columns", size, len(fixed))
 	}
 	pos := 0
 	for off := 0; off < size; {
-		header, n, err := vint.Unsigned(b[pos:])
-		if err != nil {
-			return dst, pos, ErrShort // the only error vint.Unsigned returns
+		// One-byte vints (nearly every header and length) are read inline.
+		header, n := uint64(0), 1
+		if pos < len(b) && b[pos] < 0x80 {
+			header = uint64(b[pos])
+		} else {
+			var err error
+			if header, n, err = vint.Unsigned(b[pos:]); err != nil {
+				return dst, pos, ErrShort // the only error vint.Unsigned returns
+			}
+		}
+		if parts != nil {
+			addPart(parts, Part{Off: pos, Len: n, Kind: PartHeader, Index: off, Value: header})
 		}
 		pos += n
 		limit := min(size, off+32)
@@ -95,12 +135,21 @@ func DecodeValues(dst [][]byte, b []byte, size int, fixed []int) ([][]byte, int,
 			}
 			l := fixed[i]
 			if l < 0 {
-				ul, n, err := vint.Unsigned32(b[pos:])
-				if err == vint.ErrShort {
-					return dst, pos, ErrShort
+				ul, n := uint32(0), 1
+				if pos < len(b) && b[pos] < 0x80 {
+					ul = uint32(b[pos])
+				} else {
+					var err error
+					ul, n, err = vint.Unsigned32(b[pos:])
+					if err == vint.ErrShort {
+						return dst, pos, ErrShort
+					}
+					if err != nil {
+						return dst, pos, fmt.Errorf("clustering value %d length at +%d: %w", i, pos, err)
+					}
 				}
-				if err != nil {
-					return dst, pos, fmt.Errorf("clustering value %d length at +%d: %w", i, pos, err)
+				if parts != nil {
+					addPart(parts, Part{Off: pos, Len: n, Kind: PartLength, Index: i, Value: uint64(ul)})
 				}
 				pos += n
 				l = int(ul)
@@ -110,6 +159,9 @@ func DecodeValues(dst [][]byte, b []byte, size int, fixed []int) ([][]byte, int,
 				// this routinely at chunk boundaries and retry with more bytes.
 				return dst, pos, ErrShort
 			}
+			if parts != nil && l > 0 {
+				addPart(parts, Part{Off: pos, Len: l, Kind: PartValue, Index: i})
+			}
 			dst = append(dst, b[pos:pos+l:pos+l])
 			pos += l
 		}
@@ -117,6 +169,12 @@ func DecodeValues(dst [][]byte, b []byte, size int, fixed []int) ([][]byte, int,
 	}
 	return dst, pos, nil
 }
+
+// addPart is out of line so that the decoding loop keeps its registers
+// when no parts are recorded.
+//
+//go:noinline
+func addPart(parts *[]Part, p Part) { *parts = append(*parts, p) }
 
 // ValuesSize is the encoded width of values (no size field).
 func ValuesSize(values [][]byte, fixed []int) int {
@@ -180,6 +238,12 @@ func AppendValues(dst []byte, values [][]byte, fixed []int) ([]byte, error) {
 
 // DecodeBound reads a bound or boundary: kind byte, unsigned short size, values.
 func DecodeBound(dst [][]byte, b []byte, fixed []int) (Prefix, int, error) {
+	return DecodeBoundParts(dst, b, fixed, nil)
+}
+
+// DecodeBoundParts is DecodeBound that, when parts is not nil, also appends
+// to it where the kind, the size and each header, length and value sit.
+func DecodeBoundParts(dst [][]byte, b []byte, fixed []int, parts *[]Part) (Prefix, int, error) {
 	if len(b) < 3 {
 		return Prefix{}, 0, ErrShort
 	}
@@ -188,7 +252,18 @@ func DecodeBound(dst [][]byte, b []byte, fixed []int) (Prefix, int, error) {
 		return Prefix{}, 0, fmt.Errorf("clustering: bound kind %d is not a bound or boundary", b[0])
 	}
 	size := int(binary.BigEndian.Uint16(b[1:]))
-	vals, n, err := DecodeValues(dst, b[3:], size, fixed)
+	first := 0
+	if parts != nil {
+		*parts = append(*parts, Part{Off: 0, Len: 1, Kind: PartBoundKind, Value: uint64(kind)},
+			Part{Off: 1, Len: 2, Kind: PartBoundSize, Value: uint64(size)})
+		first = len(*parts)
+	}
+	vals, n, err := DecodeValuesParts(dst, b[3:], size, fixed, parts)
+	if parts != nil {
+		for i := first; i < len(*parts); i++ {
+			(*parts)[i].Off += 3 // the values' parts, after kind and size
+		}
+	}
 	if err != nil {
 		return Prefix{}, 3 + n, err
 	}

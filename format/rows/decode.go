@@ -65,6 +65,15 @@ type Decoder struct {
 	// noteTimes is set (CollectTimeAnomalies).
 	noteTimes bool
 	timeNotes []TimeAnomaly
+	// lay records the fields read in layout mode (RecordLayout); nil
+	// otherwise.
+	lay *layout
+	// parts is where the clustering decoder records the parts of what it
+	// decodes: &lay.parts in layout mode, nil otherwise.
+	parts *[]clustering.Part
+	// frame and prefix are what NextFrame returns.
+	frame  Frame
+	prefix []byte
 }
 
 // A TimeAnomaly is a deletion time or TTL that Cassandra's reader of this
@@ -197,6 +206,9 @@ func (d *Decoder) ReadPartitionHeader(h *PartitionHeader) error {
 	h.Offset = off
 	h.Deletion = dt
 	h.Size = 2 + klen + n
+	if d.lay != nil {
+		d.lay.header(off, klen, n)
+	}
 	d.inPartition = true
 	d.partStart = off
 	d.prevStart = off
@@ -260,9 +272,11 @@ func (d *Decoder) next(skipCells bool) (*Unfiltered, error) {
 				d.prevStart = off
 				return &d.u, nil
 			case err != errNeedMore:
+				d.retry()
 				return nil, err
 			}
 		}
+		d.retry()
 		if err := d.sync(); err != nil {
 			return nil, err
 		}
@@ -285,6 +299,7 @@ func (d *Decoder) next(skipCells bool) (*Unfiltered, error) {
 			d.prevStart = off
 			return &d.u, nil
 		}
+		d.retry()
 		if err != errNeedMore {
 			return nil, err
 		}
@@ -302,6 +317,9 @@ func (d *Decoder) next(skipCells bool) (*Unfiltered, error) {
 		if perr == io.EOF {
 			// Everything that is left: one more parse either fits or fails.
 			n, err := d.parseUnfiltered(b, off, skipCells)
+			if err != nil {
+				d.retry()
+			}
 			if err == errNeedMore {
 				return nil, d.fail(off+int64(len(b)), "a complete unfiltered", io.ErrUnexpectedEOF)
 			}
@@ -320,132 +338,34 @@ func (d *Decoder) next(skipCells bool) (*Unfiltered, error) {
 	}
 }
 
-// quickUVint reads the unsigned vint at b[p:], taking one-byte ones inline.
-func quickUVint(b []byte, p int) (uint64, int, error) {
-	if p < len(b) && b[p] < 0x80 {
-		return uint64(b[p]), 1, nil
-	}
-	if v, n := vint.At(b, p); n > 0 {
-		return v, n, nil
-	}
-	return 0, 0, vint.ErrShort
-}
-
-// errNeedMore says the bytes at hand end inside the unfiltered; d.need
-// then holds how many bytes would do, when known.
-var errNeedMore = errors.New("rows: need more bytes")
-
 // parseUnfiltered decodes one unfiltered from b (which starts at Data.db
 // position off) into d.u and returns how many bytes the source must skip.
 // With skipCells the row body need not be in b: only its size is read.
 func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, error) {
-	d.need = 0
-	if len(b) == 0 {
-		d.need = 1
-		return 0, errNeedMore
-	}
-	flags := b[0]
-	if flags&FlagEndOfPartition != 0 {
-		if flags != FlagEndOfPartition {
-			return 0, d.fail(off, "end-of-partition byte 0x01", fmt.Errorf("flags 0x%02x", flags))
-		}
-		d.inPartition = false
-		return 1, nil
-	}
 	u := &d.u
 	u.reset()
-	u.Offset = off
-	u.Flags = flags
-	p := 1
-	if flags&FlagExtension != 0 {
-		if len(b) < 2 {
-			return 0, errNeedMore
-		}
-		u.ExtFlags = b[1]
-		p = 2
-	}
-	fixed := d.schema.ClusteringFixed
-	switch {
-	case flags&FlagIsMarker != 0:
-		u.Kind = KindMarker
-		pr, n, err := clustering.DecodeBound(u.Bound.Values[:0], b[p:], fixed)
-		if err != nil {
-			if errors.Is(err, clustering.ErrShort) {
-				return 0, errNeedMore
-			}
-			return 0, d.fail(off+int64(p), "a range tombstone bound", err)
-		}
-		u.Bound = pr
-		p += n
-	case u.ExtFlags&ExtFlagIsStatic != 0:
-		u.Kind = KindStaticRow
-	default:
-		u.Kind = KindRow
-		if len(fixed) > 0 && skipCells && d.fixedWidth >= 0 && p < len(b) && b[p] == 0 {
-			// All clustering types are fixed-width and no value is null or
-			// empty (a zero header byte): the width is known.
-			p += 1 + d.fixedWidth
-		} else if len(fixed) > 0 && skipCells {
-			// A size-only scan needs the clustering's width, not its values.
-			n, err := clustering.SkipValues(b[p:], len(fixed), fixed)
-			if err != nil {
-				if errors.Is(err, clustering.ErrShort) {
-					return 0, errNeedMore
-				}
-				return 0, d.fail(off+int64(p), "a row clustering", err)
-			}
-			p += n
-		} else if d.fixedWidth >= 0 && p < len(b) && b[p] == 0 && len(b)-(p+1) >= d.fixedWidth && !d.slowOnly {
-			// Fixed-width types with no null or empty value (a zero
-			// header byte): slice the values without the general decoder,
-			// the same slices clustering.DecodeValues would return.
-			q := p + 1
-			vals := u.Clustering[:0]
-			for _, w := range fixed {
-				vals = append(vals, b[q:q+w:q+w])
-				q += w
-			}
-			u.Clustering = vals
-			p = q
-		} else if len(fixed) > 0 {
-			vals, n, err := clustering.DecodeValues(u.Clustering[:0], b[p:], len(fixed), fixed)
-			if err != nil {
-				if errors.Is(err, clustering.ErrShort) {
-					return 0, errNeedMore
-				}
-				return 0, d.fail(off+int64(p), "a row clustering", err)
-			}
-			u.Clustering = vals
-			p += n
-		}
-	}
-	size, n, err := quickUVint(b, p)
+	sizeAt, prevAt, p, err := d.scanFrame(b, off, !skipCells)
 	if err != nil {
-		return 0, errNeedMore
+		return 0, err
 	}
-	sizePos := p
-	p += n
-	prev, n, err := quickUVint(b, p)
-	if err != nil {
-		return 0, errNeedMore
+	total := u.Size
+	if u.Flags == FlagEndOfPartition {
+		d.inPartition = false
+		if d.lay != nil {
+			d.lay.end(off)
+		}
+		return 1, nil
 	}
-	u.PrevSize = prev
-	p += n
-	if size < uint64(n) {
-		return 0, d.fail(off+int64(sizePos), "a body size covering the previous-size field", fmt.Errorf("size %d", size))
-	}
-	bodyLen := size - uint64(n)
-	if bodyLen > 1<<31 {
-		return 0, d.fail(off+int64(sizePos), "a body size below 2 GiB", fmt.Errorf("size %d", size))
-	}
-	total := int64(p) + int64(bodyLen)
-	u.Size = total
 	if skipCells && u.Kind != KindMarker {
 		return total, nil
 	}
 	if int64(len(b)) < total {
 		d.need = int(total)
 		return 0, errNeedMore
+	}
+	if d.lay != nil {
+		// The one test layout mode costs the general path per unfiltered.
+		d.lay.frame(u, sizeAt, prevAt, p)
 	}
 	body := b[p:total:total]
 	var used int
@@ -486,6 +406,26 @@ func (d *Decoder) SkipRest() error {
 type body struct {
 	b   []byte
 	pos int
+	// lay is the decoder's layout in layout mode, nil otherwise; last is
+	// the value of the last vint read, for the layout.
+	lay  *layout
+	last uint64
+}
+
+// mark records, in layout mode, the field read since body position at.
+func (r *body) mark(at int, k SpanKind, index int) {
+	if r.lay != nil {
+		r.lay.add(r.lay.base+int64(at), r.pos-at, k, index, r.last)
+	}
+}
+
+// markDeletion records half of a DeletionTime: k is SpanDeletionTimestamp
+// or SpanDeletionTime.
+func (r *body) markDeletion(at int, k SpanKind, of DeletionOf, index int) {
+	if r.lay != nil {
+		r.lay.add(r.lay.base+int64(at), r.pos-at, k, index, r.last)
+		r.lay.spans[len(r.lay.spans)-1].Of = of
+	}
 }
 
 // err reports a failure at the body-relative position; parseUnfiltered
@@ -498,27 +438,31 @@ func (r *body) uvint(what string) (uint64, error) {
 	// Most vints in a row body are one byte: take those without a call.
 	if r.pos < len(r.b) && r.b[r.pos] < 0x80 {
 		r.pos++
-		return uint64(r.b[r.pos-1]), nil
+		r.last = uint64(r.b[r.pos-1])
+		return r.last, nil
 	}
 	v, n, err := vint.Unsigned(r.b[r.pos:])
 	if err != nil {
 		return 0, r.err(what+" (vint)", err)
 	}
 	r.pos += n
+	r.last = v
 	return v, nil
 }
 
 func (r *body) uvint32(what string) (uint64, error) {
 	if r.pos < len(r.b) && r.b[r.pos] < 0x80 {
 		r.pos++
-		return uint64(r.b[r.pos-1]), nil
+		r.last = uint64(r.b[r.pos-1])
+		return r.last, nil
 	}
 	v, n, err := vint.Unsigned32(r.b[r.pos:])
 	if err != nil {
 		return 0, r.err(what+" (vint)", err)
 	}
 	r.pos += n
-	return uint64(v), nil
+	r.last = uint64(v)
+	return r.last, nil
 }
 
 func (r *body) bytes(n int, what string) ([]byte, error) {
@@ -571,15 +515,19 @@ func (d *Decoder) intDelta(r *body, what string, minimum int64) (int64, error) {
 // deletionTime reads a DeletionTime written as header deltas (rows,
 // markers, complex columns); only partition headers and index entries use
 // the fixed layouts.
-func (d *Decoder) deletionTime(r *body, what string) (deletiontime.DeletionTime, error) {
+func (d *Decoder) deletionTime(r *body, what string, of DeletionOf, index int) (deletiontime.DeletionTime, error) {
+	at := r.pos
 	mfda, err := d.timestamp(r, what+" markedForDeleteAt")
 	if err != nil {
 		return deletiontime.DeletionTime{}, err
 	}
+	r.markDeletion(at, SpanDeletionTimestamp, of, index)
+	at = r.pos
 	ldt, err := d.localDeletionTime(r, what+" localDeletionTime")
 	if err != nil {
 		return deletiontime.DeletionTime{}, err
 	}
+	r.markDeletion(at, SpanDeletionTime, of, index)
 	dt := deletiontime.DeletionTime{MarkedForDeleteAt: mfda, LocalDeletionTime: ldt}
 	if mfda == deletiontime.Live.MarkedForDeleteAt {
 		return deletiontime.Live, nil
@@ -588,18 +536,18 @@ func (d *Decoder) deletionTime(r *body, what string) (deletiontime.DeletionTime,
 }
 
 func (d *Decoder) decodeMarkerBody(u *Unfiltered, b []byte) (int, error) {
-	r := &body{b: b}
+	r := &body{b: b, lay: d.lay}
 	var err error
 	if u.Bound.Kind.IsBoundary() {
-		if u.EndDeletion, err = d.deletionTime(r, "boundary end deletion"); err != nil {
+		if u.EndDeletion, err = d.deletionTime(r, "boundary end deletion", OfBoundaryEnd, 0); err != nil {
 			return r.pos, err
 		}
-		if u.StartDeletion, err = d.deletionTime(r, "boundary start deletion"); err != nil {
+		if u.StartDeletion, err = d.deletionTime(r, "boundary start deletion", OfBoundaryStart, 0); err != nil {
 			return r.pos, err
 		}
 		return r.pos, nil
 	}
-	u.Deletion, err = d.deletionTime(r, "bound deletion")
+	u.Deletion, err = d.deletionTime(r, "bound deletion", OfBound, 0)
 	return r.pos, err
 }
 
@@ -618,22 +566,28 @@ func (d *Decoder) decodeRowBody(u *Unfiltered, b []byte) (int, error) {
 
 // slowRowBody decodes a row body with full error reporting.
 func (d *Decoder) slowRowBody(u *Unfiltered, b []byte) (int, error) {
-	r := &body{b: b}
+	r := &body{b: b, lay: d.lay}
 	flags := u.Flags
 	var err error
 	u.Deletion = deletiontime.Live
 	if flags&FlagHasTimestamp != 0 {
 		u.Liveness.HasTimestamp = true
+		at := r.pos
 		if u.Liveness.Timestamp, err = d.timestamp(r, "row timestamp"); err != nil {
 			return r.pos, err
 		}
+		r.mark(at, SpanRowTimestamp, 0)
 		if flags&FlagHasTTL != 0 {
+			at = r.pos
 			if u.Liveness.TTL, err = d.ttl(r, "row TTL"); err != nil {
 				return r.pos, err
 			}
+			r.mark(at, SpanRowTTL, 0)
+			at = r.pos
 			if u.Liveness.LocalExpirationTime, err = d.localDeletionTime(r, "row local expiration time"); err != nil {
 				return r.pos, err
 			}
+			r.mark(at, SpanRowExpiration, 0)
 			if u.Liveness.TTL == 0 {
 				// LivenessInfo.withExpirationTime: no TTL, no expiration,
 				// whatever was stored beside it.
@@ -642,13 +596,13 @@ func (d *Decoder) slowRowBody(u *Unfiltered, b []byte) (int, error) {
 		}
 	}
 	if flags&FlagHasDeletion != 0 {
-		if u.Deletion, err = d.deletionTime(r, "row deletion"); err != nil {
+		if u.Deletion, err = d.deletionTime(r, "row deletion", OfRow, 0); err != nil {
 			return r.pos, err
 		}
 		u.Shadowable = u.ExtFlags&ExtFlagShadowableDel != 0
 	}
 	if u.ExtFlags&ExtFlagScyllaShadowable != 0 {
-		if u.ScyllaShadowable, err = d.deletionTime(r, "ScyllaDB shadowable row deletion"); err != nil {
+		if u.ScyllaShadowable, err = d.deletionTime(r, "ScyllaDB shadowable row deletion", OfScyllaShadowable, 0); err != nil {
 			return r.pos, err
 		}
 	}
@@ -659,9 +613,15 @@ func (d *Decoder) slowRowBody(u *Unfiltered, b []byte) (int, error) {
 	var missing uint64 // bitmap of absent columns (superset < 64)
 	var present []int  // explicit list for supersets of 64 and more
 	if flags&FlagHasAllColumns == 0 {
+		at := r.pos
 		enc, err := r.uvint("columns subset")
 		if err != nil {
 			return r.pos, err
+		}
+		if len(columns) < 64 {
+			r.mark(at, SpanColumnsBitmap, 0)
+		} else {
+			r.mark(at, SpanMissingCount, 0)
 		}
 		if enc != 0 {
 			if len(columns) < 64 {
@@ -684,7 +644,7 @@ func (d *Decoder) slowRowBody(u *Unfiltered, b []byte) (int, error) {
 			return d.decodeCell(r, u, ci, col)
 		}
 		if flags&FlagHasComplexDelete != 0 {
-			dt, err := d.deletionTime(r, "complex column deletion")
+			dt, err := d.deletionTime(r, "complex column deletion", OfComplex, ci)
 			if err != nil {
 				return err
 			}
@@ -692,10 +652,12 @@ func (d *Decoder) slowRowBody(u *Unfiltered, b []byte) (int, error) {
 				u.ComplexDeletions = append(u.ComplexDeletions, ComplexDeletion{Column: ci, Deletion: dt})
 			}
 		}
+		at := r.pos
 		count, err := r.uvint32("complex column cell count")
 		if err != nil {
 			return err
 		}
+		r.mark(at, SpanElementCount, ci)
 		if count > uint64(len(r.b)-r.pos) {
 			return r.err("a cell count no larger than the bytes left", fmt.Errorf("%d cells", count))
 		}
@@ -737,10 +699,12 @@ func (d *Decoder) largeSubset(r *body, columns []Column, delta uint64) ([]int, e
 	present := make([]int, 0, count)
 	if count < super/2 {
 		for i := 0; i < count; i++ {
+			at := r.pos
 			idx, err := r.uvint32("column index")
 			if err != nil {
 				return nil, err
 			}
+			r.mark(at, SpanPresentColumn, 0)
 			if idx >= uint64(super) {
 				return nil, r.err("a column index within the header", fmt.Errorf("%d of %d", idx, super))
 			}
@@ -752,10 +716,12 @@ func (d *Decoder) largeSubset(r *body, columns []Column, delta uint64) ([]int, e
 	for {
 		next := super
 		if skipped < int(delta) {
+			at := r.pos
 			v, err := r.uvint32("missing column index")
 			if err != nil {
 				return nil, err
 			}
+			r.mark(at, SpanMissingColumn, 0)
 			if v >= uint64(super) || int(v) < idx {
 				return nil, r.err("ascending missing column indexes", fmt.Errorf("%d", v))
 			}
@@ -829,7 +795,7 @@ func (d *Decoder) fastRow() bool {
 	}
 	u.Liveness = Liveness{}
 	u.EndDeletion, u.StartDeletion = deletiontime.DeletionTime{}, deletiontime.DeletionTime{}
-	u.Shadowable = false
+	u.Shadowable, u.ScyllaShadowable = false, deletiontime.DeletionTime{}
 	if len(u.ComplexDeletions) > 0 {
 		u.ComplexDeletions = u.ComplexDeletions[:0]
 	}
@@ -1102,23 +1068,29 @@ func (d *Decoder) decodeCell(r *body, u *Unfiltered, ci int, col *Column) error 
 		u.Cells = append(u.Cells, Cell{})
 	}
 	c := &u.Cells[n]
-	if err := d.fillCell(r, u, c, ci, col); err != nil {
+	if err := d.fillCell(r, u, c, n, ci, col); err != nil {
 		u.Cells = u.Cells[:n]
 		return err
 	}
 	return nil
 }
 
-func (d *Decoder) fillCell(r *body, u *Unfiltered, c *Cell, ci int, col *Column) error {
+// fillCell decodes cell number n of u (column ci) into c.
+func (d *Decoder) fillCell(r *body, u *Unfiltered, c *Cell, n, ci int, col *Column) error {
 	flags := r.b[r.pos]
 	r.pos++
+	r.last = uint64(flags)
+	r.mark(r.pos-1, SpanCellFlags, n)
 	c.Column, c.Flags = ci, flags
 	c.LocalDeletionTime, c.TTL, c.Path = 0, 0, nil
 	var err error
+	at := r.pos
 	if flags&CellFlagUseRowTS != 0 {
 		c.Timestamp = u.Liveness.Timestamp
 	} else if c.Timestamp, err = d.timestamp(r, "cell timestamp"); err != nil {
 		return err
+	} else {
+		r.mark(at, SpanCellTimestamp, n)
 	}
 	if flags&CellFlagUseRowTTL != 0 {
 		c.LocalDeletionTime = u.Liveness.LocalExpirationTime
@@ -1131,23 +1103,31 @@ func (d *Decoder) fillCell(r *body, u *Unfiltered, c *Cell, ci int, col *Column)
 			c.Flags = c.Flags&^CellFlagDeleted | CellFlagExpiring
 		}
 	} else if flags&(CellFlagDeleted|CellFlagExpiring) != 0 {
+		at = r.pos
 		if c.LocalDeletionTime, err = d.localDeletionTime(r, "cell local deletion time"); err != nil {
 			return err
 		}
+		r.mark(at, SpanCellDeletionTime, n)
 		if flags&CellFlagExpiring != 0 {
+			at = r.pos
 			if c.TTL, err = d.ttl(r, "cell TTL"); err != nil {
 				return err
 			}
+			r.mark(at, SpanCellTTL, n)
 		}
 	}
 	if col.Complex {
+		at = r.pos
 		l, err := r.uvint32("cell path length")
 		if err != nil {
 			return err
 		}
+		r.mark(at, SpanCellPathLength, n)
+		at = r.pos
 		if c.Path, err = r.bytes(int(l), "cell path"); err != nil {
 			return err
 		}
+		r.mark(at, SpanCellPath, n)
 	}
 	if flags&CellFlagEmptyValue != 0 {
 		c.Value = emptyValue
@@ -1155,13 +1135,19 @@ func (d *Decoder) fillCell(r *body, u *Unfiltered, c *Cell, ci int, col *Column)
 	}
 	l := col.Fixed
 	if l < 0 {
+		at = r.pos
 		v, err := r.uvint32("cell value length")
 		if err != nil {
 			return err
 		}
+		r.mark(at, SpanCellValueLength, n)
 		l = int(v)
 	}
+	at = r.pos
 	c.Value, err = r.bytes(l, "cell value")
+	if err == nil {
+		r.mark(at, SpanCellValue, n)
+	}
 	return err
 }
 

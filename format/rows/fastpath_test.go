@@ -50,6 +50,13 @@ func FuzzFastRowBodyMatchesSlow(f *testing.F) {
 	long = append(long, 1, 0x0C, 0x80, 130)
 	long = append(long, make([]byte, 130)...)
 	f.Add(append(long, 1))
+	// A ScyllaDB shadowable row deletion, then a row the fast path takes:
+	// its ScyllaShadowable must be empty, not the previous row's.
+	ck := []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	scylla := []byte{0, 1, 'k', 0x7f, 0xff, 0xff, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x80 | 0x20, 0x80}
+	scylla = append(append(scylla, ck...), 12, 0, 5, 3, 0x08, 1, 2, 3, 4, 0x08, 1, 'v', 0, 0x20)
+	scylla = append(append(scylla, ck...), 10, 28, 0x08, 1, 2, 3, 4, 0x08, 1, 'w', 0, 1)
+	f.Add(scylla)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		clusteringFixed := []int{-1}
 		if len(b)%2 == 1 {

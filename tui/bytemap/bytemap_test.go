@@ -3,6 +3,7 @@ package bytemap_test
 import (
 	"bytes"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -275,4 +276,38 @@ func FuzzRegion(f *testing.F) {
 			pos = sp.End()
 		}
 	})
+}
+
+// ScyllaDB writes a shadowable row deletion after the regular one
+// (extended flag 0x80), which Cassandra's format lacks. The labels come
+// from the decoder's own parse, so the row is labelled whole, its
+// shadowable deletion as two delta vints, instead of refused.
+func TestScyllaShadowableDeletionLabelled(t *testing.T) {
+	p := filepath.Join(fixtures.Dir(t), "realworld", "scylla", "3.x", "uncompressed", "write_shadowable_deletion", "mc-1-big-Data.db")
+	s := open(t, p)
+	b := dataBytes(t, s)
+	spans, err := labeler(s).Region(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTiles(t, p, spans, 0, len(b))
+	var shadowable []bytemap.Span
+	for _, sp := range spans {
+		if strings.HasPrefix(sp.Label, "ScyllaDB shadowable row deletion") {
+			shadowable = append(shadowable, sp)
+		}
+	}
+	if len(shadowable) != 2 || shadowable[0].Class != bytemap.Deletion ||
+		!strings.Contains(shadowable[0].Label, "markedForDeleteAt") || !strings.Contains(shadowable[1].Label, "localDeletionTime") {
+		t.Fatalf("shadowable deletion spans %+v", shadowable)
+	}
+	ext := -1
+	for i, sp := range spans {
+		if strings.HasPrefix(sp.Label, "extended flags 0x80") {
+			ext = i
+		}
+	}
+	if ext < 1 || !strings.HasPrefix(spans[ext-1].Label, "row flags") || spans[ext].Class != bytemap.Flags {
+		t.Fatalf("no row with extended flags 0x80: %+v", spans)
+	}
 }
