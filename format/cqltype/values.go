@@ -18,7 +18,7 @@ import (
 // sits adds its position and names the file (see WithPosition).
 
 func valueErr(t *Type, off int, format string, args ...any) error {
-	// CorruptError prints "expected " before Expected.
+	// corrupt.Error prints "expected " before Expected.
 	msg := strings.TrimPrefix(fmt.Sprintf(format, args...), "expected ")
 	return &corrupt.Error{
 		Offset:   int64(off),
