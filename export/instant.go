@@ -100,16 +100,8 @@ func (r *renderer) appendDate(dst []byte, micros bool, v int64) []byte {
 	return append(dst, 'Z', '"')
 }
 
-const digits2 = "00010203040506070809" +
-	"10111213141516171819" +
-	"20212223242526272829" +
-	"30313233343536373839" +
-	"40414243444546474849" +
-	"50515253545556575859" +
-	"60616263646566676869" +
-	"70717273747576777879" +
-	"80818283848586878889" +
-	"90919293949596979899"
+// digits2 is cqltype's two-digit table: one table for every date/time renderer.
+const digits2 = cqltype.Digits2
 
 // civil is cqltype.CivilFromDays in the widths the renderer wants.
 func civil(z int64) (y, m, d int64) {

@@ -270,13 +270,15 @@ func appendTimestampFast(dst []byte, ms int64, sep byte) []byte {
 	hh, mm, ss := s/3600, s/60%60, s%60
 	yh, yl := y/100, y%100
 	return append(dst,
-		digits2[2*yh], digits2[2*yh+1], digits2[2*yl], digits2[2*yl+1], '-',
-		digits2[2*m], digits2[2*m+1], '-', digits2[2*d], digits2[2*d+1], sep,
-		digits2[2*hh], digits2[2*hh+1], ':', digits2[2*mm], digits2[2*mm+1], ':', digits2[2*ss], digits2[2*ss+1], '.',
-		byte('0'+milli/100), digits2[2*(milli%100)], digits2[2*(milli%100)+1], 'Z')
+		Digits2[2*yh], Digits2[2*yh+1], Digits2[2*yl], Digits2[2*yl+1], '-',
+		Digits2[2*m], Digits2[2*m+1], '-', Digits2[2*d], Digits2[2*d+1], sep,
+		Digits2[2*hh], Digits2[2*hh+1], ':', Digits2[2*mm], Digits2[2*mm+1], ':', Digits2[2*ss], Digits2[2*ss+1], '.',
+		byte('0'+milli/100), Digits2[2*(milli%100)], Digits2[2*(milli%100)+1], 'Z')
 }
 
-const digits2 = "00010203040506070809" +
+// Digits2 holds the decimal pairs 00..99, two bytes each, for renderers of dates and times
+// (here and in export) that format without strconv.
+const Digits2 = "00010203040506070809" +
 	"10111213141516171819" +
 	"20212223242526272829" +
 	"30313233343536373839" +
@@ -356,12 +358,12 @@ func appendDoubleFast(dst []byte, f float64) ([]byte, bool) {
 		q := n / 100
 		d := 2 * (n - q*100)
 		i -= 2
-		buf[i], buf[i+1] = digits2[d], digits2[d+1]
+		buf[i], buf[i+1] = Digits2[d], Digits2[d+1]
 		n = q
 	}
 	if n >= 10 {
 		i -= 2
-		buf[i], buf[i+1] = digits2[2*n], digits2[2*n+1]
+		buf[i], buf[i+1] = Digits2[2*n], Digits2[2*n+1]
 	} else {
 		i--
 		buf[i] = byte('0' + n)
