@@ -60,7 +60,11 @@ func newApp() *cli.App {
 			"are read, and the exit code is 2. -r skips snapshots/ and backups/ (--snapshots, --backups include\n" +
 			"them), sstabletool's staging directories and the sstables an unfinished compaction's transaction\n" +
 			"log marks as not live. Every command's --help ends with examples.",
-		Commands:        commands(),
+		Commands: commands(),
+		// urfave/cli adds --help/-h only when the app has no command of
+		// its own named "help"; ours replaces its help command, so the
+		// flag is declared here or "sstabletool --help" fails.
+		Flags:           []cli.Flag{cli.HelpFlag},
 		Version:         version(),
 		Writer:          stdout,
 		ErrWriter:       stderr,
