@@ -58,12 +58,8 @@ func (r *relinker) corrupt(off int64, expected string, err error) error {
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
-	var ce *corrupt.Error
-	if errors.As(err, &ce) {
-		if ce.File == "" {
-			ce.File = r.file
-		}
-		return ce
+	if _, ok := corrupt.As(err); ok {
+		return corrupt.Place(err, r.file, "", 0)
 	}
 	return corrupt.New(r.file, "Data.db", off, expected, err)
 }

@@ -29,16 +29,45 @@ func New(file, component string, off int64, expected string, err error) *Error {
 	return &Error{File: file, Component: component, Offset: off, Expected: expected, Err: err}
 }
 
-// WithFile names the file in the first *Error of err's chain that has no
-// file yet (decoders of bare buffers leave it empty), and returns err. It
-// is the one way a caller attaches the path.
-func WithFile(err error, file string) error {
+// Place is the one way a caller says where a decoder's bytes came from.
+// Decoders of bare buffers report offsets within the buffer and leave the
+// file (and sometimes the component) empty; the caller that knows them
+// fills in the file and component where they are empty and moves a known
+// offset by base, the buffer's position within the component. Errors that
+// are not *Error are returned unchanged, as is nil.
+//
+// When err is itself an *Error, Place returns a changed copy, so an error
+// value a decoder keeps (a sticky error returned on every call) is never
+// moved twice. An *Error wrapped deeper in err's chain is changed in place,
+// since the chain cannot be rebuilt around a copy: readers of its fields
+// (verify, errors.As) see the place, but a message fmt.Errorf already
+// rendered around it keeps its text, so a decoder returns the *Error
+// itself to a caller that places it.
+func Place(err error, file, component string, base int64) error {
 	var e *Error
-	if errors.As(err, &e) && e.File == "" {
-		e.File = file
+	if !errors.As(err, &e) {
+		return err
 	}
+	c := *e
+	if c.File == "" {
+		c.File = file
+	}
+	if c.Component == "" {
+		c.Component = component
+	}
+	if c.Offset >= 0 {
+		c.Offset += base
+	}
+	if top, ok := err.(*Error); ok && top == e {
+		return &c
+	}
+	*e = c
 	return err
 }
+
+// WithFile names the file where err's *Error has none: Place with only a
+// file.
+func WithFile(err error, file string) error { return Place(err, file, "", 0) }
 
 // As returns the first *Error in err's chain.
 func As(err error) (*Error, bool) {

@@ -56,3 +56,33 @@ func TestWithFile(t *testing.T) {
 		t.Errorf("WithFile changed a plain error: %v", err)
 	}
 }
+
+// Place fills only what is empty, moves a known offset, copies a top-level
+// error (a kept error is never moved twice) and changes a wrapped one in
+// place; an unknown offset stays unknown.
+func TestPlace(t *testing.T) {
+	kept := corrupt.New("", "", 5, "a length", nil)
+	first := corrupt.Place(kept, "/d/Index.db", "Index.db", 100)
+	second := corrupt.Place(kept, "/d/Index.db", "Index.db", 100)
+	if first.Error() != "/d/Index.db: Index.db at byte 105: expected a length" || second.Error() != first.Error() {
+		t.Fatalf("Place: %q then %q", first, second)
+	}
+	if kept.Offset != 5 || kept.File != "" {
+		t.Errorf("Place changed the error it was given: %+v", kept)
+	}
+	inner := corrupt.New("", "Rows.db", 3, "a node", nil)
+	wrapped := fmt.Errorf("walking: %w", inner)
+	if got := corrupt.Place(wrapped, "/d/Rows.db", "Partitions.db", 10); got != wrapped {
+		t.Errorf("Place replaced a wrapped chain: %v", got)
+	}
+	if inner.Offset != 13 || inner.File != "/d/Rows.db" || inner.Component != "Rows.db" {
+		t.Errorf("Place on a wrapped error: %+v", inner)
+	}
+	unknown := corrupt.Place(corrupt.New("", "Data.db", -1, "x", nil), "f", "", 50)
+	if e, _ := corrupt.As(unknown); e.Offset != -1 {
+		t.Errorf("an unknown offset was moved to %d", e.Offset)
+	}
+	if corrupt.Place(nil, "f", "c", 1) != nil {
+		t.Error("Place(nil) is not nil")
+	}
+}

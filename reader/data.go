@@ -2,7 +2,6 @@ package reader
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -84,11 +83,7 @@ func OpenData(dataPath string, a Access, o DataOptions) (*Data, error) {
 			return nil, fmt.Errorf("reading CRC.db: %w", err)
 		}
 		if crcs, err = DecodeChecksums(b); err != nil {
-			var ce *corrupt.Error
-			if errors.As(err, &ce) {
-				ce.File = o.ChecksumsPath
-			}
-			return nil, err
+			return nil, corrupt.WithFile(err, o.ChecksumsPath)
 		}
 	}
 	f, err := Open(dataPath, a)
@@ -139,11 +134,7 @@ func newData(f File, o DataOptions, ci []byte) (*Data, error) {
 	}
 	info, err := DecodeCompressionInfo(ci, o.HasMaxCompressedLength)
 	if err != nil {
-		var ce *corrupt.Error
-		if errors.As(err, &ce) {
-			ce.File = o.CompressionInfoPath
-		}
-		return nil, err
+		return nil, corrupt.WithFile(err, o.CompressionInfoPath)
 	}
 	comp, err := CompressorFor(info.Compressor, info.Options)
 	if err != nil {

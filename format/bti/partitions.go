@@ -211,12 +211,7 @@ func (pi *PartitionIndex) payload(n *trie.Node) (PartitionPayload, error) {
 }
 
 func (pi *PartitionIndex) ownErr(err error) error {
-	if ce, ok := err.(*corrupt.Error); ok && ce.File == "" {
-		c := *ce
-		c.File, c.Component = pi.trie.File, pi.trie.Component
-		return &c
-	}
-	return err
+	return corrupt.Place(err, pi.trie.File, pi.trie.Component, 0)
 }
 
 // Candidate looks up a partition key and returns the position Partitions.db

@@ -2,7 +2,6 @@ package bti
 
 import (
 	"encoding/binary"
-	"errors"
 	"strconv"
 
 	"github.com/sstabletool/sstabletool/corrupt"
@@ -154,13 +153,7 @@ func (ri *RowIndex) Trie(e RowIndexEntry) (*trie.Reader, error) {
 }
 
 func (ri *RowIndex) own(err error) error {
-	var ce *corrupt.Error
-	if errors.As(err, &ce) && ce.File == "" {
-		c := *ce
-		c.File, c.Component = ri.path, format.ComponentRows
-		return &c
-	}
-	return err
+	return corrupt.Place(err, ri.path, format.ComponentRows, 0)
 }
 
 // Blocks lists a partition's index blocks in order, and the closing entry

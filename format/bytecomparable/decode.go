@@ -219,13 +219,7 @@ func (d *decoder) value(t *cqltype.Type, depth int) ([]byte, error) {
 	sub := decoder{b: rest, tolerant: d.tolerant}
 	v, err := sub.base(t, depth)
 	d.pos += sub.pos
-	var ce *corrupt.Error
-	if errors.As(err, &ce) {
-		c := *ce
-		c.Offset += int64(d.pos - sub.pos)
-		err = &c
-	}
-	return v, err
+	return v, corrupt.Place(err, "", "", int64(d.pos-sub.pos))
 }
 
 func (d *decoder) base(t *cqltype.Type, depth int) ([]byte, error) {

@@ -2,7 +2,6 @@ package cqltype
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -33,30 +32,15 @@ func WithPosition(err error, file, component string, base int64) error {
 	if err == nil {
 		return nil
 	}
-	var ce *corrupt.Error
-	if errors.As(err, &ce) {
-		c := *ce
-		if c.File == "" {
-			c.File = file
-		}
-		if c.Component == "" {
-			c.Component = component
-		}
-		if c.Offset >= 0 {
-			c.Offset += base
-		}
-		return &c
+	if _, ok := corrupt.As(err); ok {
+		return corrupt.Place(err, file, component, base)
 	}
 	return corrupt.New(file, component, base, "a valid value", err)
 }
 
 // shift moves the offset of a nested value's error by base.
 func shift(err error, base int) error {
-	var ce *corrupt.Error
-	if errors.As(err, &ce) && ce.Offset >= 0 {
-		ce.Offset += int64(base)
-	}
-	return err
+	return corrupt.Place(err, "", "", int64(base))
 }
 
 // ---- sstabledump JSON (AbstractType.toJSONString) ----

@@ -61,10 +61,7 @@ func ReadFile(path string, oldFormat bool) (*BloomFilter, error) {
 		return nil, fmt.Errorf("reading bloom filter: %w", err)
 	}
 	f, err := Decode(b, oldFormat)
-	if ce, ok := err.(*corrupt.Error); ok {
-		ce.File = path
-	}
-	return f, err
+	return f, corrupt.WithFile(err, path)
 }
 
 // Decode parses Filter.db bytes. oldFormat is true for versions before na

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/clustering"
@@ -79,7 +80,7 @@ func (c *Codec) DecodeHead(b []byte, e *Entry) (promotedAt, total int, err error
 		return 0, 0, wrapShort(err, p, "partition position (vint)")
 	}
 	if pos > 1<<62 {
-		return 0, 0, &FieldError{Offset: int64(p), Expected: "a partition position", Err: fmt.Errorf("%d", pos)}
+		return 0, 0, fieldErr(fmt.Errorf("%d", pos), p, "a partition position")
 	}
 	e.Position = int64(pos)
 	p += n
@@ -126,7 +127,7 @@ func (c *Codec) Decode(b []byte, e *Entry) (int, error) {
 	p += n
 	// Each block takes at least 4 bytes of offsets plus a few of its own.
 	if uint64(count)*5 > uint64(total-p) {
-		return 0, &FieldError{Offset: int64(p), Expected: "a block count that fits the promoted index", Err: fmt.Errorf("%d blocks in %d bytes", count, total-p)}
+		return 0, fieldErr(fmt.Errorf("%d blocks in %d bytes", count, total-p), p, "a block count that fits the promoted index")
 	}
 	blocksStart := p
 	for i := 0; i < int(count); i++ {
@@ -137,12 +138,12 @@ func (c *Codec) Decode(b []byte, e *Entry) (int, error) {
 		e.Blocks = append(e.Blocks, blk)
 	}
 	if total-p != 4*int(count) {
-		return 0, &FieldError{Offset: int64(p), Expected: fmt.Sprintf("%d block offsets (4 bytes each) to end the promoted index", count), Err: fmt.Errorf("%d bytes left", total-p)}
+		return 0, fieldErr(fmt.Errorf("%d bytes left", total-p), p, fmt.Sprintf("%d block offsets (4 bytes each) to end the promoted index", count))
 	}
 	for i := 0; i < int(count); i++ {
 		off := binary.BigEndian.Uint32(pb[p:])
 		if int(off) > total-blocksStart {
-			return 0, &FieldError{Offset: int64(p), Expected: "a block offset inside the promoted index", Err: fmt.Errorf("%d", off)}
+			return 0, fieldErr(fmt.Errorf("%d", off), p, "a block offset inside the promoted index")
 		}
 		e.Offsets = append(e.Offsets, off)
 		p += 4
@@ -188,7 +189,7 @@ func (c *Codec) decodeBlock(b []byte, p int, blk *Block) (int, error) {
 		blk.EndOpenMarker = &dt
 		p += n
 	default:
-		return p, &FieldError{Offset: int64(p), Expected: "a boolean (0 or 1) end-open-marker flag", Err: fmt.Errorf("0x%02x", b[p])}
+		return p, fieldErr(fmt.Errorf("0x%02x", b[p]), p, "a boolean (0 or 1) end-open-marker flag")
 	}
 	return p, nil
 }
@@ -274,28 +275,18 @@ func (c *Codec) Append(dst []byte, e *Entry) ([]byte, error) {
 	return dst, nil
 }
 
-// FieldError is a decoding failure at an offset relative to the entry start.
-type FieldError struct {
-	Offset   int64
-	Expected string
-	Err      error
-}
-
-func (e *FieldError) Error() string {
-	return fmt.Sprintf("at entry byte %d: expected %s: %v", e.Offset, e.Expected, e.Err)
-}
-
-func (e *FieldError) Unwrap() error { return e.Err }
-
 func wrapShort(err error, p int, what string) error {
 	if errors.Is(err, vint.ErrShort) {
 		return ErrShort
 	}
-	return &FieldError{Offset: int64(p), Expected: what, Err: err}
+	return fieldErr(err, p, what)
 }
 
+// fieldErr reports a field of an entry decoded from a bare buffer: the
+// offset is relative to the entry's start, which only the caller knows
+// (the scanner places it with corrupt.Place).
 func fieldErr(err error, p int, what string) error {
-	return &FieldError{Offset: int64(p), Expected: what, Err: err}
+	return corrupt.New("", "Index.db", int64(p), what, err)
 }
 
 // BlockSize is the width Append gives block b, so a verifier can check the

@@ -75,9 +75,8 @@ func (s *Scanner) Next() bool {
 			return true
 		}
 		if !errors.Is(err, ErrShort) {
-			var fe *FieldError
-			if errors.As(err, &fe) {
-				s.err = s.corrupt(s.pos+fe.Offset, fe.Expected, fe.Err)
+			if _, ok := corrupt.As(err); ok {
+				s.err = corrupt.Place(err, s.f.Path(), "", s.pos)
 			} else {
 				s.err = s.corrupt(s.pos, "an index entry", err)
 			}
@@ -147,9 +146,8 @@ func (s *Scanner) DecodeFull() (*Entry, error) {
 	}
 	var e Entry
 	if _, err := s.codec.Decode(b[:size], &e); err != nil {
-		var fe *FieldError
-		if errors.As(err, &fe) {
-			return nil, s.corrupt(s.entryPos+fe.Offset, fe.Expected, fe.Err)
+		if _, ok := corrupt.As(err); ok {
+			return nil, corrupt.Place(err, s.f.Path(), "", s.entryPos)
 		}
 		return nil, s.corrupt(s.entryPos, "an index entry", err)
 	}

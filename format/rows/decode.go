@@ -379,10 +379,8 @@ func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, e
 		d.timeNotes[i].Offset += off + int64(p)
 	}
 	if err != nil {
-		if ce, ok := err.(*corrupt.Error); ok {
-			ce.Offset += off + int64(p)
-			ce.File = d.file
-			return 0, ce
+		if _, ok := corrupt.As(err); ok {
+			return 0, corrupt.Place(err, d.file, "", off+int64(p))
 		}
 		return 0, d.fail(off+int64(p), "a row body", err)
 	}

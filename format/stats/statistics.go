@@ -68,10 +68,7 @@ func ReadFile(path string, v format.Version) (*Statistics, error) {
 	}
 	s, err := Decode(b, v)
 	if err != nil {
-		if ce, ok := errors.AsType[*corrupt.Error](err); ok && ce.File == "" {
-			ce.File = path
-		}
-		return nil, err
+		return nil, corrupt.WithFile(err, path)
 	}
 	return s, nil
 }

@@ -118,10 +118,7 @@ func ReadFile(path string) (*Summary, error) {
 		return nil, fmt.Errorf("reading index summary: %w", err)
 	}
 	s, err := Decode(b)
-	if ce, ok := err.(*corrupt.Error); ok {
-		ce.File = path
-	}
-	return s, err
+	return s, corrupt.WithFile(err, path)
 }
 
 // Decode parses Summary.db bytes. The summary refers to b; do not modify

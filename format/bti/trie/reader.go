@@ -1,7 +1,6 @@
 package trie
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -144,13 +143,7 @@ func (r *Reader) corrupt(off int64, expected string, err error) error {
 
 // own names the reader's file in a corruption error raised below it.
 func (r *Reader) own(err error) error {
-	var ce *corrupt.Error
-	if errors.As(err, &ce) && ce.File == "" && ce.Component == "" {
-		c := *ce
-		c.File, c.Component = r.File, r.Component
-		return &c
-	}
-	return err
+	return corrupt.Place(err, r.File, r.Component, 0)
 }
 
 // Node reads the node at pos.
