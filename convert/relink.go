@@ -2,7 +2,6 @@ package convert
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -116,9 +115,7 @@ func (r *relinker) partition(wantKey []byte, events []event) (partitionResult, [
 	}
 	pr.deletion = dt
 	pr.oldHeaderSize = h.Size
-	r.buf = binary.BigEndian.AppendUint16(r.buf[:0], uint16(len(key)))
-	r.buf = append(r.buf, key...)
-	if r.buf, err = r.to.Append(r.buf, dt); err != nil {
+	if r.buf, err = rows.AppendPartitionHeader(r.buf[:0], key, r.to, dt); err != nil {
 		return pr, events, err
 	}
 	pr.newHeaderSize = len(r.buf)

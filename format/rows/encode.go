@@ -26,12 +26,19 @@ func NewEncoder(schema *Schema) *Encoder { return &Encoder{schema: schema} }
 // AppendPartitionHeader appends a partition header: the key with an
 // unsigned short length and the partition deletion in the version's layout.
 func (e *Encoder) AppendPartitionHeader(dst, key []byte, d deletiontime.DeletionTime) ([]byte, error) {
+	return AppendPartitionHeader(dst, key, e.schema.Version.DeletionTimeLayout(), d)
+}
+
+// AppendPartitionHeader appends a partition header with the deletion in
+// layout, for writers that copy row bodies without an Encoder (convert's
+// relinker).
+func AppendPartitionHeader(dst, key []byte, layout deletiontime.Layout, d deletiontime.DeletionTime) ([]byte, error) {
 	if len(key) > 0xFFFF {
 		return dst, fmt.Errorf("rows: partition key of %d bytes exceeds 65535", len(key))
 	}
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(key)))
 	dst = append(dst, key...)
-	return e.schema.Version.DeletionTimeLayout().Append(dst, d)
+	return layout.Append(dst, d)
 }
 
 // AppendEndOfPartition appends the end-of-partition byte.
@@ -254,4 +261,19 @@ func (e *Encoder) appendCell(body []byte, c *Cell, col *Column, lv Liveness) []b
 		body = append(body, c.Value...)
 	}
 	return body
+}
+
+// PartitionKeyOf returns the key of the partition header b starts with
+// (its unsigned short length, then the key), false when b is too short.
+// It is for callers that hold a partition's bytes (the browser's bytes
+// view); a scan reads headers with Decoder.ReadPartitionHeader.
+func PartitionKeyOf(b []byte) ([]byte, bool) {
+	if len(b) < 2 {
+		return nil, false
+	}
+	n := int(binary.BigEndian.Uint16(b))
+	if 2+n > len(b) {
+		return nil, false
+	}
+	return b[2 : 2+n], true
 }

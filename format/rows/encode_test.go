@@ -39,6 +39,9 @@ func TestEncoderReproducesFixtures(t *testing.T) {
 			if out, err = enc.AppendPartitionHeader(out, h.Key, h.Deletion); err != nil {
 				t.Fatal(err)
 			}
+			if k, ok := rows.PartitionKeyOf(raw[h.Offset:]); !ok || !bytes.Equal(k, h.Key) {
+				t.Fatalf("%s: PartitionKeyOf at %d = %x, %v; the decoder read %x", path, h.Offset, k, ok, h.Key)
+			}
 			for {
 				u, err := dec.Next(false)
 				if err != nil {

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -84,9 +83,9 @@ func NewPartitionBytes(env *Env, t *catalog.Table, off, size int64, title string
 	if v.err != nil {
 		return v
 	}
-	if t.S.Version().IsBTI() && len(v.data) >= 2 {
-		if n := int(binary.BigEndian.Uint16(v.data)); 2+n <= len(v.data) {
-			v.key = append([]byte{}, v.data[2:2+n]...)
+	if t.S.Version().IsBTI() {
+		if k, ok := rows.PartitionKeyOf(v.data); ok {
+			v.key = append([]byte{}, k...)
 		}
 	}
 	if len(v.data) <= quickBytes {
