@@ -323,6 +323,20 @@ func TestRunBenchStreams(t *testing.T) {
 			t.Errorf("%+v", r)
 		}
 	}
+	// Without the skip list among the memtables asked for, it still runs
+	// as the baseline: no ratio is left at 0.
+	rep, err = RunBench(ws, g.Schema(), BenchOptions{Runs: 1, Writers: []int{1}, Kinds: []Kind{Trie}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 2*2 {
+		t.Fatalf("trie alone: %d results, want the skip list's and the trie's for two workloads", len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.VsSkipList <= 0 || r.VsSkipListMin <= 0 {
+			t.Errorf("trie alone: %+v", r)
+		}
+	}
 	bad := append([]workload.Op{}, ws[:3]...)
 	bad[2].Key = nil
 	if _, err := RunBench(bad, g.Schema(), BenchOptions{Runs: 1}); err == nil || !strings.Contains(err.Error(), "op 3") {

@@ -2,6 +2,7 @@ package memsim
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -116,9 +117,12 @@ func TestHashOrderedByteOrderedWalk(t *testing.T) {
 // op of the larger run against the smaller one: about 1 when a replay is
 // linear, about 4 if it were quadratic (as bucketing by the leading key
 // bytes made it). The skip list's ratio, measured in the same run, is the
-// baseline (log n).
+// baseline (log n). Each size is replayed five times per iteration and the
+// fastest replay counts, so that a collection or another process on a
+// shared machine does not decide the ratio (one replay each swung it from
+// 1.5 to 4.4).
 func BenchmarkHashOrderedByteOrderedLinear(b *testing.B) {
-	const n = 20000
+	const n, repeats = 50000, 5
 	keys := make([][]byte, 4*n)
 	for i := range keys {
 		keys[i] = []byte(fmt.Sprintf("user:%012d", i))
@@ -138,14 +142,27 @@ func BenchmarkHashOrderedByteOrderedLinear(b *testing.B) {
 		}
 		return time.Since(start)
 	}
+	fastest := func(kind Kind, count int) time.Duration {
+		best := time.Duration(math.MaxInt64)
+		for range repeats {
+			best = min(best, run(kind, count))
+		}
+		return best
+	}
 	b.ReportAllocs()
+	growth := map[Kind]float64{}
 	for _, kind := range []Kind{HashOrdered, SkipList} {
 		var small, large time.Duration
 		for i := 0; i < b.N; i++ {
-			small += run(kind, n)
-			large += run(kind, 4*n)
+			small += fastest(kind, n)
+			large += fastest(kind, 4*n)
 		}
-		b.ReportMetric(float64(large)/4/float64(small), "x-per-op-4n/n-"+kind.String())
+		growth[kind] = float64(large) / 4 / float64(small)
+		b.ReportMetric(growth[kind], "x-per-op-4n/n-"+kind.String())
 		b.ReportMetric(float64(large.Nanoseconds())/float64(4*n*b.N), "ns/op-"+kind.String())
 	}
+	// The cache misses and collections of a four times larger heap slow
+	// both structures alike; against the skip list's growth, a linear
+	// hash-ordered replay stays near 1 where a quadratic one reaches 4.
+	b.ReportMetric(growth[HashOrdered]/growth[SkipList], "growth-vs-skiplist")
 }
