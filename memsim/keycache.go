@@ -6,6 +6,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/clustering"
 	idx "github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/format/vint"
 	"github.com/sstabletool/sstabletool/memsim/jvm"
 )
 
@@ -119,15 +120,6 @@ func (z *keyCacheSizes) entryHeap(e *idx.Entry) (int64, bool) {
 	return h, true
 }
 
-// uvintSize is the width of Cassandra's unsigned vint (VIntCoding).
-func uvintSize(v uint64) int {
-	n := 1
-	for v >= 1<<(7*n) && n < 9 {
-		n++
-	}
-	return n
-}
-
 // KeyCacheFootprint reads every Index.db entry (promoted indexes
 // included) of the sstables.
 func KeyCacheFootprint(paths []string, jdk int, cassandra string) (KeyCache, error) {
@@ -164,7 +156,7 @@ func KeyCacheFootprint(paths []string, jdk int, cassandra string) (KeyCache, err
 				}
 			}
 			kc.OnHeap += z.keyCacheKey + jvm.ByteArray(keyLen) + heap
-			value := int64(uvintSize(uint64(e.Position))) + int64(uvintSize(uint64(e.PromotedSize))) + int64(e.PromotedSize)
+			value := int64(vint.UnsignedSize(uint64(e.Position))) + int64(vint.UnsignedSize(uint64(e.PromotedSize))) + int64(e.PromotedSize)
 			kc.OffHeap += ohcEntryHeader + 16 + 2 + 4 + keyLen + value
 		}
 		err = sc.Err()

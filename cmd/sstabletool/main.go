@@ -106,8 +106,10 @@ func version() string {
 	return fmt.Sprintf("%s (%s%s; reads big ma..oa and bti da sstables)", v, commit, runtime.Version())
 }
 
-func init() {
-	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintf(c.App.Writer, "sstabletool version %s\n", c.App.Version) }
+// printVersion is what --version prints; urfave/cli takes it from a
+// package variable, set by run before the app parses anything.
+func printVersion(c *cli.Context) {
+	fmt.Fprintf(c.App.Writer, "sstabletool version %s\n", c.App.Version)
 }
 
 // helpCommand is the help command.
@@ -152,6 +154,7 @@ func helpAction(c *cli.Context) error {
 
 // run executes the app and maps errors to exit codes; tests call it too.
 func run(args []string) int {
+	cli.VersionPrinter = printVersion
 	app := newApp()
 	args, err := flagsFirst(app, args)
 	if err == nil {
