@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sstabletool/sstabletool/format/bti/trie"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // FieldKind says what a Field of a description is.
@@ -56,7 +57,7 @@ func (m *Metadata) Describe(unit time.Duration) []Field {
 	if c := m.Compression; c != nil {
 		f("Compressor", c.Compressor, "")
 		f("Compression ratio", JavaDouble(c.Ratio), "")
-		f("Chunk length", c.ChunkLength, fmt.Sprintf("%s of %d bytes", Plural(c.Chunks, "chunk"), c.DataLength))
+		f("Chunk length", c.ChunkLength, fmt.Sprintf("%s of %d bytes", words.Plural(c.Chunks, "chunk"), c.DataLength))
 	} else {
 		f("Compressor", "-", "uncompressed; CRC.db checksums")
 	}
@@ -107,11 +108,11 @@ func (m *Metadata) Describe(unit time.Duration) []Field {
 	section = "Indexes and filter"
 	if sm := m.Summary; sm != nil {
 		f("Index summary", fmt.Sprintf("%s, min index interval %d, sampling level %d/128, %d at full sampling, keys estimated %d",
-			Plural(sm.Entries, "entry"), sm.MinIndexInterval, sm.SamplingLevel, sm.SizeAtFullSampling, sm.EstimatedKeys), "")
+			words.Plural(sm.Entries, "entry"), sm.MinIndexInterval, sm.SamplingLevel, sm.SizeAtFullSampling, sm.EstimatedKeys), "")
 		f("Index summary first/last key", sm.FirstKey+" .. "+sm.LastKey, "")
 	}
 	if pi := m.PartitionIndex; pi != nil {
-		f("Partitions.db", fmt.Sprintf("%d bytes, %s", pi.SizeOnDisk, Plural(pi.KeyCount, "key")), "first "+pi.FirstKey+", last "+pi.LastKey)
+		f("Partitions.db", fmt.Sprintf("%d bytes, %s", pi.SizeOnDisk, words.Plural(pi.KeyCount, "key")), "first "+pi.FirstKey+", last "+pi.LastKey)
 		trieFields(f, "Partitions.db trie", pi.Trie, "key")
 	}
 	if ri := m.RowIndex; ri != nil {
@@ -119,13 +120,13 @@ func (m *Metadata) Describe(unit time.Duration) []Field {
 		if ri.Entries > 0 {
 			per = fmt.Sprintf("%d to %d per entry", ri.MinBlocks, ri.MaxBlocks)
 		}
-		f("Rows.db", fmt.Sprintf("%d bytes, %s (partitions with a row index), %s", ri.SizeOnDisk, Plural(ri.Entries, "entry"), Plural(ri.Blocks, "block")), per)
+		f("Rows.db", fmt.Sprintf("%d bytes, %s (partitions with a row index), %s", ri.SizeOnDisk, words.Plural(ri.Entries, "entry"), words.Plural(ri.Blocks, "block")), per)
 		if ri.Entries > 0 {
 			trieFields(f, "Rows.db tries", ri.Trie, "block")
 		}
 	}
 	if fl := m.Filter; fl != nil {
-		f("Bloom filter", fmt.Sprintf("%s, %d bits, %d bytes on disk", Plural(fl.HashCount, "hash function"), fl.Bits, fl.SizeOnDisk), "")
+		f("Bloom filter", fmt.Sprintf("%s, %d bits, %d bytes on disk", words.Plural(fl.HashCount, "hash function"), fl.Bits, fl.SizeOnDisk), "")
 	}
 	out = append(out, Field{Kind: FieldHistograms, Section: "Histograms"})
 	section = "Keys and clustering"
@@ -202,9 +203,9 @@ func columnMap(cols []Column) string {
 // trieFields adds a BTI trie's facts: its nodes by type (in TrieNode.Types
 // order), depth and bytes per key.
 func trieFields(f func(string, any, string), name string, t TrieInfo, per string) {
-	detail := fmt.Sprintf("%s, depth %d, %.1f bytes per %s", Plural(t.Nodes, "node"), t.MaxDepth, t.BytesPerKey, per)
+	detail := fmt.Sprintf("%s, depth %d, %.1f bytes per %s", words.Plural(t.Nodes, "node"), t.MaxDepth, t.BytesPerKey, per)
 	if t.Pages > 0 {
-		detail += fmt.Sprintf(", %s", Plural(t.Pages, "page"))
+		detail += fmt.Sprintf(", %s", words.Plural(t.Pages, "page"))
 		if t.PageCrossing > 0 {
 			detail += fmt.Sprintf(" (%d nodes across a page boundary)", t.PageCrossing)
 		}
@@ -218,16 +219,4 @@ func trieFields(f func(string, any, string), name string, t TrieInfo, per string
 		}
 	}
 	f(name+" node types", strings.Join(types, ", "), "")
-}
-
-// Plural is n and the noun, singular for one: "1 partition", "5 partitions",
-// "2 entries".
-func Plural[T ~int | ~int64](n T, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	if strings.HasSuffix(noun, "y") && !strings.ContainsAny(noun[len(noun)-2:len(noun)-1], "aeiou") {
-		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

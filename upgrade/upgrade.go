@@ -23,6 +23,7 @@ import (
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/txnlog"
+	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -157,9 +158,9 @@ func Run(p *Plan, o Options) (*Report, error) {
 			rep.Recovered = append(rep.Recovered, r)
 			switch r.Action {
 			case "finished":
-				say("found %s: the interrupted upgrade had committed; %s the %d files of the sstable it replaced", r.Log, past(o.DryRun, "deleted", "would delete"), len(r.Deleted))
+				say("found %s: the interrupted upgrade had committed; %s %s of the sstable it replaced", r.Log, past(o.DryRun, "deleted", "would delete"), words.Plural(len(r.Deleted), "file"))
 			case "rolled back":
-				say("found %s: the interrupted upgrade had not committed; %s the %d files of the sstable it was writing", r.Log, past(o.DryRun, "deleted", "would delete"), len(r.Deleted))
+				say("found %s: the interrupted upgrade had not committed; %s %s of the sstable it was writing", r.Log, past(o.DryRun, "deleted", "would delete"), words.Plural(len(r.Deleted), "file"))
 			default:
 				say("found %s: %s", r.Log, r.Problem)
 			}

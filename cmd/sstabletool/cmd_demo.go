@@ -14,8 +14,8 @@ import (
 	"github.com/sstabletool/sstabletool/format/oa"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/generate"
-	"github.com/sstabletool/sstabletool/inspect"
 	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
+	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/verify"
 	"github.com/sstabletool/sstabletool/workload"
 )
@@ -108,9 +108,9 @@ func demoAction(c *cli.Context) error {
 	r := verify.SSTable(path, sstable.Options{}, nil)
 	fmt.Fprintf(out, "\nsstabletool verify: ")
 	if r.OK() {
-		fmt.Fprintf(out, "OK (%s: %s)\n", inspect.Plural(len(r.Checks), "check"), strings.Join(r.Checks, "; "))
+		fmt.Fprintf(out, "OK (%s: %s)\n", words.Plural(len(r.Checks), "check"), strings.Join(r.Checks, "; "))
 	} else {
-		fmt.Fprintf(out, "%s: %v\n", inspect.Plural(len(r.Problems), "problem"), r.Problems)
+		fmt.Fprintf(out, "%s: %v\n", words.Plural(len(r.Problems), "problem"), r.Problems)
 	}
 
 	est, err := convert.Estimate(path, convert.Options{To: oa.Version})

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/memview"
+	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/memsim"
 	"github.com/sstabletool/sstabletool/workload"
 )
@@ -187,7 +188,7 @@ func runMemsim(c *cli.Context) error {
 			keyCache = &kc
 		}
 		set.Source, set.SSTables = "sstables", paths
-		title = fmt.Sprintf("memsim: %d sstable(s) of %s", len(paths), filepath.Base(filepath.Dir(paths[0])))
+		title = fmt.Sprintf("memsim: %s of %s", words.Plural(len(paths), "sstable"), filepath.Base(filepath.Dir(paths[0])))
 	} else {
 		p, err := workload.LoadProfile(c.String("profile"))
 		if err != nil {

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/inspect"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // metadataCommand is the metadata command.
@@ -58,8 +58,7 @@ func useColors(c *cli.Context) bool {
 	if os.Getenv("NO_COLOR") != "" {
 		return false
 	}
-	f, ok := stdout.(*os.File)
-	return ok && isatty.IsTerminal(f.Fd())
+	return isTerminal(stdout)
 }
 
 func metadataAction(c *cli.Context) error {
@@ -221,7 +220,7 @@ func (pr metadataPrinter) histogramOf(h inspect.Histogram, title string, name fu
 	}
 	termHistogram{title: title, bins: bins, offsetName: name, exact: exact}.print(pr.w, pr.style)
 	if over > 0 {
-		fmt.Fprintf(pr.w, "   (%s above the largest bucket left out, as Cassandra drops them)\n", inspect.Plural(over, "value"))
+		fmt.Fprintf(pr.w, "   (%s above the largest bucket left out, as Cassandra drops them)\n", words.Plural(over, "value"))
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/format/token"
 	"github.com/sstabletool/sstabletool/inspect"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // partitionsCommand is the partitions command.
@@ -420,7 +421,7 @@ func (p *partitionsPrinter) summary(sum *sstableSummary) error {
 		if sum.matches == 1 {
 			verb = "matches"
 		}
-		fmt.Fprintf(w, "  %s %s\n", inspect.Plural(sum.matches, "partition"), verb)
+		fmt.Fprintf(w, "  %s %s\n", words.Plural(sum.matches, "partition"), verb)
 		if sum.listKeys {
 			fmt.Fprint(w, "  Keys:")
 			for _, k := range sum.keys {

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/upgrade"
 )
 
@@ -89,7 +90,18 @@ func upgradeAction(c *cli.Context) error {
 		if dry {
 			verb = "would rewrite (dry run: nothing is changed)"
 		}
-		fmt.Fprintf(stdout, "upgrade to %s: %s %d sstable(s) in %d table directories\n", to.Name, verb, plan.Count, len(plan.Tables))
+		withWork := 0
+		for _, t := range plan.Tables {
+			if len(t.Upgrade) > 0 {
+				withWork++
+			}
+		}
+		of := ""
+		if withWork != len(plan.Tables) {
+			of = " (of " + words.Plural(len(plan.Tables), "table directory") + " found)"
+		}
+		fmt.Fprintf(stdout, "upgrade to %s: %s %s in %s%s\n", to.Name, verb, words.Plural(plan.Count, "sstable"),
+			words.Plural(withWork, "table directory"), of)
 		o.Log = func(line string) { fmt.Fprintln(stdout, line) }
 	}
 	prog := newProgress("upgrade", 0)
@@ -100,7 +112,9 @@ func upgradeAction(c *cli.Context) error {
 		if err := writeJSON(rep); err != nil {
 			return err
 		}
-	} else {
+	} else if runErr == nil || len(rep.Rewritten) > 0 || len(rep.Recovered) > 0 {
+		// A run refused before it changed anything (a live node) prints
+		// the refusal alone, not a summary of nothing done.
 		printUpgradeSummary(rep)
 	}
 	if runErr != nil {
@@ -108,23 +122,23 @@ func upgradeAction(c *cli.Context) error {
 	}
 	switch {
 	case len(rep.Failed) > 0:
-		return cli.Exit(fmt.Sprintf("%d sstable(s) or path(s) could not be upgraded", len(rep.Failed)), exitBadData)
+		return cli.Exit(fmt.Sprintf("%s could not be upgraded", words.Plural(len(rep.Failed), "sstable or path")), exitBadData)
 	case len(rep.Problems) > 0:
-		return cli.Exit(fmt.Sprintf("%d rewrite(s) failed verification; they were rolled back and the old sstables kept", len(rep.Problems)), exitProblem)
+		return cli.Exit(fmt.Sprintf("%s failed verification; rolled back, the old sstables kept", words.Plural(len(rep.Problems), "rewrite")), exitProblem)
 	}
 	return nil
 }
 
 func printUpgradeSummary(rep *upgrade.Report) {
-	counts := map[string]int{}
+	var already, snapshots, backups int
 	for _, s := range rep.Skipped {
 		switch {
 		case strings.HasPrefix(s.Reason, "already "):
-			counts["already "+rep.To]++
+			already++
 		case filepath.Base(s.Path) == format.SnapshotsDir:
-			counts["snapshots/ directories left alone"]++
+			snapshots++
 		case filepath.Base(s.Path) == format.BackupsDir:
-			counts["backups/ directories left alone"]++
+			backups++
 		default:
 			fmt.Fprintf(stdout, "skipped %s: %s\n", s.Path, s.Reason)
 		}
@@ -139,13 +153,17 @@ func printUpgradeSummary(rep *upgrade.Report) {
 	if rep.DryRun {
 		verb = "would rewrite"
 	}
-	fmt.Fprintf(stdout, "%s %d sstable(s): %d -> %d bytes, %s %d bytes (%s)\n", verb, len(rep.Rewritten), rep.Before, rep.After,
+	fmt.Fprintf(stdout, "%s %s: %d -> %d bytes, %s %d bytes (%s)\n", verb, words.Plural(len(rep.Rewritten), "sstable"), rep.Before, rep.After,
 		map[bool]string{true: "would save", false: "saved"}[rep.DryRun], rep.Saved, pct(rep.Saved, rep.Before))
 	var notes []string
-	for _, k := range []string{"already " + rep.To, "snapshots/ directories left alone", "backups/ directories left alone"} {
-		if counts[k] > 0 {
-			notes = append(notes, fmt.Sprintf("%d %s", counts[k], k))
-		}
+	if already > 0 {
+		notes = append(notes, words.Plural(already, "sstable")+" already "+rep.To)
+	}
+	if snapshots > 0 {
+		notes = append(notes, words.Plural(snapshots, "snapshots/ directory")+" left alone")
+	}
+	if backups > 0 {
+		notes = append(notes, words.Plural(backups, "backups/ directory")+" left alone")
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(stdout, "(%s)\n", strings.Join(notes, ", "))

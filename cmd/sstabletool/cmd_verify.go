@@ -8,7 +8,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/inspect"
+	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/verify"
 )
 
@@ -77,10 +77,10 @@ func verifyAction(c *cli.Context) error {
 			return nil
 		}
 		if r.OK() {
-			fmt.Fprintf(stdout, "OK   %s (%s; %s)\n", r.SSTable, inspect.Plural(r.Partitions, "partition"), inspect.Plural(len(r.Checks), "check"))
+			fmt.Fprintf(stdout, "OK   %s (%s; %s)\n", r.SSTable, words.Plural(r.Partitions, "partition"), words.Plural(len(r.Checks), "check"))
 			return nil
 		}
-		fmt.Fprintf(stdout, "FAIL %s: %s\n", r.SSTable, inspect.Plural(len(r.Problems), "problem"))
+		fmt.Fprintf(stdout, "FAIL %s: %s\n", r.SSTable, words.Plural(len(r.Problems), "problem"))
 		for _, pr := range r.Problems {
 			fmt.Fprintf(stdout, "  - %s\n", pr)
 		}
@@ -96,7 +96,7 @@ func verifyAction(c *cli.Context) error {
 	}
 	failed := ""
 	if bad > 0 {
-		failed = fmt.Sprintf("%d of %s failed verification", bad, inspect.Plural(checked, "sstable"))
+		failed = fmt.Sprintf("%d of %s failed verification", bad, words.Plural(checked, "sstable"))
 	}
 	// Not being able to check is worse than finding problems: exit 2.
 	if err := sc.err(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -31,9 +32,36 @@ var (
 
 // stdout and stderr are variables so tests can capture them.
 var (
-	stdout io.Writer = os.Stdout
-	stderr io.Writer = os.Stderr
+	stdout io.Writer = newScreen(os.Stdout)
+	stderr io.Writer = newScreen(os.Stderr)
 )
+
+// screen is os.Stdout or os.Stderr as the commands write to them. On a
+// terminal a write first erases a progress bar showing there (its next
+// update draws it again), so that no line of output lands on top of the
+// bar; output piped elsewhere leaves the bar alone.
+type screen struct {
+	*os.File
+	tty bool
+}
+
+func newScreen(f *os.File) screen {
+	return screen{f, isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())}
+}
+
+func (s screen) Write(b []byte) (int, error) {
+	if s.tty {
+		hideBar()
+	}
+	return s.File.Write(b)
+}
+
+// isTerminal says whether w is a terminal (a screen or an *os.File on
+// one); captured output in tests is not.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
 
 // badData wraps an error as exit code 2 (input unreadable, or bad usage).
 func badData(err error) error {
@@ -272,9 +300,25 @@ type progress struct {
 	last  time.Time
 }
 
+// bar is the progress line now drawn on the terminal, if any. Workers of
+// one command (upgrade's jobs) update it and print lines concurrently.
+var bar struct {
+	sync.Mutex
+	showing *progress
+}
+
+// hideBar erases the progress line before other output is written.
+func hideBar() {
+	bar.Lock()
+	defer bar.Unlock()
+	if bar.showing != nil {
+		os.Stderr.WriteString("\r\033[K")
+		bar.showing = nil
+	}
+}
+
 func newProgress(label string, total int64) *progress {
-	f, ok := stderr.(*os.File)
-	on := ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) && os.Getenv("CI") == ""
+	on := isTerminal(stderr) && os.Getenv("CI") == ""
 	return &progress{on: on, label: label, total: total}
 }
 
@@ -288,7 +332,12 @@ func progressFlag(c *cli.Context, p *progress) *progress {
 }
 
 func (p *progress) update(done int64) {
-	if !p.on || time.Since(p.last) < 200*time.Millisecond {
+	if !p.on {
+		return
+	}
+	bar.Lock()
+	defer bar.Unlock()
+	if time.Since(p.last) < 200*time.Millisecond {
 		return
 	}
 	p.last = time.Now()
@@ -296,15 +345,21 @@ func (p *progress) update(done int64) {
 	if p.total > 0 {
 		pct = 100 * float64(done) / float64(p.total)
 	}
+	// Written to the terminal itself: a write through stderr would erase
+	// the bar it draws.
 	if p.unit != "" {
-		fmt.Fprintf(stderr, "\r%s %5.1f%% (%d of %d %s)", p.label, pct, done, p.total, p.unit)
-		return
+		fmt.Fprintf(os.Stderr, "\r%s %5.1f%% (%d of %d %s)", p.label, pct, done, p.total, p.unit)
+	} else {
+		fmt.Fprintf(os.Stderr, "\r%s %5.1f%% (%s of %s)", p.label, pct, cellfmt.Human(done), cellfmt.Human(p.total))
 	}
-	fmt.Fprintf(stderr, "\r%s %5.1f%% (%s of %s)", p.label, pct, cellfmt.Human(done), cellfmt.Human(p.total))
+	bar.showing = p
 }
 
 func (p *progress) done() {
-	if p.on && !p.last.IsZero() {
-		fmt.Fprintf(stderr, "\r\033[K")
+	bar.Lock()
+	defer bar.Unlock()
+	if p.on && bar.showing == p {
+		os.Stderr.WriteString("\r\033[K")
+		bar.showing = nil
 	}
 }
