@@ -17,11 +17,12 @@ func (c *countingDiscard) Write(p []byte) (int, error) { c.n += int64(len(p)); r
 
 // BenchmarkDumpVsBareLZ4 measures `dump` against the bare-LZ4 baseline on
 // the same machine: each round runs the bare decompression of every chunk
-// (benchbase.Bare), the pretty dump and the --jsonl dump of the whole
-// table to a discarding writer (mmap, chunk CRCs checked), back to back.
-// It reports the baseline's speed, the pretty dump's speed in MB/s of
-// uncompressed sstable, both dumps' speeds as percentages of the
-// baseline's, and the JSON bytes per second the pretty dump produced.
+// (benchbase.Bare), the pretty dump, the --jsonl dump and the -d dump of
+// the whole table to a discarding writer (mmap, chunk CRCs checked), back
+// to back. It reports the baseline's speed, the pretty and -d dumps'
+// speeds in MB/s of uncompressed sstable, the three dumps' speeds as
+// percentages of the baseline's, and the JSON bytes per second the
+// pretty dump produced.
 // With -cpu 1 the dump renders on one core; with -cpu 2 on two (All).
 // dump-cpu-% compares CPU time instead of wall time, which the other
 // tenants of a shared machine disturb less.
@@ -47,9 +48,9 @@ func benchVsBare(b *testing.B, dump func(io.Writer, *sstable.SSTable, Options) e
 			continue
 		}
 		b.Run(benchbase.Name(p), func(b *testing.B) {
-			b.SetBytes(2 * bl.Length)
+			b.SetBytes(3 * bl.Length)
 			dst := bl.Buffer()
-			var bare, pretty, lines, bareCPU, prettyCPU time.Duration
+			var bare, pretty, lines, debug, bareCPU, prettyCPU time.Duration
 			var out int64
 			for i := 0; i < b.N; i++ {
 				t0, c0 := time.Now(), cpuTime()
@@ -65,7 +66,11 @@ func benchVsBare(b *testing.B, dump func(io.Writer, *sstable.SSTable, Options) e
 					b.Fatal(err)
 				}
 				t3 := time.Now()
-				bare, pretty, lines = bare+t1.Sub(t0), pretty+t2.Sub(t1), lines+t3.Sub(t2)
+				if err := dump(io.Discard, s, Options{Debug: true}); err != nil {
+					b.Fatal(err)
+				}
+				t4 := time.Now()
+				bare, pretty, lines, debug = bare+t1.Sub(t0), pretty+t2.Sub(t1), lines+t3.Sub(t2), debug+t4.Sub(t3)
 				bareCPU, prettyCPU = bareCPU+c1-c0, prettyCPU+c2-c1
 			}
 			mb := float64(bl.Length) * float64(b.N) / 1e6
@@ -73,6 +78,8 @@ func benchVsBare(b *testing.B, dump func(io.Writer, *sstable.SSTable, Options) e
 			b.ReportMetric(mb/pretty.Seconds(), "dump-MB/s")
 			b.ReportMetric(100*bare.Seconds()/pretty.Seconds(), "dump-%")
 			b.ReportMetric(100*bare.Seconds()/lines.Seconds(), "jsonl-%")
+			b.ReportMetric(mb/debug.Seconds(), "debug-MB/s")
+			b.ReportMetric(100*bare.Seconds()/debug.Seconds(), "debug-%")
 			b.ReportMetric(float64(out)/1e6/pretty.Seconds(), "json-MB/s")
 			if prettyCPU > 0 {
 				// CPU seconds of the dump (all its threads) per CPU second

@@ -1,14 +1,11 @@
 package export
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/cqltype"
@@ -16,8 +13,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/sstable"
 )
 
-// DebugWriter prints partitions the way `sstabledump -d` does
-// (SSTableExport's debug output): one line per partition deletion, static
+// sstabledump -d (Options.Debug): one line per partition deletion, static
 // row, row and range tombstone marker, each "[key]@position " followed by
 // the toString of what it is, as Cassandra 5.0 writes them:
 //
@@ -32,36 +28,72 @@ import (
 // partition's offset, every later one its own. (With -k, sstabledump's
 // pointer is wherever the previous partition left it; this prints the same
 // offsets as a full scan would.)
-type DebugWriter struct {
-	w   *bufio.Writer
-	s   *sstable.SSTable
-	key string
-	buf []byte
+//
+// The lines are appended to the renderer's buffer like the JSON, so -d
+// streams in the same blocks and renders on every core through All; the
+// document has no opening or closing (debugLayout's pieces are empty).
+
+// debugLayout is the layout of -d: no fixed JSON pieces at all.
+var debugLayout = &layout{}
+
+// debugColumn is what printing one column's cells needs, worked out once.
+type debugColumn struct {
+	open       []byte // "[name"
+	delOpen    []byte // "del(name)="
+	t          *cqltype.Type
+	path, elem *cqltype.Type // a collection's key and value types
+	complex    bool
+	counter    bool
+	collection bool
 }
 
-// NewDebugWriter returns a writer of s's partitions to w; Flush when done.
-func NewDebugWriter(w io.Writer, s *sstable.SSTable) *DebugWriter {
-	return &DebugWriter{w: bufio.NewWriterSize(w, 64<<10), s: s}
+// debugState is the renderer's -d part: columns, clustering types and the
+// line prefix of the partition being printed.
+type debugState struct {
+	regular, static []debugColumn
+	clustering      []*cqltype.Type
+	key             []byte // "[key]@"
 }
 
-// Flush writes what is buffered.
-func (d *DebugWriter) Flush() error { return d.w.Flush() }
+func newDebugState(s *sstable.SSTable) *debugState {
+	cols := func(cs []rows.Column, types []*cqltype.Type) []debugColumn {
+		out := make([]debugColumn, len(cs))
+		for i, c := range cs {
+			t := types[i]
+			dc := debugColumn{open: []byte("[" + c.Name), delOpen: []byte("del(" + c.Name + ")="), t: t,
+				complex: c.Complex, counter: c.Counter}
+			if c.Complex && t.Kind.IsCollection() {
+				dc.collection, dc.path, dc.elem = true, t.ElementPathType(), t.ElementValueType()
+			}
+			out[i] = dc
+		}
+		return out
+	}
+	return &debugState{
+		regular:    cols(s.Schema().Regular, s.RegularTypes()),
+		static:     cols(s.Schema().Static, s.StaticTypes()),
+		clustering: s.ClusteringTypes(),
+	}
+}
 
-// Partition prints one partition; dec is positioned after its header and
-// is read to the partition's end.
-func (d *DebugWriter) Partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
+// debugPartition prints one partition's lines; dec is positioned after
+// its header and is read to the partition's end.
+func (r *renderer) debugPartition(h *rows.PartitionHeader, dec *rows.Decoder) error {
+	g := r.dbg
 	// AbstractType.getString of the key; a key its type cannot print is
 	// shown in hex (sstabledump would stop with an exception).
-	key, err := d.s.KeyType().Format(h.Key)
-	if err != nil {
-		key = "0x" + hex.EncodeToString(h.Key)
+	g.key = append(g.key[:0], '[')
+	if k, err := r.s.KeyType().AppendFormat(g.key, h.Key); err == nil {
+		g.key = k
+	} else {
+		g.key = hex.AppendEncode(append(g.key[:1], "0x"...), h.Key)
 	}
-	d.key = "[" + key + "]@"
+	g.key = append(g.key, ']', '@')
 	pos := h.Offset
 	if !h.Deletion.IsLive() {
-		d.prefix(pos)
-		d.w.WriteString(deletionString(h.Deletion))
-		d.w.WriteByte('\n')
+		r.debugPrefix(pos)
+		r.debugDeletion(h.Deletion)
+		r.buf = append(r.buf, '\n')
 	}
 	first := true
 	for {
@@ -70,117 +102,133 @@ func (d *DebugWriter) Partition(h *rows.PartitionHeader, dec *rows.Decoder) erro
 			return err
 		}
 		if u == nil {
-			return nil
+			return r.flush()
 		}
 		if u.Kind == rows.KindStaticRow {
-			if isEmptyRow(u) {
+			if u.IsEmpty() {
 				continue // sstabledump prints a static row only when it is not empty
 			}
-			d.prefix(h.Offset)
+			r.debugPrefix(h.Offset)
 		} else {
 			if !first {
 				pos = u.Offset
 			}
 			first = false
-			d.prefix(pos)
+			r.debugPrefix(pos)
 		}
 		if u.Kind == rows.KindMarker {
-			d.marker(u)
-		} else if err := d.row(u); err != nil {
+			r.debugMarker(u)
+		} else if err := r.debugRow(u); err != nil {
 			return fmt.Errorf("%s at %d: %w", u.Kind, u.Offset, err)
 		}
-		d.w.WriteByte('\n')
+		r.buf = append(r.buf, '\n')
+		if err := r.flush(); err != nil {
+			return err
+		}
 	}
 }
 
-func (d *DebugWriter) prefix(pos int64) {
-	d.w.WriteString(d.key)
-	d.w.WriteString(strconv.FormatInt(pos, 10))
-	d.w.WriteByte(' ')
+func (r *renderer) debugPrefix(pos int64) {
+	r.buf = append(r.buf, r.dbg.key...)
+	r.buf = appendInt(r.buf, pos)
+	r.buf = append(r.buf, ' ')
 }
 
-func isEmptyRow(u *rows.Unfiltered) bool {
-	return len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 && !u.Liveness.HasTimestamp && !u.HasDeletion()
+// debugDeletion is DeletionTime.toString.
+func (r *renderer) debugDeletion(dt deletiontime.DeletionTime) {
+	r.buf = append(r.buf, "deletedAt="...)
+	r.buf = strconv.AppendInt(r.buf, dt.MarkedForDeleteAt, 10)
+	r.buf = append(r.buf, ", localDeletion="...)
+	r.buf = strconv.AppendInt(r.buf, dt.LocalDeletionTime, 10)
 }
 
-// deletionString is DeletionTime.toString.
-func deletionString(dt deletiontime.DeletionTime) string {
-	return "deletedAt=" + strconv.FormatInt(dt.MarkedForDeleteAt, 10) + ", localDeletion=" + strconv.FormatInt(dt.LocalDeletionTime, 10)
-}
-
-// marker is RangeTombstoneBoundMarker.toString / RangeTombstoneBoundaryMarker.toString:
-// "Marker KIND(v1, v2)@ts/ldt", a boundary with the closing deletion, then the opening one.
-func (d *DebugWriter) marker(u *rows.Unfiltered) {
-	w := d.w
-	w.WriteString("Marker ")
-	w.WriteString(u.Bound.Kind.String())
-	w.WriteByte('(')
+// debugMarker is RangeTombstoneBoundMarker.toString and
+// RangeTombstoneBoundaryMarker.toString: "Marker KIND(v1, v2)@ts/ldt", a
+// boundary with the closing deletion, then the opening one.
+func (r *renderer) debugMarker(u *rows.Unfiltered) {
+	r.buf = append(r.buf, "Marker "...)
+	r.buf = append(r.buf, u.Bound.Kind.String()...)
+	r.buf = append(r.buf, '(')
 	for i, v := range u.Bound.Values {
 		if i > 0 {
-			w.WriteString(", ")
+			r.buf = append(r.buf, ", "...)
 		}
 		if v == nil {
-			w.WriteString("null") // AbstractType.getString(null)
+			r.buf = append(r.buf, "null"...) // AbstractType.getString(null)
 		} else {
-			w.WriteString(d.getString(d.clusteringType(i), v))
+			r.debugString(r.debugClusteringType(i), v)
 		}
 	}
-	w.WriteString(")@")
+	r.buf = append(r.buf, ")@"...)
+	ts := func(dt deletiontime.DeletionTime) {
+		r.buf = strconv.AppendInt(r.buf, dt.MarkedForDeleteAt, 10)
+		r.buf = append(r.buf, '/')
+		r.buf = strconv.AppendInt(r.buf, dt.LocalDeletionTime, 10)
+	}
 	if u.IsBoundary() {
-		fmt.Fprintf(w, "%d/%d-%d/%d", u.EndDeletion.MarkedForDeleteAt, u.EndDeletion.LocalDeletionTime,
-			u.StartDeletion.MarkedForDeleteAt, u.StartDeletion.LocalDeletionTime)
+		ts(u.EndDeletion)
+		r.buf = append(r.buf, '-')
+		ts(u.StartDeletion)
 		return
 	}
-	fmt.Fprintf(w, "%d/%d", u.Deletion.MarkedForDeleteAt, u.Deletion.LocalDeletionTime)
+	ts(u.Deletion)
 }
 
-func (d *DebugWriter) clusteringType(i int) *cqltype.Type {
-	if i < len(d.s.ClusteringTypes()) {
-		return d.s.ClusteringTypes()[i]
+func (r *renderer) debugClusteringType(i int) *cqltype.Type {
+	if i < len(r.dbg.clustering) {
+		return r.dbg.clustering[i]
 	}
 	return nil
 }
 
-// row is AbstractRow.toString(metadata, includeClusterKeys, fullDetails=true):
-// sstabledump passes includeClusterKeys for the static row ("STATIC") and not
-// for the others (the clustering as CQL literals).
-func (d *DebugWriter) row(u *rows.Unfiltered) error {
-	w := d.w
-	w.WriteString("Row[info=")
+// debugRow is AbstractRow.toString(metadata, includeClusterKeys,
+// fullDetails=true): sstabledump passes includeClusterKeys for the static
+// row ("STATIC") and not for the others (the clustering as CQL literals).
+func (r *renderer) debugRow(u *rows.Unfiltered) error {
+	r.buf = append(r.buf, "Row[info=[ts="...)
 	l := u.Liveness
 	switch {
 	case !l.HasTimestamp:
 		// LivenessInfo.EMPTY: no timestamp (Long.MIN_VALUE).
-		fmt.Fprintf(w, "[ts=%d]", int64(math.MinInt64))
+		r.buf = strconv.AppendInt(r.buf, math.MinInt64, 10)
 	case l.Expiring():
-		fmt.Fprintf(w, "[ts=%d ttl=%d, let=%d]", l.Timestamp, l.TTL, l.LocalExpirationTime)
+		r.buf = strconv.AppendInt(r.buf, l.Timestamp, 10)
+		r.buf = append(r.buf, " ttl="...)
+		r.buf = strconv.AppendInt(r.buf, int64(l.TTL), 10)
+		r.buf = append(r.buf, ", let="...)
+		r.buf = strconv.AppendInt(r.buf, int64(l.LocalExpirationTime), 10)
 	default:
-		fmt.Fprintf(w, "[ts=%d]", l.Timestamp)
+		r.buf = strconv.AppendInt(r.buf, l.Timestamp, 10)
 	}
+	r.buf = append(r.buf, ']')
 	if u.HasDeletion() {
-		w.WriteString(" del=")
-		w.WriteString(deletionString(u.Deletion))
+		r.buf = append(r.buf, " del="...)
+		r.debugDeletion(u.Deletion)
 		if u.Shadowable {
-			w.WriteString("(shadowable)")
+			r.buf = append(r.buf, "(shadowable)"...)
 		}
+	} else if u.ExtFlags&rows.ExtFlagScyllaShadowable != 0 {
+		// ScyllaDB's own shadowable deletion: Cassandra's Row.Deletion
+		// once converted (what convert writes), printed as such.
+		r.buf = append(r.buf, " del="...)
+		r.debugDeletion(u.ScyllaShadowable)
+		r.buf = append(r.buf, "(shadowable)"...)
 	}
-	w.WriteString(" ]: ")
+	r.buf = append(r.buf, " ]: "...)
+	cols := r.dbg.regular
 	if u.Kind == rows.KindStaticRow {
-		w.WriteString("STATIC")
+		r.buf = append(r.buf, "STATIC"...)
+		cols = r.dbg.static
 	} else {
 		for i, v := range u.Clustering {
 			if i > 0 {
-				w.WriteString(", ")
+				r.buf = append(r.buf, ", "...)
 			}
-			w.WriteString(cqlLiteral(d.clusteringType(i), v))
+			r.debugLiteral(r.debugClusteringType(i), v)
 		}
 	}
-	w.WriteString(" | ")
+	r.buf = append(r.buf, " | "...)
 
-	types, cols := d.s.RegularTypes(), d.s.Schema().Regular
-	if u.Kind == rows.KindStaticRow {
-		types, cols = d.s.StaticTypes(), d.s.Schema().Static
-	}
 	// The row's columns in order, each once: a simple column is one cell, a
 	// complex one its deletion (if any) and its cells.
 	ci, cd := 0, 0
@@ -197,144 +245,185 @@ func (d *DebugWriter) row(u *rows.Unfiltered) error {
 			return fmt.Errorf("column %d outside the %d of the header", col, len(cols))
 		}
 		if !firstColumn {
-			w.WriteString(", ")
+			r.buf = append(r.buf, ", "...)
 		}
 		firstColumn = false
-		c, t := &cols[col], types[col]
-		if !c.Complex {
-			d.cell(&u.Cells[ci], c, t)
+		c := &cols[col]
+		if !c.complex {
+			r.debugCell(&u.Cells[ci], c)
 			ci++
 			continue
 		}
 		if cd < len(u.ComplexDeletions) && u.ComplexDeletions[cd].Column == col {
-			w.WriteString("del(")
-			w.WriteString(c.Name)
-			w.WriteString(")=")
-			w.WriteString(deletionString(u.ComplexDeletions[cd].Deletion))
+			r.buf = append(r.buf, c.delOpen...)
+			r.debugDeletion(u.ComplexDeletions[cd].Deletion)
 			cd++
 		}
 		for ; ci < len(u.Cells) && u.Cells[ci].Column == col; ci++ {
-			w.WriteString(", ")
-			d.cell(&u.Cells[ci], c, t)
+			r.buf = append(r.buf, ", "...)
+			r.debugCell(&u.Cells[ci], c)
 		}
 	}
 	return nil
 }
 
-// cell is AbstractCell.toString.
-func (d *DebugWriter) cell(c *rows.Cell, col *rows.Column, t *cqltype.Type) {
-	w := d.w
-	w.WriteByte('[')
-	w.WriteString(col.Name)
+// debugCell is AbstractCell.toString.
+func (r *renderer) debugCell(c *rows.Cell, col *debugColumn) {
+	r.buf = append(r.buf, col.open...)
 	switch {
-	case col.Counter:
+	case col.counter:
 		// "[name=total ts=...]" whatever the cell is.
 		total := int64(0)
 		if len(c.Value) > 0 {
 			total, _ = cqltype.CounterTotal(c.Value)
 		}
-		fmt.Fprintf(w, "=%d ts=%d]", total, c.Timestamp)
+		r.buf = append(r.buf, '=')
+		r.buf = strconv.AppendInt(r.buf, total, 10)
+		r.buf = append(r.buf, " ts="...)
+		r.buf = strconv.AppendInt(r.buf, c.Timestamp, 10)
+		r.buf = append(r.buf, ']')
 		return
-	case col.Complex && t.Kind.IsCollection():
-		w.WriteByte('[')
-		w.WriteString(d.getString(t.ElementPathType(), c.Path))
-		w.WriteString("]=")
+	case col.collection:
+		r.buf = append(r.buf, '[')
+		r.debugString(col.path, c.Path)
+		r.buf = append(r.buf, "]="...)
 		if c.IsTombstone() {
-			w.WriteString("<tombstone>")
+			r.buf = append(r.buf, "<tombstone>"...)
 		} else {
-			w.WriteString(d.getString(t.ElementValueType(), c.Value))
+			r.debugString(col.elem, c.Value)
 		}
 	case c.IsTombstone():
-		w.WriteString("=<tombstone>")
+		r.buf = append(r.buf, "=<tombstone>"...)
 	default:
 		// A field of a non-frozen UDT is printed with the UDT's type, as
 		// Cassandra does; it seldom parses, and then shows as hex.
-		w.WriteByte('=')
-		w.WriteString(d.getString(t, c.Value))
+		r.buf = append(r.buf, '=')
+		r.debugString(col.t, c.Value)
 	}
-	w.WriteByte(' ')
+	r.buf = append(r.buf, " ts="...)
+	r.buf = strconv.AppendInt(r.buf, c.Timestamp, 10)
 	switch {
 	case c.IsExpiring():
-		fmt.Fprintf(w, "ts=%d ttl=%d ldt=%d", c.Timestamp, c.TTL, c.LocalDeletionTime)
+		r.buf = append(r.buf, " ttl="...)
+		r.buf = strconv.AppendInt(r.buf, int64(c.TTL), 10)
+		r.buf = append(r.buf, " ldt="...)
+		r.buf = strconv.AppendInt(r.buf, int64(c.LocalDeletionTime), 10)
 	case c.IsTombstone():
-		fmt.Fprintf(w, "ts=%d ldt=%d", c.Timestamp, c.LocalDeletionTime)
-	default:
-		fmt.Fprintf(w, "ts=%d", c.Timestamp)
+		r.buf = append(r.buf, " ldt="...)
+		r.buf = strconv.AppendInt(r.buf, int64(c.LocalDeletionTime), 10)
 	}
-	w.WriteByte(']')
+	r.buf = append(r.buf, ']')
 }
 
-// getString is AbstractType.getString, or the bytes in hex when the type
+// debugString is AbstractType.getString, or the bytes in hex when the type
 // cannot print them (AbstractCell.safeToString).
-func (d *DebugWriter) getString(t *cqltype.Type, v []byte) string {
+func (r *renderer) debugString(t *cqltype.Type, v []byte) {
+	n := len(r.buf)
 	if t != nil {
-		var err error
-		if d.buf, err = t.AppendFormat(d.buf[:0], v); err == nil {
-			return string(d.buf)
+		if b, err := t.AppendFormat(r.buf, v); err == nil {
+			r.buf = b
+			return
+		}
+	}
+	r.buf = hex.AppendEncode(append(r.buf[:n], "0x"...), v)
+}
+
+// debugLiteral is AbstractType.toCQLString (CQL3Type.toCQLLiteral): see
+// appendCQLLiteral; a value its type cannot decode is shown as a blob.
+func (r *renderer) debugLiteral(t *cqltype.Type, v []byte) {
+	n := len(r.buf)
+	if t != nil {
+		if b, ok := appendCQLLiteral(r.buf, t, v); ok {
+			r.buf = b
+			return
+		}
+	}
+	r.buf = hex.AppendEncode(append(r.buf[:n], "0x"...), v)
+}
+
+// cqlLiteral is debugLiteral as a string.
+func cqlLiteral(t *cqltype.Type, v []byte) string {
+	if t != nil {
+		if b, ok := appendCQLLiteral(nil, t, v); ok {
+			return string(b)
 		}
 	}
 	return "0x" + hex.EncodeToString(v)
 }
 
-// cqlLiteral is AbstractType.toCQLString (CQL3Type.toCQLLiteral) as of
-// Cassandra 5.0: strings, inet addresses, dates, times and timestamps in
-// single quotes (a quote doubled), blobs and custom types as 0x..., other
-// scalars as printed, frozen collections, tuples, UDTs and vectors with
-// their literal syntax; null (nil, or empty for types other than text and
-// blob) as null. A value its type cannot decode is shown as a blob.
-func cqlLiteral(t *cqltype.Type, v []byte) string {
-	var b strings.Builder
-	if t == nil || !appendCQLLiteral(&b, t, v) {
-		return "0x" + hex.EncodeToString(v)
-	}
-	return b.String()
-}
-
-func appendCQLLiteral(b *strings.Builder, t *cqltype.Type, v []byte) bool {
+// appendCQLLiteral is AbstractType.toCQLString (CQL3Type.toCQLLiteral) as
+// of Cassandra 5.0: strings, inet addresses, dates, times and timestamps
+// in single quotes (a quote doubled), blobs and custom types as 0x...,
+// other scalars as printed, frozen collections, tuples, UDTs and vectors
+// with their literal syntax; null (nil, or empty for types other than
+// text and blob) as null. It reports false for a value its type cannot
+// decode, with dst's extra bytes to be dropped by the caller.
+func appendCQLLiteral(dst []byte, t *cqltype.Type, v []byte) ([]byte, bool) {
 	if v == nil {
-		b.WriteString("null")
-		return true
+		return append(dst, "null"...), true
 	}
 	switch t.Kind {
 	case cqltype.Text, cqltype.Ascii:
-		s, err := t.Format(v)
+		dst = append(dst, '\'')
+		start := len(dst)
+		dst, err := t.AppendFormat(dst, v)
 		if err != nil {
-			return false
+			return dst, false
 		}
-		b.WriteByte('\'')
-		b.WriteString(strings.ReplaceAll(s, "'", "''"))
-		b.WriteByte('\'')
-		return true
+		return append(doubleQuotes(dst, start), '\''), true
 	case cqltype.Blob, cqltype.Custom:
-		b.WriteString("0x")
-		b.WriteString(hex.EncodeToString(v))
-		return true
+		return hex.AppendEncode(append(dst, "0x"...), v), true
 	}
 	if len(v) == 0 {
-		b.WriteString("null")
-		return true
+		return append(dst, "null"...), true
 	}
 	switch t.Kind {
 	case cqltype.List, cqltype.Set, cqltype.Map:
-		return appendCollectionLiteral(b, t, v)
+		return appendCollectionLiteral(dst, t, v)
 	case cqltype.Tuple, cqltype.UDT:
-		return appendTupleLiteral(b, t, v)
+		return appendTupleLiteral(dst, t, v)
 	case cqltype.Vector, cqltype.Composite, cqltype.DynamicComposite:
-		return false // not clustering types in practice: shown as a blob
+		return dst, false // not clustering types in practice: shown as a blob
 	}
-	s, err := t.Format(v)
+	quoted := t.Kind == cqltype.Inet || t.Kind == cqltype.Date || t.Kind == cqltype.Time || t.Kind == cqltype.Timestamp
+	if quoted {
+		dst = append(dst, '\'')
+	}
+	dst, err := t.AppendFormat(dst, v)
 	if err != nil {
-		return false
+		return dst, false
 	}
-	switch t.Kind {
-	case cqltype.Inet, cqltype.Date, cqltype.Time, cqltype.Timestamp:
-		b.WriteByte('\'')
-		b.WriteString(s)
-		b.WriteByte('\'')
-	default:
-		b.WriteString(s)
+	if quoted {
+		dst = append(dst, '\'')
 	}
-	return true
+	return dst, true
+}
+
+// doubleQuotes doubles every single quote of dst[start:], as a CQL string
+// literal needs.
+func doubleQuotes(dst []byte, start int) []byte {
+	n := 0
+	for _, c := range dst[start:] {
+		if c == '\'' {
+			n++
+		}
+	}
+	if n == 0 {
+		return dst
+	}
+	end := len(dst)
+	dst = append(dst, make([]byte, n)...)
+	// Move the text right from its end, doubling quotes on the way.
+	w := len(dst)
+	for i := end - 1; i >= start; i-- {
+		w--
+		dst[w] = dst[i]
+		if dst[i] == '\'' {
+			w--
+			dst[w] = '\''
+		}
+	}
+	return dst
 }
 
 // readValue reads one element of a frozen collection, tuple or UDT: an int
@@ -354,77 +443,88 @@ func readValue(v []byte, off int) (elem []byte, next int, ok bool) {
 	return v[off : off+int(n)], off + int(n), true
 }
 
-func appendCollectionLiteral(b *strings.Builder, t *cqltype.Type, v []byte) bool {
+func appendCollectionLiteral(dst []byte, t *cqltype.Type, v []byte) ([]byte, bool) {
 	if len(v) < 4 {
-		return false
+		return dst, false
 	}
 	n := int(int32(binary.BigEndian.Uint32(v)))
 	if n < 0 || n > len(v) {
-		return false
+		return dst, false
 	}
 	open, close := byte('{'), byte('}')
 	if t.Kind == cqltype.List {
 		open, close = '[', ']'
 	}
-	b.WriteByte(open)
+	dst = append(dst, open)
 	off := 4
 	for i := 0; i < n; i++ {
 		if i > 0 {
-			b.WriteString(", ")
+			dst = append(dst, ", "...)
 		}
 		for j := 0; j < len(t.Params) && (j == 0 || t.Kind == cqltype.Map); j++ {
 			if j == 1 {
-				b.WriteString(": ")
+				dst = append(dst, ": "...)
 			}
 			e, next, ok := readValue(v, off)
-			if !ok || !appendCQLLiteral(b, t.Params[j], e) {
-				return false
+			if !ok {
+				return dst, false
+			}
+			if dst, ok = appendCQLLiteral(dst, t.Params[j], e); !ok {
+				return dst, false
 			}
 			off = next
 		}
 	}
-	b.WriteByte(close)
-	return off == len(v)
+	return append(dst, close), off == len(v)
 }
 
-func appendTupleLiteral(b *strings.Builder, t *cqltype.Type, v []byte) bool {
+func appendTupleLiteral(dst []byte, t *cqltype.Type, v []byte) ([]byte, bool) {
 	open, close := byte('('), byte(')')
 	if t.Kind == cqltype.UDT {
 		open, close = '{', '}'
 	}
-	b.WriteByte(open)
+	dst = append(dst, open)
 	off := 0
 	for i, p := range t.Params {
 		if off == len(v) {
 			break // fewer fields than the type: added later, as Java allows
 		}
 		if i > 0 {
-			b.WriteString(", ")
+			dst = append(dst, ", "...)
 		}
 		if t.Kind == cqltype.UDT && i < len(t.FieldNames) {
-			b.WriteString(maybeQuoteIdentifier(t.FieldNames[i]))
-			b.WriteString(": ")
+			dst = appendMaybeQuoted(dst, t.FieldNames[i])
+			dst = append(dst, ": "...)
 		}
 		e, next, ok := readValue(v, off)
-		if !ok || !appendCQLLiteral(b, p, e) {
-			return false
+		if !ok {
+			return dst, false
+		}
+		if dst, ok = appendCQLLiteral(dst, p, e); !ok {
+			return dst, false
 		}
 		off = next
 	}
-	b.WriteByte(close)
-	return off == len(v)
+	return append(dst, close), off == len(v)
 }
 
-// maybeQuoteIdentifier is ColumnIdentifier.maybeQuote, less its check of
+// appendMaybeQuoted is ColumnIdentifier.maybeQuote, less its check of
 // reserved keywords: [a-z][a-z0-9_]* as is, anything else in double quotes.
-func maybeQuoteIdentifier(s string) string {
+func appendMaybeQuoted(dst []byte, s string) []byte {
 	plain := s != "" && s[0] >= 'a' && s[0] <= 'z'
 	for i := 1; plain && i < len(s); i++ {
 		c := s[i]
 		plain = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'
 	}
 	if plain {
-		return s
+		return append(dst, s...)
 	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			dst = append(dst, '"')
+		}
+		dst = append(dst, s[i])
+	}
+	return append(dst, '"')
 }

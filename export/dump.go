@@ -25,6 +25,9 @@ type Options struct {
 	// Workers is how many goroutines All renders with: 0 means
 	// GOMAXPROCS, 1 renders on the calling goroutine alone.
 	Workers int
+	// Debug prints sstabledump -d's lines (see debug.go) instead of JSON;
+	// JSONLines and RawTimestamps do not apply.
+	Debug bool
 }
 
 // Dumper writes partitions of one sstable. Output is gathered in a

@@ -26,6 +26,7 @@ type refDumper struct {
 	j     *refJSONW
 	count int
 	buf   []byte
+	debug *refDebugWriter // Options.Debug: sstabledump -d's lines
 	now   int64
 }
 
@@ -35,11 +36,18 @@ func newRefDumper(w io.Writer, s *sstable.SSTable, o Options) *refDumper {
 		o.Now = time.Now
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	return &refDumper{s: s, o: o, bw: bw, j: newRefJSONW(bw, !o.JSONLines), now: o.Now().Unix()}
+	d := &refDumper{s: s, o: o, bw: bw, j: newRefJSONW(bw, !o.JSONLines), now: o.Now().Unix()}
+	if o.Debug {
+		d.debug = refNewDebugWriter(bw, s)
+	}
+	return d
 }
 
 // Begin writes what precedes the first partition.
 func (d *refDumper) Begin() {
+	if d.debug != nil {
+		return
+	}
 	if !d.o.JSONLines {
 		d.j.BeginArray(false)
 	}
@@ -47,6 +55,9 @@ func (d *refDumper) Begin() {
 
 // End closes the document and flushes.
 func (d *refDumper) End() error {
+	if d.debug != nil {
+		return d.Flush()
+	}
 	if !d.o.JSONLines {
 		d.j.EndArray()
 		d.bw.WriteByte('\n')
@@ -56,6 +67,9 @@ func (d *refDumper) End() error {
 
 // Partition decodes the partition whose header dec has just read and writes it.
 func (d *refDumper) Partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
+	if d.debug != nil {
+		return d.debug.Partition(h, dec)
+	}
 	j := d.j
 	if !d.o.JSONLines {
 		j.Elem()
@@ -99,7 +113,15 @@ func (d *refDumper) Partition(h *rows.PartitionHeader, dec *rows.Decoder) error 
 }
 
 // Flush writes buffered output.
-func (d *refDumper) Flush() error { return d.bw.Flush() }
+func (d *refDumper) Flush() error {
+	if d.debug != nil {
+		// The debug writer has its own buffer in front of bw.
+		if err := d.debug.Flush(); err != nil {
+			return err
+		}
+	}
+	return d.bw.Flush()
+}
 
 func (d *refDumper) key(key []byte) error {
 	j := d.j

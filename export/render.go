@@ -62,12 +62,18 @@ type renderer struct {
 	keyParts        []cqltype.Appender // components of a composite key
 	key             cqltype.Appender   // a single-column key
 	dates           [2]dateCache       // deletion times (s), timestamps (µs)
+
+	dbg *debugState // -d's lines instead of JSON (Options.Debug)
 }
 
 func newRenderer(s *sstable.SSTable, o Options, now int64, out sink) *renderer {
 	r := &renderer{s: s, l: compactLayout, raw: o.RawTimestamps, now: now, out: out, buf: make([]byte, 0, flushSize+flushSize/4)}
 	if !o.JSONLines {
 		r.l = prettyLayout
+	}
+	if o.Debug {
+		r.l, r.dbg = debugLayout, newDebugState(s)
+		return r
 	}
 	r.regular = r.columns(s.Schema().Regular, s.RegularTypes())
 	r.static = r.columns(s.Schema().Static, s.StaticTypes())
@@ -192,6 +198,9 @@ func (r *renderer) appendBool(v bool) {
 // says whether it is the first of the document. Errors are worded, and the
 // output before them is, exactly as the reference dumper's.
 func (r *renderer) partition(h *rows.PartitionHeader, dec *rows.Decoder, first bool) error {
+	if r.dbg != nil {
+		return r.debugPartition(h, dec)
+	}
 	l := r.l
 	if first {
 		r.put(&l.partFirst)
@@ -218,7 +227,7 @@ func (r *renderer) partition(h *rows.PartitionHeader, dec *rows.Decoder, first b
 		if u == nil {
 			break
 		}
-		if u.Kind == rows.KindStaticRow && len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 && !u.Liveness.HasTimestamp && !u.HasDeletion() {
+		if u.Kind == rows.KindStaticRow && u.IsEmpty() {
 			continue // sstabledump skips an empty static row
 		}
 		next := 0

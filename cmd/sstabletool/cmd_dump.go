@@ -20,7 +20,8 @@ func dumpCommand() *cli.Command {
 		Description: "PATH is any component of one sstable (e.g. nc-1-big-Data.db). Values are decoded with the\n" +
 			"types of the sstable's serialization header; no schema or running node is needed. The output is\n" +
 			"JSON (--json is accepted and changes nothing); -d prints sstabledump -d's one line per row instead:\n" +
-			"\"[key]@position\" and the row, marker or partition deletion as Cassandra's toString shows it.\n" +
+			"\"[key]@position\" and the row, marker or partition deletion as Cassandra's toString shows it\n" +
+			"(not JSON, so -d refuses --json, --jsonl and -e).\n" +
 			"A partition key of several columns is given whole, as a:b (a ':' inside a value as \\:).\n\n" +
 			"Examples:\n" +
 			"  sstabletool dump nc-1-big-Data.db\n" +
@@ -79,12 +80,7 @@ func dumpAction(c *cli.Context) error {
 	if c.Bool("enumerate-keys") {
 		return badData(enumerateKeys(c, s, exclude))
 	}
-	var out partitionWriter
-	if c.Bool("debug") {
-		out = debugOut{export.NewDebugWriter(stdout, s)}
-	} else {
-		out = jsonOut{export.NewDumper(stdout, s, export.Options{JSONLines: c.Bool("jsonl"), RawTimestamps: c.Bool("raw-timestamps")})}
-	}
+	out := jsonOut{export.NewDumper(stdout, s, export.Options{JSONLines: c.Bool("jsonl"), RawTimestamps: c.Bool("raw-timestamps"), Debug: c.Bool("debug")})}
 	if len(keys) > 0 {
 		// Partitions print in Data.db order whatever the order of -k, and
 		// once each, as sstabledump's scanner over the keys' tokens does.
@@ -114,40 +110,20 @@ func dumpAction(c *cli.Context) error {
 	out.begin()
 	prog := newProgress("dump", s.Data().Length())
 	defer prog.done()
-	if j, ok := out.(jsonOut); ok {
-		var skip func([]byte) bool
-		if len(exclude) > 0 {
-			skip = func(key []byte) bool { return exclude[string(key)] }
-		}
-		// All renders on every core, in order, and writes what came before
-		// an error itself.
-		if err := j.d.All(skip, prog.update); err != nil {
-			return badData(err)
-		}
-		return badData(out.end())
+	var skip func([]byte) bool
+	if len(exclude) > 0 {
+		skip = func(key []byte) bool { return exclude[string(key)] }
 	}
-	err = s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
-		if exclude[string(h.Key)] {
-			return nil
-		}
-		prog.update(h.Offset)
-		return out.partition(h, dec)
-	})
-	if err != nil {
-		out.flush()
+	// All renders on every core, in order, and writes what came before an
+	// error itself.
+	if err := out.d.All(skip, prog.update); err != nil {
 		return badData(err)
 	}
 	return badData(out.end())
 }
 
-// partitionWriter is dump's output: sstabledump's JSON or its -d lines.
-type partitionWriter interface {
-	begin()
-	partition(h *rows.PartitionHeader, dec *rows.Decoder) error
-	end() error
-	flush()
-}
-
+// jsonOut is dump's output: sstabledump's JSON or its -d lines, both
+// rendered by export.Dumper.
 type jsonOut struct{ d *export.Dumper }
 
 func (o jsonOut) begin() { o.d.Begin() }
@@ -157,16 +133,7 @@ func (o jsonOut) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 func (o jsonOut) end() error { return o.d.End() }
 func (o jsonOut) flush()     { o.d.Flush() }
 
-type debugOut struct{ d *export.DebugWriter }
-
-func (o debugOut) begin() {}
-func (o debugOut) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
-	return o.d.Partition(h, dec)
-}
-func (o debugOut) end() error { return o.d.Flush() }
-func (o debugOut) flush()     { o.d.Flush() }
-
-func dumpAt(s *sstable.SSTable, out partitionWriter, pos int64) error {
+func dumpAt(s *sstable.SSTable, out jsonOut, pos int64) error {
 	var h rows.PartitionHeader
 	dec, err := s.PartitionAt(pos, &h)
 	if err != nil {

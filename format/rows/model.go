@@ -188,6 +188,13 @@ func (u *Unfiltered) reset() {
 // IsBoundary reports whether a marker closes one range and opens another.
 func (u *Unfiltered) IsBoundary() bool { return u.Kind == KindMarker && u.Bound.Kind.IsBoundary() }
 
+// IsEmpty reports whether a row carries nothing at all: no cells, no
+// complex deletion, no liveness and no deletion (sstabledump skips such a
+// static row).
+func (u *Unfiltered) IsEmpty() bool {
+	return len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 && !u.Liveness.HasTimestamp && !u.HasDeletion()
+}
+
 // HasDeletion reports whether a row carries a row-level deletion.
 func (u *Unfiltered) HasDeletion() bool { return u.Flags&FlagHasDeletion != 0 }
 
