@@ -69,7 +69,9 @@ type Record struct {
 	Path string
 	// UpdateTime is, for REMOVE, the newest modification time in
 	// milliseconds of the sstable's files when the record was written;
-	// Cassandra stores 0 for every other type.
+	// Cassandra stores 0 for every other type (LogFile.commit passes
+	// currentTimeMillis, but LogRecord's constructor keeps a time for
+	// REMOVE only, so COMMIT is written as "COMMIT:[,0,0]").
 	UpdateTime int64
 	// NumFiles is the sstable's file count (0 for COMMIT and ABORT).
 	NumFiles int
