@@ -36,7 +36,7 @@ func dumpCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "exclude-key", Aliases: []string{"x"}, Usage: "skip this partition `KEY` (repeatable)"},
 			&cli.BoolFlag{Name: "raw-timestamps", Aliases: []string{"t"}, Usage: "print timestamps as numbers instead of ISO-8601"},
 			&cli.BoolFlag{Name: "jsonl", Aliases: []string{"l"}, Usage: "one partition per line (JSON lines)"},
-			&cli.BoolFlag{Name: "enumerate-keys", Aliases: []string{"e"}, Usage: "print only the partition keys"},
+			&cli.BoolFlag{Name: "enumerate-keys", Aliases: []string{"e"}, Usage: "print only the partition keys, as sstabledump -e (with -k only the given keys present; -x leaves keys out)"},
 			&cli.BoolFlag{Name: "debug", Aliases: []string{"d"}, Usage: "one line per row, marker and partition deletion, as sstabledump -d prints them (CQL row per line internal representation)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON: the default; accepted so that --json works with every command"},
 			accessFlag, schemaFlag, tableFlag,
@@ -78,7 +78,7 @@ func dumpAction(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("enumerate-keys") {
-		return badData(enumerateKeys(c, s, exclude))
+		return badData(enumerateKeys(s, keys, exclude))
 	}
 	out := jsonOut{export.NewDumper(stdout, s, export.Options{JSONLines: c.Bool("jsonl"), RawTimestamps: c.Bool("raw-timestamps"), Debug: c.Bool("debug")})}
 	if len(keys) > 0 {
@@ -142,10 +142,21 @@ func dumpAt(s *sstable.SSTable, out jsonOut, pos int64) error {
 	return out.partition(&h, dec)
 }
 
-func enumerateKeys(c *cli.Context, s *sstable.SSTable, exclude map[string]bool) error {
-	var keys [][]string
+// enumerateKeys prints the partition keys in Data.db order, as
+// sstabledump -e does; with -k only those of the given keys the sstable
+// holds (sstabledump ignores -k and -x with -e; no argument is ignored
+// here), without -x's.
+func enumerateKeys(s *sstable.SSTable, only [][]byte, exclude map[string]bool) error {
+	var want map[string]bool
+	if len(only) > 0 {
+		want = map[string]bool{}
+		for _, k := range only {
+			want[string(k)] = true
+		}
+	}
+	keys := [][]string{}
 	err := s.ScanPartitions(sstable.ScanOptions{SkipCells: true}, func(p *sstable.PartitionSummary) error {
-		if !exclude[string(p.Key)] {
+		if !exclude[string(p.Key)] && (want == nil || want[string(p.Key)]) {
 			keys = append(keys, []string{keyString(s, p.Key)})
 		}
 		return nil
