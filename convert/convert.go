@@ -144,11 +144,16 @@ type Result struct {
 	// exactly the DeletionTime bytes (and size vints) the rewrite saves,
 	// whatever the compressor does with them. Not part of Components,
 	// which are on-disk files.
-	DataUncompressed Component    `json:"data_uncompressed"`
-	Counts           Counts       `json:"deletion_times"`
-	Losses           []stats.Loss `json:"statistics_losses,omitempty"`
-	Verified         bool         `json:"verified"`
-	Problems         []string     `json:"problems,omitempty"`
+	DataUncompressed Component `json:"data_uncompressed"`
+	// CompressionInfo (compressed Data.db) or Checksums (uncompressed) is
+	// the chunk metadata written, for callers that explain
+	// CompressionInfo.db's or CRC.db's size field by field.
+	CompressionInfo *reader.CompressionInfo `json:"-"`
+	Checksums       *reader.ChunkChecksums  `json:"-"`
+	Counts          Counts                  `json:"deletion_times"`
+	Losses          []stats.Loss            `json:"statistics_losses,omitempty"`
+	Verified        bool                    `json:"verified"`
+	Problems        []string                `json:"problems,omitempty"`
 	// Refusals (estimates only) say why Convert would refuse this sstable
 	// as it stands; the sizes then assume --cap-deletion-times and a
 	// scrubbed serialization header.
@@ -647,6 +652,7 @@ func (rw *rewriter) writeComponents() error {
 		res.Index.After += rw.sizesAfter[name]
 	}
 	res.DataUncompressed = Component{Name: "Data.db (uncompressed)", Before: src.Data().Length(), After: dr.Length}
+	res.CompressionInfo, res.Checksums = dr.Info, dr.Checksums
 	return nil
 }
 

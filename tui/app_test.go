@@ -278,6 +278,36 @@ func TestSstablesViewAndMetadata(t *testing.T) {
 	}
 }
 
+// A da sstable (BTI, Cassandra 5.0) has oa's DeletionTimes already: the
+// sstables view says it is da, as `savings` does ("already da, nothing to
+// save"), never that it is oa.
+func TestSstablesViewOfDA(t *testing.T) {
+	bti := filepath.Join(fixtures.Table(t, "da", "legacy_da_clust"), "da-1-bti-Data.db")
+	d := newDriver(t, 80, 24, bti, table(t, "oa", "legacy_oa_clust", "oa"))
+	s := d.expect("2 sstables", "legacy_da_clust/da-1-bti", "(is da)", "(is oa)",
+		"as oa: already da, nothing to save: Cassandra 5.0's trie-indexed", "compact DeletionTimes")
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "da-1") && strings.Contains(l, "is oa") {
+			t.Fatalf("a da row says it is oa: %q\n%s", l, s)
+		}
+	}
+	d.keys("down")
+	d.expect("as oa: already in the compact oa layout")
+}
+
+// The sstables view explains an mc sstable's CompressionInfo.db growth by
+// the max compressed length field oa stores, not by a chunk count that
+// stays 1.
+func TestSstablesViewExplainsCompressionInfo(t *testing.T) {
+	p := filepath.Join(fixtures.Dir(t), "realworld", "scylla", "3.x", "deflate", "partition_key_with_values_of_different_types", "mc-1-big-Data.db")
+	d := newDriver(t, 200, 60, p, table(t, "oa", "legacy_oa_clust", "oa"))
+	s := d.expect("CompressionInfo.db +4 B: oa stores the max compressed length (a 4-byte int), which mc does not; Data.db keeps its 1 chunk",
+		"Data.db −3 B (−55 B uncompressed): DeletionTimes of 5 partition headers take 1 byte instead of 12")
+	if strings.Contains(s, "more chunks") {
+		t.Fatalf("chunk count blamed:\n%s", s)
+	}
+}
+
 // Every sstable given is listed: one that cannot be opened (a format not
 // read yet, a damaged Statistics.db) is a row with its error, never
 // dropped, and the count in the title is of all of them.

@@ -190,10 +190,17 @@ func (v *Sstables) savingText(i int, long bool) string {
 	t := v.tables[i]
 	switch {
 	case !t.NeedsConversion():
+		// oa, or da: Cassandra 5.0's trie-indexed format, whose DeletionTimes
+		// are oa's already (converting it to oa would only trade
+		// Partitions.db and Rows.db for Index.db and Summary.db).
+		ver := t.Version()
 		if long {
+			if t.S.Version().IsBTI() {
+				return "already " + ver + ", nothing to save: Cassandra 5.0's trie-indexed layout, with oa's compact DeletionTimes"
+			}
 			return "already in the compact oa layout"
 		}
-		return "(is oa)"
+		return "(is " + ver + ")"
 	case v.saveErr[i] != nil:
 		if long {
 			return "estimate failed: " + v.saveErr[i].Error()
@@ -287,7 +294,9 @@ func (v *Sstables) detail() []string {
 	} else {
 		lines = append(lines, "   "+th.Error.Render(err.Error()))
 	}
-	lines = append(lines, "   as oa: "+v.savingText(i, true))
+	for _, l := range wrap("as oa: "+v.savingText(i, true), v.w-4) {
+		lines = append(lines, "   "+l)
+	}
 	if s := v.savings[i]; s != nil {
 		for _, e := range s.Explain() {
 			for k, l := range wrap(e, v.w-7) {
