@@ -240,10 +240,10 @@ func (c *btiCheck) owns(e bti.PartitionEntry, h *rows.PartitionHeader) bool {
 // found by its key and Data.db position, so that its blocks are checked
 // and the rebuild goes on (it then names the damaged Partitions.db byte).
 // Searches are bounded by a few times Rows.db's size in all; past that,
-// the rebuild stops.
+// the rebuild stops and lost partitions' blocks go unchecked.
 func (c *btiCheck) recover(h *rows.PartitionHeader) *rowsWalk {
 	rf := c.s.RowsFile()
-	if c.partsW == nil || rf == nil || c.rowsFrom >= rf.Size() {
+	if rf == nil || c.rowsFrom >= rf.Size() {
 		return nil // nothing left in Rows.db: the partition has no entry
 	}
 	pat := binary.BigEndian.AppendUint16(nil, uint16(len(h.Key)))
