@@ -2,8 +2,11 @@ package verify
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/bti"
@@ -11,6 +14,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/format/vint"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -22,8 +26,11 @@ import (
 // Rows.db entry (for partitions with two or more index blocks) names the
 // key, the position and the partition deletion, with blocks that start at
 // unfiltereds, separators between the clusterings around each start and
-// the range deletion open there. At the end: no entry left over, the
-// footer's key count and first and last keys.
+// the range deletion open there. A partition the walk does not reach is
+// looked up by its key (the node where the lookup stops is reported when
+// that fails too) and its Rows.db entry found by its key, so that the
+// checks go on. At the end: no entry left over, the footer's key count
+// and first and last keys.
 //
 // Cassandra's trie writers are deterministic, so the check also rebuilds
 // both files from what Data.db holds (keys, positions, the blocks' rows)
@@ -40,6 +47,9 @@ type btiCheck struct {
 	first    []byte
 	last     []byte
 	bc       []byte
+	prefix   []byte // the current entry's prefix, copied from the iterator
+	rowsFrom int64  // where the next partition's Rows.db entry may start
+	searched int64  // Rows.db bytes read by recover
 
 	// The rebuild, compared with the files as it is written; nil once a
 	// difference or a problem found otherwise makes it pointless.
@@ -102,25 +112,17 @@ func (c *btiCheck) partition(h *rows.PartitionHeader) *rowsWalk {
 		c.first = append([]byte{}, h.Key...)
 	}
 	c.last = append(c.last[:0], h.Key...)
-	if c.it == nil {
-		return nil
-	}
-	if !c.ok {
-		if err := c.it.Err(); err != nil {
-			c.r.addErr(c.path, format.ComponentPartitions, err)
-		} else {
-			c.problem(c.path, format.ComponentPartitions, -1, "no entry for the partition of key %x at Data.db byte %d", h.Key, h.Offset)
-		}
-		c.it = nil
-		return nil
-	}
-	e := c.it.Entry()
-	// The entry's prefix lives in the iterator: step on when done with it.
-	defer func() { c.ok = c.it.Next() }()
 	var err error
 	if c.bc, err = bytecomparable.AppendDecoratedKey(c.bc[:0], c.s.Partitioner(), h.Key); err != nil {
 		c.r.addErr(c.path, format.ComponentPartitions, err)
+		if c.it != nil && c.ok {
+			c.ok = c.it.Next() // the entry is taken to be this partition's
+		}
 		return nil
+	}
+	e, ok := c.entry(h)
+	if !ok {
+		return c.recover(h)
 	}
 	if !bytes.HasPrefix(c.bc, e.Prefix) {
 		c.problem(c.path, format.ComponentPartitions, e.NodePos, "entry %x is not a prefix of the byte-comparable key %x of the partition at Data.db byte %d", e.Prefix, c.bc, h.Offset)
@@ -128,14 +130,17 @@ func (c *btiCheck) partition(h *rows.PartitionHeader) *rowsWalk {
 	if e.HasHash && e.Hash != bti.KeyHash(h.Key) {
 		c.problem(c.path, format.ComponentPartitions, e.NodePos, "hash byte %#02x, the key's is %#02x (partition at Data.db byte %d)", e.Hash, bti.KeyHash(h.Key), h.Offset)
 	}
-	if p, found, err := c.s.Partitions().Candidate(h.Key); err != nil {
+	if l, found, err := c.s.Partitions().LookupBC(c.bc, bti.KeyHash(h.Key)); err != nil {
 		c.r.addErr(c.path, format.ComponentPartitions, err)
-	} else if !found || p.Pos != e.Pos {
-		c.problem(c.path, format.ComponentPartitions, e.NodePos, "a lookup of key %x does not reach its entry (found %v)", h.Key, found)
+	} else if !found {
+		c.problem(c.path, format.ComponentPartitions, e.NodePos, "a lookup of key %x finds no entry (it stops at the node at byte %d), expected this one (pointing at %s)", h.Key, l.NodePos, target(e.PartitionPayload))
+	} else if l.Pos != e.Pos {
+		c.problem(c.path, format.ComponentPartitions, e.NodePos, "a lookup of key %x finds the entry at byte %d (pointing at %s), expected this one (pointing at %s)", h.Key, l.NodePos, target(l.PartitionPayload), target(e.PartitionPayload))
 	}
 	if !e.InRowIndex() {
 		if e.DataPos() != h.Offset {
 			c.problem(c.path, format.ComponentPartitions, e.NodePos, "entry points at Data.db byte %d, the partition of key %x starts at %d", e.DataPos(), h.Key, h.Offset)
+			return c.recover(h)
 		}
 		return nil
 	}
@@ -143,19 +148,139 @@ func (c *btiCheck) partition(h *rows.PartitionHeader) *rowsWalk {
 		c.problem(c.rowsPath, format.ComponentRows, -1, "missing, although Partitions.db points into it for key %x", h.Key)
 		return nil
 	}
+	// A Rows.db entry that does not fit may as well be a damaged pointer:
+	// say which Partitions.db entry led there.
+	from := fmt.Sprintf(" (reached from Partitions.db's entry at byte %d)", e.NodePos)
 	re, err := c.s.Rows().Entry(e.RowIndexPos())
-	if err != nil {
-		c.r.addErr(c.rowsPath, format.ComponentRows, err)
-		return nil
-	}
 	switch {
+	case err != nil:
+		var ce *corrupt.Error
+		if errors.As(err, &ce) {
+			err = corrupt.New(ce.File, ce.Component, ce.Offset, ce.Expected+from, ce.Err)
+		}
+		c.r.addErr(c.rowsPath, format.ComponentRows, err)
+		return c.recover(h)
 	case !bytes.Equal(re.Key, h.Key):
-		c.problem(c.rowsPath, format.ComponentRows, re.Pos, "entry key %x, the partition's is %x", re.Key, h.Key)
-		return nil
+		c.problem(c.rowsPath, format.ComponentRows, re.Pos, "entry key %x, the partition's is %x%s", re.Key, h.Key, from)
+		return c.recover(h)
 	case re.DataPos != h.Offset:
-		c.problem(c.rowsPath, format.ComponentRows, re.Pos, "entry of key %x points at Data.db byte %d, the partition starts at %d", h.Key, re.DataPos, h.Offset)
-		return nil
-	case re.Deletion != h.Deletion:
+		c.problem(c.rowsPath, format.ComponentRows, re.Pos, "entry of key %x points at Data.db byte %d, the partition starts at %d%s", h.Key, re.DataPos, h.Offset, from)
+		return c.recover(h)
+	}
+	return c.rowsWalk(h, re)
+}
+
+// target words where a Partitions.db payload points.
+func target(p bti.PartitionPayload) string {
+	if p.InRowIndex() {
+		return fmt.Sprintf("Rows.db byte %d", p.RowIndexPos())
+	}
+	return fmt.Sprintf("Data.db byte %d", p.DataPos())
+}
+
+// entry finds the Partitions.db entry of the partition h, whose key is
+// c.bc: the one the walk in key order stands on, else the one a lookup of
+// the key finds. Entries the walk passes on the way belong to no partition
+// of Data.db and are reported. ok is false when there is none (reported).
+func (c *btiCheck) entry(h *rows.PartitionHeader) (e bti.PartitionEntry, ok bool) {
+	if c.it != nil {
+		for ; c.ok; c.ok = c.it.Next() {
+			e = c.it.Entry()
+			if bytes.HasPrefix(c.bc, e.Prefix) || c.owns(e, h) {
+				// The prefix lives in the iterator, which moves on now.
+				c.prefix = append(c.prefix[:0], e.Prefix...)
+				e.Prefix = c.prefix
+				c.ok = c.it.Next()
+				return e, true
+			}
+			if bytes.Compare(e.Prefix, c.bc) > 0 {
+				break // a later partition's: this one's is missing
+			}
+			c.problem(c.path, format.ComponentPartitions, e.NodePos, "entry %x for a partition that Data.db does not hold", e.Prefix)
+		}
+		if err := c.it.Err(); err != nil {
+			// A lookup finds each of the remaining entries, if it can.
+			c.r.addErr(c.path, format.ComponentPartitions, err)
+			c.it = nil
+		}
+	}
+	l, found, err := c.s.Partitions().LookupBC(c.bc, bti.KeyHash(h.Key))
+	switch {
+	case err != nil:
+		c.r.addErr(c.path, format.ComponentPartitions, err)
+	case !found:
+		c.problem(c.path, format.ComponentPartitions, l.NodePos, "no entry for the partition of key %x at Data.db byte %d: a lookup stops at this node", h.Key, h.Offset)
+	default:
+		if c.it != nil {
+			c.problem(c.path, format.ComponentPartitions, l.NodePos, "the entry of key %x is found by a lookup but not by a walk in key order", h.Key)
+		}
+		// A lookup consumes the whole key or ends at a leaf: the stored
+		// prefix is not known, only that it fits.
+		l.Prefix = nil
+		return l, true
+	}
+	return l, false
+}
+
+// owns reports whether the entry e, whose prefix does not fit, points at
+// the partition h all the same (its prefix is what is damaged).
+func (c *btiCheck) owns(e bti.PartitionEntry, h *rows.PartitionHeader) bool {
+	if !e.InRowIndex() {
+		return e.DataPos() == h.Offset
+	}
+	if c.s.Rows() == nil {
+		return false
+	}
+	re, err := c.s.Rows().Entry(e.RowIndexPos())
+	return err == nil && re.DataPos == h.Offset && bytes.Equal(re.Key, h.Key)
+}
+
+// recover is for a partition Partitions.db does not lead to (reported):
+// its Rows.db entry, if it has one, follows the one before it, and is
+// found by its key and Data.db position, so that its blocks are checked
+// and the rebuild goes on (it then names the damaged Partitions.db byte).
+// Searches are bounded by a few times Rows.db's size in all; past that,
+// the rebuild stops and lost partitions' blocks go unchecked.
+func (c *btiCheck) recover(h *rows.PartitionHeader) *rowsWalk {
+	rf := c.s.RowsFile()
+	if rf == nil || c.rowsFrom >= rf.Size() {
+		return nil // nothing left in Rows.db: the partition has no entry
+	}
+	pat := binary.BigEndian.AppendUint16(nil, uint16(len(h.Key)))
+	pat = append(pat, h.Key...)
+	pat = vint.AppendUnsigned(pat, uint64(h.Offset))
+	const window = 1 << 16
+	buf := make([]byte, window+len(pat))
+	for off := c.rowsFrom; off < rf.Size(); off += window {
+		if c.searched > 2*rf.Size()+1<<20 {
+			c.partsW = nil
+			return nil
+		}
+		n, _ := rf.ReadAt(buf, off)
+		c.searched += int64(n)
+		for b, at := buf[:n], 0; ; {
+			i := bytes.Index(b[at:], pat)
+			if i < 0 {
+				break
+			}
+			re, err := c.s.Rows().Entry(off + int64(at+i))
+			if err == nil && bytes.Equal(re.Key, h.Key) && re.DataPos == h.Offset {
+				return c.rowsWalk(h, re)
+			}
+			at += i + 1
+		}
+		if int64(n) < int64(len(buf)) {
+			break
+		}
+	}
+	return nil
+}
+
+// rowsWalk starts the check of the blocks of the Rows.db entry re, which
+// names the partition h.
+func (c *btiCheck) rowsWalk(h *rows.PartitionHeader, re bti.RowIndexEntry) *rowsWalk {
+	c.rowsFrom = re.End
+	if re.Deletion != h.Deletion {
 		c.problem(c.rowsPath, format.ComponentRows, re.Pos, "partition deletion %+v, the partition header's is %+v", re.Deletion, h.Deletion)
 	}
 	blocks, end, err := c.s.Rows().Blocks(re)
@@ -167,16 +292,16 @@ func (c *btiCheck) partition(h *rows.PartitionHeader) *rowsWalk {
 }
 
 func (c *btiCheck) finish(partitions int64) {
-	if c.it == nil {
-		return
+	if c.it != nil {
+		for ; c.ok; c.ok = c.it.Next() {
+			e := c.it.Entry()
+			c.problem(c.path, format.ComponentPartitions, e.NodePos, "entry %x for a partition that Data.db does not hold", e.Prefix)
+		}
+		if err := c.it.Err(); err != nil {
+			c.r.addErr(c.path, format.ComponentPartitions, err)
+		}
 	}
-	if c.ok {
-		e := c.it.Entry()
-		c.problem(c.path, format.ComponentPartitions, e.NodePos, "entry %x for a partition that Data.db does not hold", e.Prefix)
-	} else if err := c.it.Err(); err != nil {
-		c.r.addErr(c.path, format.ComponentPartitions, err)
-	}
-	if c.partsW != nil && c.it != nil {
+	if c.partsW != nil {
 		if _, err := c.partsW.Finish(); err == nil {
 			c.partsOut.finish(c.r)
 		}

@@ -29,9 +29,10 @@ func savingsCommand() *cli.Command {
 			"compressed Data.db size comes from really recompressing every chunk in memory.\n" +
 			"--to da estimates Cassandra 5.0's trie-indexed format instead: Index.db and Summary.db become\n" +
 			"Partitions.db and Rows.db (built in memory, blocks cut at --column-index-size, 16 KiB by default),\n" +
-			"and the index line sums the partition index before and after. With several tables (-r over a\n" +
-			"data directory) the totals per table and per keyspace follow, most bytes saved first; --json holds\n" +
-			"them too (tables, keyspaces, and the host), to merge the reports of many nodes.\n\n" +
+			"and the index line sums the partition index before and after. From da, an explicit --to oa (or\n" +
+			"another big version) estimates the way back; without --to, da has nothing to save. With several\n" +
+			"tables (-r over a data directory) the totals per table and per keyspace follow, most bytes saved\n" +
+			"first; --json holds them too (tables, keyspaces, and the host), to merge the reports of many nodes.\n\n" +
 			"Examples:\n" +
 			"  sstabletool savings nc-1-big-Data.db\n" +
 			"  sstabletool savings --to da nc-1-big-Data.db                       # Index.db+Summary.db vs the tries\n" +
@@ -118,7 +119,11 @@ func savingsAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		if d.Version == to || !to.IsBTI() && d.Version.HasUIntDeletionTime {
+		// A da sstable's deletion times are compact already: the default
+		// --to oa has nothing to save, an explicit big --to estimates the
+		// rewrite back to Index.db and Summary.db, as convert writes it.
+		back := d.Version.IsBTI() && c.IsSet("to")
+		if d.Version == to || !to.IsBTI() && d.Version.HasUIntDeletionTime && !back {
 			// Nothing to save, but only of an sstable that is there.
 			if _, err := os.Stat(d.Path(format.ComponentData)); errors.Is(err, os.ErrNotExist) {
 				return badData(fmt.Errorf("%s: Data.db is missing", d.Path(format.ComponentData)))

@@ -19,9 +19,15 @@ func verifyCommand() *cli.Command {
 		Usage:     "check every checksum and the structure of sstables; exit 0 when clean",
 		ArgsUsage: "PATH...",
 		Description: "Checks per-chunk CRC32 of compressed Data.db (or CRC.db for uncompressed), Digest.crc32, the\n" +
-			"Statistics.db metadata checksums, that every Index.db entry points at a partition start with the same\n" +
-			"key, that keys ascend in the partitioner's token order, that Summary.db samples are Index.db entries,\n" +
-			"that the bloom filter holds every key, and decodes every row and cell of Data.db.\n\n" +
+			"Statistics.db metadata checksums, that keys ascend in the partitioner's token order, that the bloom\n" +
+			"filter holds every key, and decodes every row and cell of Data.db. Then the partition index:\n" +
+			"  big (nb, nc, oa...): every Index.db entry points at a partition start with the same key, promoted\n" +
+			"    index blocks against the rows, Summary.db samples are Index.db entries;\n" +
+			"  BTI (da): Partitions.db reaches every partition and only those (key prefix, hash byte, a lookup\n" +
+			"    of the full key) and its footer holds the key count and the first and last keys; Rows.db\n" +
+			"    entries and blocks against the rows (block starts, separators, open range deletions); trie\n" +
+			"    pointers in range; and both files compared byte for byte with what Cassandra's trie writer\n" +
+			"    produces for the partitions in Data.db.\n\n" +
 			"Exit codes: 0 clean, 1 problems found (each listed with file, component and byte offset).\n\n" +
 			"Examples:\n" +
 			"  sstabletool verify nc-1-big-Data.db\n" +

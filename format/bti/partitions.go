@@ -231,25 +231,33 @@ func (pi *PartitionIndex) Candidate(key []byte) (PartitionPayload, bool, error) 
 // CandidateBC is Candidate for a key already in byte-comparable form with
 // its hash byte.
 func (pi *PartitionIndex) CandidateBC(bc []byte, hash byte) (PartitionPayload, bool, error) {
+	e, ok, err := pi.LookupBC(bc, hash)
+	return e.PartitionPayload, ok, err
+}
+
+// LookupBC is CandidateBC that also says where the walk ended: the entry's
+// NodePos is the node holding the payload found, or, when ok is false, the
+// node where the walk for bc stopped (its Prefix is nil).
+func (pi *PartitionIndex) LookupBC(bc []byte, hash byte) (PartitionEntry, bool, error) {
 	n, consumed, err := pi.trie.Follow(bc)
 	if err != nil {
-		return PartitionPayload{}, false, err
+		return PartitionEntry{}, false, err
 	}
+	e := PartitionEntry{NodePos: n.Pos}
 	// The walk must end at a leaf, or use up the whole key.
 	if consumed < len(bc) && n.TransitionRange() > 0 {
-		return PartitionPayload{}, false, nil
+		return e, false, nil
 	}
 	if !n.HasPayload() {
-		return PartitionPayload{}, false, nil
+		return e, false, nil
 	}
-	p, err := pi.payload(&n)
-	if err != nil {
-		return p, false, err
+	if e.PartitionPayload, err = pi.payload(&n); err != nil {
+		return e, false, err
 	}
-	if p.HasHash && p.Hash != hash {
-		return p, false, nil
+	if e.HasHash && e.Hash != hash {
+		return e, false, nil
 	}
-	return p, true, nil
+	return e, true, nil
 }
 
 // PartitionEntry is one entry of Partitions.db.
