@@ -14,6 +14,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/upgrade"
 )
 
@@ -124,12 +125,19 @@ func savingsAction(c *cli.Context) error {
 		// rewrite back to Index.db and Summary.db, as convert writes it.
 		back := d.Version.IsBTI() && c.IsSet("to")
 		if d.Version == to || !to.IsBTI() && d.Version.HasUIntDeletionTime && !back {
-			// Nothing to save, but only of an sstable that is there.
+			// Nothing to save, but only of an sstable that is there and
+			// opens as every read command opens it (Statistics.db, the
+			// chunk metadata, the index), so a broken one is not called fine.
 			if _, err := os.Stat(d.Path(format.ComponentData)); errors.Is(err, os.ErrNotExist) {
 				return badData(fmt.Errorf("%s: Data.db is missing", d.Path(format.ComponentData)))
 			} else if err != nil {
 				return badData(err)
 			}
+			s, err := sstable.Open(p, sstable.Options{Access: a})
+			if err != nil {
+				return badData(err)
+			}
+			s.Close()
 			if !c.Bool("json") {
 				fmt.Fprintf(stdout, "%s: already %s, nothing to save\n\n", p, d.Version.Name)
 			}
