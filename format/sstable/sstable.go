@@ -89,12 +89,23 @@ func Open(path string, opts Options) (*SSTable, error) {
 	// lists them. Only CompressionInfo.db changes how Data.db reads: without
 	// it Data.db would be taken as uncompressed, so when TOC.txt lists it
 	// and it is gone, say so instead of decoding compressed bytes as rows.
-	if s.listed(format.ComponentCompressionInfo) && !fileExists(desc.Path(format.ComponentCompressionInfo)) {
-		return nil, corrupt.New(desc.Path(format.ComponentCompressionInfo), format.ComponentCompressionInfo, -1,
-			"CompressionInfo.db, which TOC.txt lists (Data.db is compressed and cannot be read without it)", os.ErrNotExist)
+	if s.listed(format.ComponentCompressionInfo) {
+		if err := s.needCompressionInfo("TOC.txt lists"); err != nil {
+			return nil, err
+		}
 	}
 	if s.statistics, err = stats.ReadFile(desc.Path(format.ComponentStatistics), desc.Version); err != nil {
 		return nil, err
+	}
+	// Without TOC.txt, Statistics.db still tells: its compression ratio is
+	// NO_COMPRESSION_RATIO only for an uncompressed Data.db. CRC.db is
+	// written only beside an uncompressed one, so it outweighs the ratio.
+	if s.toc == nil && !fileExists(desc.Path(format.ComponentCRC)) {
+		if st := s.statistics.Stats; st != nil && st.CompressionRatio != stats.NoCompressionRatio {
+			if err := s.needCompressionInfo(fmt.Sprintf("Statistics.db's compression ratio (%g, not %g) says exists", st.CompressionRatio, stats.NoCompressionRatio)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := s.buildSchema(); err != nil {
 		return nil, fmt.Errorf("%s: Statistics.db serialization header: %w", desc.Path(format.ComponentStatistics), err)
@@ -129,6 +140,17 @@ func Open(path string, opts Options) (*SSTable, error) {
 		}
 	}
 	return s, nil
+}
+
+// needCompressionInfo fails when CompressionInfo.db is absent although why
+// ("TOC.txt lists", ...) says Data.db is compressed.
+func (s *SSTable) needCompressionInfo(why string) error {
+	p := s.desc.Path(format.ComponentCompressionInfo)
+	if fileExists(p) {
+		return nil
+	}
+	return corrupt.New(p, format.ComponentCompressionInfo, -1,
+		"CompressionInfo.db, which "+why+" (Data.db is compressed and cannot be read without it)", os.ErrNotExist)
 }
 
 // checkUncompressedGuess catches a compressed Data.db whose

@@ -267,18 +267,48 @@ func TestMissingDerivedComponents(t *testing.T) {
 	}
 }
 
+// A compressed Data.db without CompressionInfo.db is never decoded as
+// rows: TOC.txt says it is compressed, or without TOC.txt Statistics.db's
+// compression ratio does (legacy_nc_clust's first partition header even
+// decodes as uncompressed bytes, so only the ratio catches it). Open and
+// verify name the missing file the same way in both cases; an uncompressed
+// table without TOC.txt still opens.
 func TestMissingCompressionInfoIsNamed(t *testing.T) {
-	src := fixtures.Table(t, "oa", "legacy_oa_simple")
-	for _, withTOC := range []bool{true, false} {
-		dir := fixtures.CopyTable(t, src)
-		d, _, _ := format.ParseDescriptor(dataOf(dir))
-		os.Remove(d.Path(format.ComponentCompressionInfo))
-		if !withTOC {
-			os.Remove(d.Path(format.ComponentTOC))
-		}
-		_, err := sstable.Open(dataOf(dir), sstable.Options{})
-		if err == nil || !strings.Contains(err.Error(), "CompressionInfo.db") {
-			t.Errorf("TOC %v: %v, want an error naming CompressionInfo.db", withTOC, err)
+	const want = "(Data.db is compressed and cannot be read without it)"
+	for _, src := range fixtures.DataFiles(t) {
+		d, _, _ := format.ParseDescriptor(src)
+		compressed := fileExists(d.Path(format.ComponentCompressionInfo))
+		for _, withTOC := range []bool{true, false} {
+			if !compressed && withTOC {
+				continue
+			}
+			dir := fixtures.CopyTable(t, filepath.Dir(src))
+			d := d.WithDir(dir)
+			os.Remove(d.Path(format.ComponentCompressionInfo))
+			if !withTOC {
+				os.Remove(d.Path(format.ComponentTOC))
+			}
+			s, err := sstable.Open(d.Path(format.ComponentData), sstable.Options{})
+			if !compressed {
+				if err != nil {
+					t.Errorf("%s without TOC.txt: %v, want it read as uncompressed", src, err)
+				} else {
+					s.Close()
+				}
+				continue
+			}
+			var ce *corrupt.Error
+			if !errors.As(err, &ce) || ce.Component != format.ComponentCompressionInfo || !strings.Contains(ce.Expected, want) {
+				t.Errorf("%s, TOC %v: %v, want an error naming the missing CompressionInfo.db", src, withTOC, err)
+				continue
+			}
+			if s != nil {
+				s.Close()
+			}
+			p := verify.SSTable(d.Path(format.ComponentData), sstable.Options{}, nil).Problems
+			if len(p) == 0 || p[0].Component != format.ComponentCompressionInfo || !strings.Contains(p[0].Message, want) {
+				t.Errorf("%s, TOC %v: verify says %+v, want the missing CompressionInfo.db", src, withTOC, p)
+			}
 		}
 	}
 }
@@ -309,3 +339,8 @@ type (
 )
 
 func asCorrupt(err error, ce **corrupt.Error) bool { return errors.As(err, ce) }
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
