@@ -38,6 +38,7 @@ type Options struct {
 type SSTable struct {
 	desc       format.Descriptor
 	toc        []string
+	badTOC     []format.BadTOCEntry // TOC.txt lines that are no component name
 	statistics *stats.Statistics
 	// schema drives the Data.db decoder; its columns are in Cassandra's
 	// order, and the types below are aligned with it.
@@ -75,7 +76,10 @@ func Open(path string, opts Options) (*SSTable, error) {
 		return nil, err
 	}
 	s := &SSTable{desc: desc, opts: opts}
-	if s.toc, err = desc.ReadTOC(); err != nil {
+	// An implausible TOC.txt line (a path, control characters) is left
+	// out of the components: Cassandra would look for such a file, not
+	// find it and read on, and no path is ever made of it.
+	if s.toc, s.badTOC, err = desc.ReadTOCEntries(); err != nil {
 		return nil, err // names TOC.txt itself
 	}
 	for _, c := range []string{format.ComponentData, format.ComponentStatistics} {
@@ -346,6 +350,10 @@ func (s *SSTable) Desc() format.Descriptor { return s.desc }
 
 // TOC lists the components TOC.txt names (nil without a TOC.txt).
 func (s *SSTable) TOC() []string { return s.toc }
+
+// BadTOCEntries are the lines of TOC.txt that TOC leaves out because they
+// are no plausible component file name; print them with Quoted.
+func (s *SSTable) BadTOCEntries() []format.BadTOCEntry { return s.badTOC }
 
 // Stats is the decoded Statistics.db.
 func (s *SSTable) Stats() *stats.Statistics { return s.statistics }
