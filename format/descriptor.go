@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sstabletool/sstabletool/corrupt"
@@ -91,36 +92,85 @@ func (d Descriptor) WithVersion(v Version) Descriptor { d.Version = v; return d 
 func (d Descriptor) String() string { return d.Path(ComponentData) }
 
 // ReadTOC reads TOC.txt, the list of components Cassandra wrote. A missing
-// TOC is not an error (old or hand-copied sstables); it returns nil.
+// TOC is not an error (old or hand-copied sstables); it returns nil. Lines
+// that are no plausible component file name are left out (ReadTOCEntries
+// returns them).
 func (d Descriptor) ReadTOC() ([]string, error) {
+	names, _, err := d.ReadTOCEntries()
+	return names, err
+}
+
+// ReadTOCEntries is ReadTOC that also returns the lines it left out.
+func (d Descriptor) ReadTOCEntries() ([]string, []BadTOCEntry, error) {
 	b, err := reader.ReadFile(d.Path(ComponentTOC))
 	if os.IsNotExist(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return parseTOC(d.Path(ComponentTOC), b)
 }
 
+// BadTOCEntry is a line of TOC.txt that is no plausible component file
+// name: joined to the sstable's prefix it would leave the directory or
+// put terminal control bytes in a path. Cassandra would take it for a
+// custom component, find no such file and go on, so readers ignore it;
+// verify reports it.
+type BadTOCEntry struct {
+	Line   int    // 1-based, counting every line end as Java does
+	Offset int64  // of the line in TOC.txt
+	Text   string // the line as stored; print it with Quoted
+	Why    string // what makes it implausible
+}
+
+// Quoted is the line as a Go string literal (cut when long), safe to print.
+func (e BadTOCEntry) Quoted() string { return quoteLine(e.Text) }
+
+// implausibleComponent says why name cannot be a component's file name,
+// or "" when it can. Component names are file-name suffixes; anything that
+// is a path or carries control or format characters (which would rewrite
+// a terminal or hide text when printed) is not one.
+func implausibleComponent(name string) string {
+	switch {
+	case name == "." || name == "..":
+		return "it names a directory"
+	case strings.ContainsAny(name, `/\`):
+		return "it contains a path separator"
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return "it contains control characters"
+		}
+	}
+	return ""
+}
+
 // parseTOC parses TOC.txt's bytes; path names the file in errors.
-func parseTOC(path string, b []byte) ([]string, error) {
+func parseTOC(path string, b []byte) ([]string, []BadTOCEntry, error) {
 	// Cassandra reads it with Files.readAllLines: UTF-8, lines ended by
 	// \n, \r or \r\n; bytes that are not UTF-8 make it fail to load.
 	var out []string
+	var bad []BadTOCEntry
 	lines := strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' || r == '\r' })
 	for i, line := range lines {
 		if !utf8.ValidString(line) {
 			n, off := tocLine(b, i)
-			return nil, corrupt.New(path, ComponentTOC, off,
+			return nil, nil, corrupt.New(path, ComponentTOC, off,
 				fmt.Sprintf("line %d to be a component name in UTF-8 (Cassandra reads TOC.txt as UTF-8)", n),
 				fmt.Errorf("found %s", quoteLine(line)))
 		}
-		if line = strings.TrimSpace(line); line != "" {
-			out = append(out, line)
+		if line = strings.TrimSpace(line); line == "" {
+			continue
 		}
+		if why := implausibleComponent(line); why != "" {
+			n, off := tocLine(b, i)
+			bad = append(bad, BadTOCEntry{Line: n, Offset: off, Text: line, Why: why})
+			continue
+		}
+		out = append(out, line)
 	}
-	return out, nil
+	return out, bad, nil
 }
 
 // quoteLine is strconv.Quote for messages: a long line is cut.

@@ -240,6 +240,7 @@ func (f *finder) dir(dir string) {
 		f.fail(dir, err)
 	}
 	odd := oddEntries(entries)
+	comps := componentsByPrefix(entries)
 	for _, e := range entries {
 		name := e.Name()
 		p := filepath.Join(dir, name)
@@ -259,11 +260,19 @@ func (f *finder) dir(dir string) {
 			}
 			continue
 		}
-		if !strings.HasSuffix(name, "-"+ComponentData) && !strings.HasSuffix(name, "-"+ComponentPartitions) {
-			continue
-		}
+		isData := strings.HasSuffix(name, "-"+ComponentData) || strings.HasSuffix(name, "-"+ComponentPartitions)
 		d, _, err := ParseDescriptor(p)
-		if err != nil {
+		if !isData {
+			// Any other component names its sstable only when Data.db
+			// (or a BTI Partitions.db) is gone: what a convert killed
+			// between renames, or a half-finished delete, leaves. Such
+			// an sstable is reported, not passed over: Cassandra deletes
+			// these orphans at startup (SortedTableScrubber). A name that
+			// is no sstable's is some other file, as before.
+			if err != nil || comps[d.Prefix()].data {
+				continue
+			}
+		} else if err != nil {
 			f.fail(p, err)
 			continue
 		}
@@ -275,8 +284,58 @@ func (f *finder) dir(dir string) {
 			}
 			continue
 		}
+		if !isData {
+			if dp := d.Path(ComponentData); !f.seen[dp] {
+				f.seen[dp] = true
+				f.fail(dp, &MissingDataError{Path: dp, Components: comps[d.Prefix()].names})
+			}
+			continue
+		}
 		f.add(d, odd)
 	}
+}
+
+// MissingDataError is an sstable whose other components are in a
+// directory but whose Data.db is not.
+type MissingDataError struct {
+	Path       string   // the missing Data.db
+	Components []string // the components found, in file-name order
+}
+
+func (e *MissingDataError) Error() string {
+	return fmt.Sprintf("%s: required component Data.db is missing; found only %s of this sstable (Cassandra deletes such orphaned components at startup)",
+		e.Path, strings.Join(e.Components, ", "))
+}
+
+// prefixComponents are the components of one sstable prefix in a directory.
+type prefixComponents struct {
+	names []string
+	data  bool // Data.db or Partitions.db is among them
+}
+
+// componentsByPrefix groups the file names of entries by sstable prefix
+// ("oa-2-big-"), split as ParseDescriptor splits them; names that are no
+// sstable's land under prefixes nothing looks up.
+func componentsByPrefix(entries []os.DirEntry) map[string]*prefixComponents {
+	out := map[string]*prefixComponents{}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		parts := strings.SplitN(e.Name(), "-", 4)
+		if len(parts) != 4 {
+			continue
+		}
+		prefix := parts[0] + "-" + parts[1] + "-" + parts[2] + "-"
+		pc := out[prefix]
+		if pc == nil {
+			pc = &prefixComponents{}
+			out[prefix] = pc
+		}
+		pc.names = append(pc.names, parts[3])
+		pc.data = pc.data || parts[3] == ComponentData || parts[3] == ComponentPartitions
+	}
+	return out
 }
 
 // txnLogName is LogFile.FILE_REGEX: "[<format>-]<version>_txn_<op>_<id>.log",

@@ -186,3 +186,36 @@ func TestFindReportsBadNames(t *testing.T) {
 		t.Errorf("found %v", got)
 	}
 }
+
+// An sstable whose Data.db is gone but whose other components are still
+// there (a convert killed between renames) is a failed entry naming what
+// is left, not passed over; leftovers of a transaction stay skipped.
+func TestFindReportsMissingData(t *testing.T) {
+	dir := t.TempDir()
+	copySSTable(t, "oa", "legacy_oa_simple", dir, "oa-1-big-")
+	copySSTable(t, "oa", "legacy_oa_simple", dir, "oa-2-big-")
+	copySSTable(t, "oa", "legacy_oa_simple", dir, "oa-3-big-")
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, "oa-2-big-") && !strings.HasSuffix(n, "-Index.db") && !strings.HasSuffix(n, "-Statistics.db") && !strings.HasSuffix(n, "-TOC.txt") {
+			os.Remove(filepath.Join(dir, n))
+		}
+	}
+	os.Remove(filepath.Join(dir, "oa-3-big-Data.db"))
+	log := txnRecordLine("ADD", "/var/lib/cassandra/data/ks/t/oa-3-big-", 0, 8)
+	os.WriteFile(filepath.Join(dir, "oa_txn_compaction_4a4e3f70-c67c-11ee-b4a4-d93dc8a1f6a2.log"), []byte(log), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes-about-this-table.txt"), nil, 0o644) // no sstable's name
+
+	res := Find([]string{dir}, FindOptions{})
+	if got := strings.Join(relPaths(t, dir, res.SSTables), " "); got != "oa-1-big-Data.db oa-2-big-Data.db ERROR" {
+		t.Fatalf("found %s", got)
+	}
+	var md *MissingDataError
+	if err := res.SSTables[1].Err; !errors.As(err, &md) || !strings.Contains(err.Error(), "Data.db is missing; found only Index.db, Statistics.db, TOC.txt of this sstable") {
+		t.Errorf("error %v, want one naming the components found and the missing Data.db", err)
+	}
+	if len(res.Skipped) != 1 || res.Skipped[0].Reason != SkipUnfinished || filepath.Base(res.Skipped[0].Path) != "oa-3-big-Data.db" {
+		t.Errorf("skipped %+v, want oa-3 as a transaction leftover", res.Skipped)
+	}
+}

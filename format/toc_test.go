@@ -67,3 +67,34 @@ func TestTOCLineEnds(t *testing.T) {
 		}
 	}
 }
+
+// Lines that are no component file name (terminal escapes, paths out of
+// the directory) never become components: they are returned apart, with
+// their line and offset, and print quoted.
+func TestTOCImplausibleEntries(t *testing.T) {
+	d, want := tocCopy(t, func(real []byte) []byte {
+		return append(real, "\x1b[31mEvil\x07\n../../../../etc/hostname\n..\nSAI+aa+tbl_idx+Meta.db\n"...)
+	})
+	got, bad, err := d.ReadTOCEntries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want = append(want, "SAI+aa+tbl_idx+Meta.db"); !slices.Equal(got, want) {
+		t.Errorf("components %q, want %q", got, want)
+	}
+	if len(bad) != 3 {
+		t.Fatalf("left out %+v, want 3 lines", bad)
+	}
+	for i, w := range []struct {
+		line   int
+		quoted string
+	}{{9, `"\x1b[31mEvil\a"`}, {10, `"../../../../etc/hostname"`}, {11, `".."`}} {
+		b, _ := os.ReadFile(d.Path(format.ComponentTOC))
+		if e := bad[i]; e.Line != w.line || e.Quoted() != w.quoted || !strings.HasPrefix(string(b[e.Offset:]), e.Text+"\n") {
+			t.Errorf("entry %d: %+v quoted %s, want line %d %s", i, e, e.Quoted(), w.line, w.quoted)
+		}
+	}
+	if names, _ := d.ReadTOC(); !slices.Equal(names, want) {
+		t.Errorf("ReadTOC %q", names)
+	}
+}

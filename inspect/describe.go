@@ -3,6 +3,7 @@ package inspect
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,7 +45,12 @@ func (m *Metadata) Describe(unit time.Duration) []Field {
 	f("SSTable", m.Path, "")
 	f("Version", fmt.Sprintf("%s (%s format)", m.Version, m.Format), v.DeletionTimeLayout().String()+" DeletionTime")
 	f("Generation", m.Generation, "")
-	f("Components", strings.Join(m.Components, ", "), "")
+	if len(m.InvalidTOCEntries) == 0 {
+		f("Components", strings.Join(m.Components, ", "), "")
+	} else {
+		f("Components", strings.Join(append(slices.Clone(m.Components), m.InvalidTOCEntries...), ", "),
+			"quoted: TOC.txt lines that are no component file name, ignored")
+	}
 	f("Partitioner", m.Partitioner, "")
 	f("Bloom Filter FP chance", JavaDouble(m.BloomFilterFPChance), "")
 	section = "Time"

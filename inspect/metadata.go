@@ -25,6 +25,7 @@ type Metadata struct {
 	Format               string   `json:"format"`
 	Generation           string   `json:"generation"`
 	Components           []string `json:"components"`
+	InvalidTOCEntries    []string `json:"invalid_toc_entries,omitempty"` // TOC.txt lines that are no component name, strconv.Quote'd so no control byte prints
 	Partitioner          string   `json:"partitioner"`
 	BloomFilterFPChance  float64  `json:"bloom_filter_fp_chance"`
 	MinTimestamp         int64    `json:"min_timestamp"`
@@ -213,6 +214,9 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 		Format:     string(s.Desc().Version.Format),
 		Generation: s.Desc().Generation,
 		Components: s.TOC(),
+	}
+	for _, e := range s.BadTOCEntries() {
+		m.InvalidTOCEntries = append(m.InvalidTOCEntries, e.Quoted())
 	}
 	if v := st.Validation; v != nil {
 		m.Partitioner = v.Partitioner

@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/reader"
 )
 
 // Names are the key column names used when printing a table definition.
@@ -58,7 +58,7 @@ var tableDir = regexp.MustCompile(`^([A-Za-z0-9_]+)-[0-9a-f]{32}$`)
 // LoadSchema reads a CREATE TABLE statement from file, checks it against
 // the sstable's serialization header and returns the names it gives.
 func LoadSchema(s *sstable.SSTable, file string) (Names, error) {
-	src, err := os.ReadFile(file)
+	src, err := reader.ReadFile(file) // refuses FIFOs and devices: os.ReadFile would block
 	if err != nil {
 		return Names{}, fmt.Errorf("--schema: %w", err)
 	}

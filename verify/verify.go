@@ -139,6 +139,13 @@ func check(path string, opts sstable.Options, skimRows bool, progress func(done,
 // without them (the summary is rebuilt in memory), so they are problems
 // for the verifier only. A missing CRC.db is reported with the checksums.
 func checkComponentsPresent(s *sstable.SSTable, r *Report) {
+	// A TOC.txt line that is no component file name (a path, control
+	// characters) was never written by Cassandra; reads ignore it, as
+	// Cassandra ignores a listed component it cannot find.
+	for _, e := range s.BadTOCEntries() {
+		r.add(Problem{File: s.Path(format.ComponentTOC), Component: format.ComponentTOC, Offset: e.Offset,
+			Message: fmt.Sprintf("line %d, %s, is not a component file name: %s (ignored)", e.Line, e.Quoted(), e.Why)})
+	}
 	missing := s.MissingComponents()
 	if len(s.TOC()) == 0 {
 		for _, c := range []string{format.ComponentSummary, format.ComponentFilter, format.ComponentDigest} {

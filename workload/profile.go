@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/sstabletool/sstabletool/reader"
 	"gopkg.in/yaml.v3"
 )
 
@@ -150,7 +151,7 @@ func LoadProfile(name string) (*Profile, error) {
 	if p, ok := Builtin(name); ok {
 		return p, nil
 	}
-	data, err := os.ReadFile(name)
+	data, err := reader.ReadFile(name) // refuses FIFOs and devices: os.ReadFile would block
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(name, "/.\\") {
 			return nil, fmt.Errorf("profile %q: no such file and no built-in profile of that name (built-ins: %s)", name, strings.Join(BuiltinNames(), ", "))

@@ -11,12 +11,13 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
 // NoCompressionRatio is what Statistics.db records for an uncompressed
 // Data.db (MetadataCollector.NO_COMPRESSION_RATIO).
-const NoCompressionRatio = -1.0
+const NoCompressionRatio = stats.NoCompressionRatio
 
 // DefaultCRCChunkSize is the chunk size of CRC.db for uncompressed Data.db:
 // SequentialWriter's default buffer (ChecksummedSequentialWriter).

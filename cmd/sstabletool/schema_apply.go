@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/inspect"
+	"github.com/sstabletool/sstabletool/reader"
 )
 
 var (
@@ -42,7 +42,9 @@ func loadSchema(c *cli.Context) (*schemaFile, error) {
 		}
 		return nil, nil
 	}
-	src, err := os.ReadFile(path)
+	// reader.ReadFile refuses a FIFO or a device without opening it, as
+	// for every other file the tool reads: os.ReadFile would block on one.
+	src, err := reader.ReadFile(path)
 	if err != nil {
 		return nil, usageError("--schema: %v", err)
 	}

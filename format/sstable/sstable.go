@@ -38,6 +38,7 @@ type Options struct {
 type SSTable struct {
 	desc       format.Descriptor
 	toc        []string
+	badTOC     []format.BadTOCEntry // TOC.txt lines that are no component name
 	statistics *stats.Statistics
 	// schema drives the Data.db decoder; its columns are in Cassandra's
 	// order, and the types below are aligned with it.
@@ -75,7 +76,10 @@ func Open(path string, opts Options) (*SSTable, error) {
 		return nil, err
 	}
 	s := &SSTable{desc: desc, opts: opts}
-	if s.toc, err = desc.ReadTOC(); err != nil {
+	// An implausible TOC.txt line (a path, control characters) is left
+	// out of the components: Cassandra would look for such a file, not
+	// find it and read on, and no path is ever made of it.
+	if s.toc, s.badTOC, err = desc.ReadTOCEntries(); err != nil {
 		return nil, err // names TOC.txt itself
 	}
 	for _, c := range []string{format.ComponentData, format.ComponentStatistics} {
@@ -89,12 +93,23 @@ func Open(path string, opts Options) (*SSTable, error) {
 	// lists them. Only CompressionInfo.db changes how Data.db reads: without
 	// it Data.db would be taken as uncompressed, so when TOC.txt lists it
 	// and it is gone, say so instead of decoding compressed bytes as rows.
-	if s.listed(format.ComponentCompressionInfo) && !fileExists(desc.Path(format.ComponentCompressionInfo)) {
-		return nil, corrupt.New(desc.Path(format.ComponentCompressionInfo), format.ComponentCompressionInfo, -1,
-			"CompressionInfo.db, which TOC.txt lists (Data.db is compressed and cannot be read without it)", os.ErrNotExist)
+	if s.listed(format.ComponentCompressionInfo) {
+		if err := s.needCompressionInfo("TOC.txt lists"); err != nil {
+			return nil, err
+		}
 	}
 	if s.statistics, err = stats.ReadFile(desc.Path(format.ComponentStatistics), desc.Version); err != nil {
 		return nil, err
+	}
+	// Without TOC.txt, Statistics.db still tells: its compression ratio is
+	// NO_COMPRESSION_RATIO only for an uncompressed Data.db. CRC.db is
+	// written only beside an uncompressed one, so it outweighs the ratio.
+	if s.toc == nil && !fileExists(desc.Path(format.ComponentCRC)) {
+		if st := s.statistics.Stats; st != nil && st.CompressionRatio != stats.NoCompressionRatio {
+			if err := s.needCompressionInfo(fmt.Sprintf("Statistics.db's compression ratio (%g, not %g) says exists", st.CompressionRatio, stats.NoCompressionRatio)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := s.buildSchema(); err != nil {
 		return nil, fmt.Errorf("%s: Statistics.db serialization header: %w", desc.Path(format.ComponentStatistics), err)
@@ -129,6 +144,17 @@ func Open(path string, opts Options) (*SSTable, error) {
 		}
 	}
 	return s, nil
+}
+
+// needCompressionInfo fails when CompressionInfo.db is absent although why
+// ("TOC.txt lists", ...) says Data.db is compressed.
+func (s *SSTable) needCompressionInfo(why string) error {
+	p := s.desc.Path(format.ComponentCompressionInfo)
+	if fileExists(p) {
+		return nil
+	}
+	return corrupt.New(p, format.ComponentCompressionInfo, -1,
+		"CompressionInfo.db, which "+why+" (Data.db is compressed and cannot be read without it)", os.ErrNotExist)
 }
 
 // checkUncompressedGuess catches a compressed Data.db whose
@@ -324,6 +350,10 @@ func (s *SSTable) Desc() format.Descriptor { return s.desc }
 
 // TOC lists the components TOC.txt names (nil without a TOC.txt).
 func (s *SSTable) TOC() []string { return s.toc }
+
+// BadTOCEntries are the lines of TOC.txt that TOC leaves out because they
+// are no plausible component file name; print them with Quoted.
+func (s *SSTable) BadTOCEntries() []format.BadTOCEntry { return s.badTOC }
 
 // Stats is the decoded Statistics.db.
 func (s *SSTable) Stats() *stats.Statistics { return s.statistics }

@@ -34,6 +34,11 @@ func (t MetadataType) String() string {
 	return fmt.Sprintf("MetadataType(%d)", int32(t))
 }
 
+// NoCompressionRatio is the compression ratio Statistics.db records for an
+// uncompressed Data.db (MetadataCollector.NO_COMPRESSION_RATIO); a
+// compressed one records compressed/uncompressed bytes, never -1.
+const NoCompressionRatio = -1.0
+
 // Statistics is a decoded Statistics.db. A nil component is absent from
 // the file (Cassandra always writes all four).
 type Statistics struct {

@@ -47,8 +47,8 @@ type Stats struct {
 	// (capped at LegacyMaxDeletionTime), unsigned ints in oa.
 	MinLocalDeletionTime, MaxLocalDeletionTime int64
 
-	MinTTL, MaxTTL     int32 // seconds
-	CompressionRatio   float64
+	MinTTL, MaxTTL     int32   // seconds
+	CompressionRatio   float64 // NoCompressionRatio when Data.db is not compressed
 	TombstoneDropTimes TombstoneHistogram
 	Level              int32 // sstable level (leveled compaction)
 	RepairedAt         int64 // milliseconds, 0 when unrepaired

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/corrupt"
+	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/export"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
@@ -267,19 +269,116 @@ func TestMissingDerivedComponents(t *testing.T) {
 	}
 }
 
+// A compressed Data.db without CompressionInfo.db is never decoded as
+// rows: TOC.txt says it is compressed, or without TOC.txt Statistics.db's
+// compression ratio does (legacy_nc_clust's first partition header even
+// decodes as uncompressed bytes, so only the ratio catches it). Open and
+// verify name the missing file the same way in both cases; an uncompressed
+// table without TOC.txt still opens.
 func TestMissingCompressionInfoIsNamed(t *testing.T) {
-	src := fixtures.Table(t, "oa", "legacy_oa_simple")
-	for _, withTOC := range []bool{true, false} {
-		dir := fixtures.CopyTable(t, src)
-		d, _, _ := format.ParseDescriptor(dataOf(dir))
-		os.Remove(d.Path(format.ComponentCompressionInfo))
-		if !withTOC {
-			os.Remove(d.Path(format.ComponentTOC))
+	const want = "(Data.db is compressed and cannot be read without it)"
+	for _, src := range fixtures.DataFiles(t) {
+		d, _, _ := format.ParseDescriptor(src)
+		compressed := fileExists(d.Path(format.ComponentCompressionInfo))
+		for _, withTOC := range []bool{true, false} {
+			if !compressed && withTOC {
+				continue
+			}
+			dir := fixtures.CopyTable(t, filepath.Dir(src))
+			d := d.WithDir(dir)
+			os.Remove(d.Path(format.ComponentCompressionInfo))
+			if !withTOC {
+				os.Remove(d.Path(format.ComponentTOC))
+			}
+			s, err := sstable.Open(d.Path(format.ComponentData), sstable.Options{})
+			if !compressed {
+				if err != nil {
+					t.Errorf("%s without TOC.txt: %v, want it read as uncompressed", src, err)
+				} else {
+					s.Close()
+				}
+				continue
+			}
+			var ce *corrupt.Error
+			if !errors.As(err, &ce) || ce.Component != format.ComponentCompressionInfo || !strings.Contains(ce.Expected, want) {
+				t.Errorf("%s, TOC %v: %v, want an error naming the missing CompressionInfo.db", src, withTOC, err)
+				continue
+			}
+			if s != nil {
+				s.Close()
+			}
+			p := verify.SSTable(d.Path(format.ComponentData), sstable.Options{}, nil).Problems
+			if len(p) == 0 || p[0].Component != format.ComponentCompressionInfo || !strings.Contains(p[0].Message, want) {
+				t.Errorf("%s, TOC %v: verify says %+v, want the missing CompressionInfo.db", src, withTOC, p)
+			}
 		}
-		_, err := sstable.Open(dataOf(dir), sstable.Options{})
-		if err == nil || !strings.Contains(err.Error(), "CompressionInfo.db") {
-			t.Errorf("TOC %v: %v, want an error naming CompressionInfo.db", withTOC, err)
-		}
+	}
+}
+
+// The cause of negative-local-expiration/table3 (local deletion times that
+// overflowed a signed int in Cassandra 3.x, CASSANDRA-14092) in a partition
+// deletion of a real me sstable: dump shows the time as 3.x reads it, verify
+// reports it at its offset, savings still reports (with the refusal), and
+// convert refuses it unless --cap-deletion-times stores it as 5.0's invalid
+// deletion time.
+func TestNegativePartitionDeletionTime(t *testing.T) {
+	const (
+		ldtAt     = 6                // the first partition's DeletionTime: after its 2-byte length and 4-byte int key
+		ldt       = -2146700400      // what table3's overflowed expirations read as
+		markedAt  = 1703358898212000 // before every timestamp in the partition
+		keyOfPart = "00000001"
+	)
+	dir := fixtures.CopyTable(t, fixtures.Table(t, "me-collections", "table_with_set-8fe7efd0a1c711eeae8c6d2c86545d91"))
+	data := dataOf(dir)
+	b, _ := os.ReadFile(data)
+	if binary.BigEndian.Uint32(b[ldtAt:]) != 0x7fffffff || binary.BigEndian.Uint64(b[ldtAt+4:]) != 1<<63 {
+		t.Fatalf("bytes %x at %d are not the LIVE legacy DeletionTime of the first partition", b[ldtAt:ldtAt+12], ldtAt)
+	}
+	var stored int32 = ldt // the legacy layout's signed int
+	binary.BigEndian.PutUint32(b[ldtAt:], uint32(stored))
+	binary.BigEndian.PutUint64(b[ldtAt+4:], markedAt)
+	os.WriteFile(data, b, 0o644)
+	fixtures.ResealCRC(t, data)
+	fixtures.RewriteDigest(t, data)
+
+	// sstabledump prints localDeletionTime*1000 as an instant: 1901 here.
+	want := `"deletion_info" : { "marked_deleted" : "2023-12-23T19:14:58.212Z", "local_delete_time" : "1901-12-22T22:20:00Z" }`
+	if out := dumpAll(t, data); !bytes.Contains(out, []byte(want)) {
+		t.Errorf("dump does not show the partition deletion as %s:\n%s", want, out)
+	}
+
+	p := verify.SSTable(data, sstable.Options{}, nil).Problems
+	if len(p) != 1 || p[0].Component != "Data.db" || p[0].Offset != ldtAt ||
+		!strings.Contains(p[0].Message, "partition deletion of key "+keyOfPart+": localDeletionTime -2146700400 is negative") {
+		t.Errorf("verify: %+v, want the negative partition deletion at byte %d", p, ldtAt)
+	}
+
+	oa := format.MustVersion("oa")
+	est, err := convert.Estimate(data, convert.Options{To: oa})
+	if err != nil {
+		t.Fatalf("savings: %v", err)
+	}
+	if len(est.Refusals) != 1 || !strings.Contains(est.Refusals[0], "--cap-deletion-times") || est.Counts.Capped != 1 {
+		t.Errorf("savings: refusals %q, %d capped; want the one DeletionTime convert refuses", est.Refusals, est.Counts.Capped)
+	}
+
+	_, err = convert.Convert(data, t.TempDir(), convert.Options{To: oa, Verify: true})
+	if err == nil || !strings.Contains(err.Error(), "partition deletion of key "+keyOfPart+" at source byte 6") || !strings.Contains(err.Error(), "--cap-deletion-times") {
+		t.Fatalf("convert without --cap-deletion-times: %v, want a refusal naming the deletion and the flag", err)
+	}
+	out := t.TempDir()
+	res, err := convert.Convert(data, out, convert.Options{To: oa, Verify: true, CapDeletionTimes: true})
+	if err != nil || !res.Verified || res.Counts.Capped != 1 {
+		t.Fatalf("convert --cap-deletion-times: %+v, %v", res, err)
+	}
+	s, err := sstable.Open(res.Output, sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var h rows.PartitionHeader
+	if err := s.Decoder(0).ReadPartitionHeader(&h); err != nil || h.Deletion.LocalDeletionTime != deletiontime.InvalidLocalDeletionTime || h.Deletion.MarkedForDeleteAt != markedAt {
+		t.Errorf("capped partition deletion %+v (%v), want local deletion time %d", h.Deletion, err, int64(deletiontime.InvalidLocalDeletionTime))
 	}
 }
 
@@ -309,3 +408,8 @@ type (
 )
 
 func asCorrupt(err error, ce **corrupt.Error) bool { return errors.As(err, ce) }
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
