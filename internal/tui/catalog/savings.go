@@ -415,9 +415,3 @@ func joinAnd(xs []string) string {
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
-func joinOr(xs []string, none string) string {
-	if len(xs) == 0 {
-		return none
-	}
-	return strings.Join(xs, ", ")
-}
