@@ -20,6 +20,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
@@ -58,7 +59,7 @@ func New(tables []*catalog.Table, unreadable []catalog.Unreadable, th *theme.The
 	a.help.Styles.ShortKey = th.Key
 	a.help.Styles.ShortDesc = th.Dim
 	a.help.Styles.ShortSeparator = th.Dim
-	a.help.Styles.Ellipsis = th.Dim
+	a.help.Styles.Ellipsis = ellipsisStyle(th, true)
 	if n := len(unreadable); n > 0 {
 		a.status = fmt.Sprintf("%d of %d sstables could not be opened: %s", n, n+len(tables), unreadable[0].Err)
 		a.statusErr = true
@@ -116,10 +117,26 @@ func (a *App) Stack() []views.View { return a.stack }
 func (a *App) Status() (string, bool) { return a.status, a.statusErr }
 
 func (a *App) Init() tea.Cmd {
+	var cmds []tea.Cmd
 	if top := a.Top(); top != nil {
-		return top.Init()
+		cmds = append(cmds, top.Init())
 	}
-	return nil
+	if a.env.Theme.Color {
+		// The help line's ellipsis is grey for the background (bubbles'
+		// default). The answer comes as a message, if the terminal gives
+		// one; nothing waits for it.
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// ellipsisStyle is the key help's "…" when it is cut short: bubbles'
+// separator grey for a dark or a light background, none without colours.
+func ellipsisStyle(th *theme.Theme, dark bool) lipgloss.Style {
+	if !th.Color {
+		return lipgloss.NewStyle()
+	}
+	return lipgloss.NewStyle().Foreground(lipgloss.LightDark(dark)(lipgloss.Color("#DADADA"), lipgloss.Color("#3C3C3C")))
 }
 
 func (a *App) bodyHeight() int { return max(a.h-3, 1) }
@@ -163,6 +180,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, v := range a.stack {
 			v.SetSize(a.w, a.bodyHeight())
 		}
+		return a, nil
+	case tea.BackgroundColorMsg:
+		a.help.Styles.Ellipsis = ellipsisStyle(a.env.Theme, msg.IsDark())
 		return a, nil
 	case views.StatusMsg:
 		a.status, a.statusErr = msg.Text, msg.Err
