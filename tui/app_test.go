@@ -372,6 +372,19 @@ func copyFixture(t *testing.T, group, name string) string {
 	return dir
 }
 
+// Pasted text (a message of its own in Bubble Tea v2) fills an open
+// input, and does nothing when none is open.
+func TestPasteIntoFilter(t *testing.T) {
+	d := newDriver(t, 100, 30, table(t, "me-collections", "utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91", "me"))
+	d.send(tea.PasteMsg{Content: "s/"})
+	if s := d.expect("sort: size ▼"); strings.Contains(s, "filter keys:") {
+		t.Fatalf("a paste with no input open opened one:\n%s", s)
+	}
+	d.keys("/")
+	d.send(tea.PasteMsg{Content: "6"})
+	d.expect("filter keys: 6", "1 match")
+}
+
 // The filter keeps matching keys; t jumps to a token.
 func TestFilterAndToken(t *testing.T) {
 	d := newDriver(t, 100, 30, table(t, "me-collections", "utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91", "me"))
