@@ -15,10 +15,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/charmbracelet/bubbles/help"
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
@@ -42,6 +44,9 @@ type App struct {
 	w, h      int
 	help      help.Model
 	quitting  bool
+	// altScreen and mouse are the terminal modes the view asks for (Run
+	// sets them; a model under test draws without).
+	altScreen, mouse bool
 }
 
 // New returns the app over opened tables and the sstables that failed to
@@ -54,6 +59,7 @@ func New(tables []*catalog.Table, unreadable []catalog.Unreadable, th *theme.The
 	a.help.Styles.ShortKey = th.Key
 	a.help.Styles.ShortDesc = th.Dim
 	a.help.Styles.ShortSeparator = th.Dim
+	a.help.Styles.Ellipsis = ellipsisStyle(th, true)
 	if n := len(unreadable); n > 0 {
 		a.status = fmt.Sprintf("%d of %d sstables could not be opened: %s", n, n+len(tables), unreadable[0].Err)
 		a.statusErr = true
@@ -111,10 +117,26 @@ func (a *App) Stack() []views.View { return a.stack }
 func (a *App) Status() (string, bool) { return a.status, a.statusErr }
 
 func (a *App) Init() tea.Cmd {
+	var cmds []tea.Cmd
 	if top := a.Top(); top != nil {
-		return top.Init()
+		cmds = append(cmds, top.Init())
 	}
-	return nil
+	if a.env.Theme.Color {
+		// The help line's ellipsis is grey for the background (bubbles'
+		// default). The answer comes as a message, if the terminal gives
+		// one; nothing waits for it.
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// ellipsisStyle is the key help's "…" when it is cut short: bubbles'
+// separator grey for a dark or a light background, none without colours.
+func ellipsisStyle(th *theme.Theme, dark bool) lipgloss.Style {
+	if !th.Color {
+		return lipgloss.NewStyle()
+	}
+	return lipgloss.NewStyle().Foreground(lipgloss.LightDark(dark)(lipgloss.Color("#DADADA"), lipgloss.Color("#3C3C3C")))
 }
 
 func (a *App) bodyHeight() int { return max(a.h-3, 1) }
@@ -154,10 +176,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.w, a.h = msg.Width, msg.Height
-		a.help.Width = a.w
+		a.help.SetWidth(a.w)
 		for _, v := range a.stack {
 			v.SetSize(a.w, a.bodyHeight())
 		}
+		return a, nil
+	case tea.BackgroundColorMsg:
+		a.help.Styles.Ellipsis = ellipsisStyle(a.env.Theme, msg.IsDark())
 		return a, nil
 	case views.StatusMsg:
 		a.status, a.statusErr = msg.Text, msg.Err
@@ -175,18 +200,23 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, p.Init()
 	case views.Owned:
 		return a, msg.Owner().Update(msg)
-	case tea.KeyMsg:
-		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
-			// Keys typed faster than the terminal is read arrive as one
+	case tea.KeyPressMsg:
+		if utf8.RuneCountInString(msg.Text) > 1 {
+			// Keys typed faster than the terminal is read may arrive as one
 			// message ("/abc"); each is a key of its own here, so that a
 			// command key followed by text opens its input and fills it.
 			var cmds []tea.Cmd
-			for _, r := range msg.Runes {
-				cmds = append(cmds, a.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+			for _, r := range msg.Text {
+				cmds = append(cmds, a.key(tea.KeyPressMsg{Code: r, Text: string(r), Mod: msg.Mod}))
 			}
 			return a, tea.Batch(cmds...)
 		}
 		return a, a.key(msg)
+	case tea.PasteMsg:
+		if top := a.Top(); top != nil && top.Capturing() {
+			return a, top.Update(msg)
+		}
+		return a, nil
 	case tea.MouseMsg:
 		if top := a.Top(); top != nil {
 			return a, top.Update(msg)
@@ -199,7 +229,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return a, nil
 }
 
-func (a *App) key(msg tea.KeyMsg) tea.Cmd {
+func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := a.env.Keys
 	if key.Matches(msg, keys.Quitting) {
 		return a.quit()
@@ -238,7 +268,19 @@ func (a *App) key(msg tea.KeyMsg) tea.Cmd {
 	return top.Update(msg)
 }
 
-func (a *App) View() string {
+// View is the screen, on the alternate screen with the mouse reported
+// (cell motion) when Run asks for them.
+func (a *App) View() tea.View {
+	v := tea.NewView(a.Render())
+	v.AltScreen = a.altScreen
+	if a.mouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
+	return v
+}
+
+// Render draws the screen: exactly the terminal's size.
+func (a *App) Render() string {
 	if a.quitting || a.w <= 0 || a.h <= 0 {
 		return ""
 	}
@@ -313,11 +355,8 @@ func Run(paths []string, o Options) ([]catalog.Unreadable, error) {
 	if len(tables) == 0 {
 		return bad, errNoneReadable
 	}
-	th := theme.New(theme.NewRenderer(os.Stdout))
-	opts := []tea.ProgramOption{tea.WithAltScreen()}
-	if !o.NoMouse {
-		opts = append(opts, tea.WithMouseCellMotion())
-	}
-	_, err := tea.NewProgram(New(tables, bad, th), opts...).Run()
+	a := New(tables, bad, theme.New(theme.Detect(os.Stdout)))
+	a.altScreen, a.mouse = true, !o.NoMouse
+	_, err := tea.NewProgram(a).Run()
 	return bad, err
 }

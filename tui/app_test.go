@@ -2,7 +2,6 @@ package tui
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/generate"
@@ -39,7 +38,7 @@ func newDriver(t testing.TB, w, h int, paths ...string) *driver {
 			tb.Close()
 		}
 	})
-	a := New(tables, errs, theme.New(theme.Plain(io.Discard)))
+	a := New(tables, errs, theme.Plain())
 	d := &driver{t: t, a: a}
 	d.send(tea.WindowSizeMsg{Width: w, Height: h})
 	d.run(a.Init())
@@ -92,33 +91,42 @@ func (d *driver) keys(ks ...string) {
 	}
 }
 
-func keyMsg(k string) tea.KeyMsg {
+func keyMsg(k string) tea.KeyPressMsg {
 	switch k {
 	case "enter":
-		return tea.KeyMsg{Type: tea.KeyEnter}
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
 	case "esc":
-		return tea.KeyMsg{Type: tea.KeyEsc}
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
 	case "tab":
-		return tea.KeyMsg{Type: tea.KeyTab}
+		return tea.KeyPressMsg{Code: tea.KeyTab}
 	case "end":
-		return tea.KeyMsg{Type: tea.KeyEnd}
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
 	case "pgdown":
-		return tea.KeyMsg{Type: tea.KeyPgDown}
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
 	case "down":
-		return tea.KeyMsg{Type: tea.KeyDown}
+		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "ctrl+c":
-		return tea.KeyMsg{Type: tea.KeyCtrlC}
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	case "backspace":
-		return tea.KeyMsg{Type: tea.KeyBackspace}
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+	return textKey(k)
+}
+
+// textKey is text typed as one key message: one rune, or several that
+// arrived together.
+func textKey(s string) tea.KeyPressMsg {
+	if r := []rune(s); len(r) == 1 {
+		return tea.KeyPressMsg{Code: r[0], Text: s}
+	}
+	return tea.KeyPressMsg{Code: tea.KeyExtended, Text: s}
 }
 
 // screen is the view with escapes removed, checked to be exactly the
 // terminal's size: no line wider, none missing.
 func (d *driver) screen() string {
 	d.t.Helper()
-	s := d.a.View()
+	s := d.a.Render()
 	lines := strings.Split(s, "\n")
 	if len(lines) != d.a.h {
 		d.t.Fatalf("%d lines for a %d-line terminal:\n%s", len(lines), d.a.h, s)
@@ -364,11 +372,24 @@ func copyFixture(t *testing.T, group, name string) string {
 	return dir
 }
 
+// Pasted text (a message of its own in Bubble Tea v2) fills an open
+// input, and does nothing when none is open.
+func TestPasteIntoFilter(t *testing.T) {
+	d := newDriver(t, 100, 30, table(t, "me-collections", "utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91", "me"))
+	d.send(tea.PasteMsg{Content: "s/"})
+	if s := d.expect("sort: size ▼"); strings.Contains(s, "filter keys:") {
+		t.Fatalf("a paste with no input open opened one:\n%s", s)
+	}
+	d.keys("/")
+	d.send(tea.PasteMsg{Content: "6"})
+	d.expect("filter keys: 6", "1 match")
+}
+
 // The filter keeps matching keys; t jumps to a token.
 func TestFilterAndToken(t *testing.T) {
 	d := newDriver(t, 100, 30, table(t, "me-collections", "utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91", "me"))
 	// "/6" in one message, as a fast typist or tmux delivers it.
-	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/6")})
+	d.send(textKey("/6"))
 	d.expect("filter keys: 6", "1 match")
 	d.keys("enter")
 	s := d.expect(`filter "6": 1 match`)
@@ -419,7 +440,7 @@ func TestEveryViewFitsTheTerminal(t *testing.T) {
 func TestNoColor(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	var buf bytes.Buffer
-	th := theme.New(theme.NewRenderer(&buf))
+	th := theme.New(theme.Detect(&buf))
 	if th.Color {
 		t.Fatal("NO_COLOR still has colours")
 	}
@@ -429,7 +450,7 @@ func TestNoColor(t *testing.T) {
 	d := &driver{t: t, a: a}
 	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	d.run(a.Init())
-	out := a.View()
+	out := a.Render()
 	if strings.Contains(out, "\x1b[") {
 		t.Fatalf("escape sequences with NO_COLOR: %q", out)
 	}
@@ -447,7 +468,7 @@ func TestProgram(t *testing.T) {
 		t.Fatal(errs)
 	}
 	defer tables[0].Close()
-	a := New(tables, nil, theme.New(theme.Plain(io.Discard)))
+	a := New(tables, nil, theme.Plain())
 	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(100, 24))
 	waitFor := func(s string) {
 		t.Helper()
@@ -471,11 +492,11 @@ func TestProgram(t *testing.T) {
 func TestMouseWheel(t *testing.T) {
 	d := newDriver(t, 80, 24, table(t, "nc", "legacy_nc_simple", "nc"))
 	p := d.a.Top().(*views.Partitions)
-	d.send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	d.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 	if got := p.Order()[3]; p.Selected() != int(got) {
 		t.Fatalf("wheel down: selected %d, want the 4th row (%d)", p.Selected(), got)
 	}
-	d.send(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
+	d.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
 	if p.Selected() != int(p.Order()[0]) {
 		t.Fatal("wheel up did not return to the first row")
 	}

@@ -1,14 +1,13 @@
 package tui
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
@@ -87,7 +86,7 @@ func bigTable(b *testing.B) string {
 // does per key; work handed to the background is reported apart).
 func BenchmarkBrowse(b *testing.B) {
 	path := bigTable(b)
-	th := theme.New(theme.Plain(io.Discard))
+	th := theme.Plain()
 
 	b.Run("baseline_full_scan", func(b *testing.B) {
 		for range b.N {
@@ -111,7 +110,7 @@ func BenchmarkBrowse(b *testing.B) {
 			a := New(tables, nil, th)
 			a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 			_ = a.Init()
-			_ = a.View()
+			_ = a.Render()
 			tables[0].Close()
 		}
 	})
@@ -122,7 +121,7 @@ func BenchmarkBrowse(b *testing.B) {
 			a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 			msg := a.Init()() // Index.db listing, sorted by size
 			a.Update(msg)
-			_ = a.View()
+			_ = a.Render()
 			b.StopTimer()
 			a.quit()
 			tables[0].Close()
@@ -140,7 +139,7 @@ func BenchmarkBrowse(b *testing.B) {
 	// returns the PushMsg as a command; navigates delivers it too, as the
 	// program would before the next paint. Other commands are background
 	// work (sorting, filtering, labelling) and are timed apart.
-	key := func(name string, k tea.KeyMsg, navigates bool, undo ...string) {
+	key := func(name string, k tea.KeyPressMsg, navigates bool, undo ...string) {
 		b.Run("key_"+name, func(b *testing.B) {
 			var worst time.Duration
 			for range b.N {
@@ -153,7 +152,7 @@ func BenchmarkBrowse(b *testing.B) {
 					}
 					d.a.Update(m)
 				}
-				_ = d.a.View()
+				_ = d.a.Render()
 				worst = max(worst, time.Since(start))
 				b.StopTimer()
 				for _, u := range undo {

@@ -12,12 +12,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/memview"
+	"github.com/sstabletool/sstabletool/internal/tui/theme"
 	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/memsim"
 	"github.com/sstabletool/sstabletool/workload"
@@ -312,7 +314,7 @@ func showReport(c *cli.Context, rep *memsim.Report, title string) error {
 }
 
 // writeText prints the tables and the picture; colour only on a terminal
-// that wants it (lipgloss follows NO_COLOR and drops it when piped), and
+// that wants it (none with NO_COLOR or when piped), and
 // the picture's glyphs differ so it reads the same without.
 func writeText(w io.Writer, rep *memsim.Report, pic *memsim.Picture) error {
 	if rep.Bench != nil {
@@ -330,13 +332,14 @@ func writeText(w io.Writer, rep *memsim.Report, pic *memsim.Picture) error {
 	if err := memsim.WriteReads(w, rep.Results); err != nil {
 		return err
 	}
-	r := lipgloss.NewRenderer(w)
-	st := func(s lipgloss.Style) func(string) string { return func(x string) string { return s.Render(x) } }
-	io.WriteString(w, pic.Text(memsim.TextOptions{
-		On:  st(r.NewStyle().Foreground(lipgloss.Color("4"))),
-		Off: st(r.NewStyle().Foreground(lipgloss.Color("3"))),
-		Dim: st(r.NewStyle().Faint(true)),
-	}))
+	var opts memsim.TextOptions
+	if theme.Detect(w) > colorprofile.ASCII {
+		st := func(s lipgloss.Style) func(string) string { return func(x string) string { return s.Render(x) } }
+		opts.On = st(lipgloss.NewStyle().Foreground(lipgloss.Color("4")))
+		opts.Off = st(lipgloss.NewStyle().Foreground(lipgloss.Color("3")))
+		opts.Dim = st(lipgloss.NewStyle().Faint(true))
+	}
+	io.WriteString(w, pic.Text(opts))
 	if kc := rep.KeyCache; kc != nil {
 		fmt.Fprintf(w, "\nkey cache (CASSANDRA-9738), %d entries (%d with a promoted index, %d of them held with their IndexInfos):\n"+
 			"  on heap %s (%.1f B/entry), off heap serialized %s (%.1f B/entry, of which %d B is the OHC library's entry header, not Cassandra's)\n",

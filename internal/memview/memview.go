@@ -14,8 +14,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/sstabletool/sstabletool/internal/tui/theme"
 	"github.com/sstabletool/sstabletool/memsim"
@@ -55,7 +55,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.clampScroll()
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		switch msg.String() {
 		case "q", "esc", "ctrl+c":
 			return m, tea.Quit
@@ -69,7 +69,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.scroll++
 		case "up", "k":
 			m.scroll--
-		case "pgdown", " ":
+		case "pgdown", "space":
 			m.scroll += m.bodyHeight()
 		case "pgup":
 			m.scroll -= m.bodyHeight()
@@ -151,8 +151,15 @@ func (m *Model) picture() string {
 	return m.pic.Text(memsim.TextOptions{Width: min(w, 60), On: st(m.th.Bar), Off: st(m.th.Warn), Live: st(m.th.Accent), Dim: st(m.th.Dim)})
 }
 
-// View implements tea.Model.
-func (m *Model) View() string {
+// View implements tea.Model: the screen on the alternate screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	return v
+}
+
+// Render draws the screen.
+func (m *Model) Render() string {
 	var b strings.Builder
 	var tabs []string
 	for i, t := range m.tabs {
@@ -165,7 +172,7 @@ func (m *Model) View() string {
 	}
 	b.WriteString(m.th.Title.Render(" "+m.pic.Title+" ") + " " + strings.Join(tabs, " ") + "\n")
 	lines := m.body()
-	clip := m.th.R.NewStyle().MaxWidth(m.width)
+	clip := lipgloss.NewStyle().MaxWidth(m.width)
 	end := min(m.scroll+m.bodyHeight(), len(lines))
 	for _, l := range lines[m.scroll:end] {
 		b.WriteString(clip.Render(l) + "\n")
@@ -183,8 +190,8 @@ func (m *Model) View() string {
 
 // Run shows the report until the user quits.
 func Run(rep *memsim.Report, title string) error {
-	th := theme.New(theme.NewRenderer(os.Stdout))
-	_, err := tea.NewProgram(New(rep, title, th), tea.WithAltScreen()).Run()
+	th := theme.New(theme.Detect(os.Stdout))
+	_, err := tea.NewProgram(New(rep, title, th)).Run()
 	return err
 }
 

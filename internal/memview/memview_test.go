@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/sstabletool/sstabletool/internal/tui/theme"
 	"github.com/sstabletool/sstabletool/memsim"
@@ -37,27 +37,27 @@ func report(t *testing.T) *memsim.Report {
 		JDK: 11, Cassandra: "4.1", Shards: 2, HeapSpace: 64 << 20, OffheapSpace: 64 << 20, CleanupThreshold: 1.0 / 3}, Results: rs, Bench: br}
 }
 
-func key(s string) tea.KeyMsg {
+func key(s string) tea.KeyPressMsg {
 	switch s {
 	case "tab":
-		return tea.KeyMsg{Type: tea.KeyTab}
+		return tea.KeyPressMsg{Code: tea.KeyTab}
 	case "down":
-		return tea.KeyMsg{Type: tea.KeyDown}
+		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "end":
-		return tea.KeyMsg{Type: tea.KeyEnd}
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
 	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+	return tea.KeyPressMsg{Code: []rune(s)[0], Text: s}
 }
 
 // The view shows the same picture as the SVG, then the table, the speed
 // comparison and the settings, fits the window, scrolls within the
 // content and quits on q.
 func TestViewTabsAndSize(t *testing.T) {
-	m := New(report(t), "memsim test", theme.New(theme.Plain(io.Discard)))
+	m := New(report(t), "memsim test", theme.Plain())
 	m.Update(tea.WindowSizeMsg{Width: 90, Height: 20})
 	check := func(tab string, want ...string) {
 		t.Helper()
-		v := m.View()
+		v := m.Render()
 		if m.Tab() != tab {
 			t.Fatalf("tab %q, want %q", m.Tab(), tab)
 		}
@@ -153,10 +153,10 @@ func FuzzLoad(f *testing.F) {
 		pic.Text(memsim.TextOptions{})
 		memsim.WriteSVG(io.Discard, pic)
 		memsim.WriteHTML(io.Discard, rep, pic)
-		m := New(rep, "fuzz", theme.New(theme.Plain(io.Discard)))
+		m := New(rep, "fuzz", theme.Plain())
 		m.Update(tea.WindowSizeMsg{Width: 40, Height: 10})
 		for range len(m.tabs) {
-			m.View()
+			m.Render()
 			m.Update(key("tab"))
 		}
 	})

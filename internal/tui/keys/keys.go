@@ -2,7 +2,7 @@
 // help screen (bubbles/key bindings carry their own help text).
 package keys
 
-import "github.com/charmbracelet/bubbles/key"
+import "charm.land/bubbles/v2/key"
 
 // Map is every binding the browser answers.
 type Map struct {
@@ -21,7 +21,7 @@ func Default() Map {
 		Up:        b("↑/k", "up", "up", "k"),
 		Down:      b("↓/j", "down", "down", "j"),
 		PageUp:    b("pgup/b", "page up", "pgup", "b", "ctrl+b"),
-		PageDown:  b("pgdn/f", "page down", "pgdown", "f", "ctrl+f", " "),
+		PageDown:  b("pgdn/f", "page down", "pgdown", "f", "ctrl+f", "space"),
 		HalfUp:    b("ctrl+u", "half up", "ctrl+u"),
 		HalfDown:  b("ctrl+d", "half down", "ctrl+d"),
 		Home:      b("home/g", "first", "home", "g"),

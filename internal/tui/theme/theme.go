@@ -1,16 +1,23 @@
-// Package theme holds the browser's styles. Every style comes from one
-// lipgloss.Renderer, whose colour profile follows the terminal and the
-// environment (NO_COLOR, CLICOLOR, TERM=dumb select plain text), so the
-// whole UI switches together. Because a colourless profile also drops
-// reverse video and bold, views never rely on attributes alone: the cursor
-// row carries a marker glyph and byte fields a separator.
+// Package theme holds the browser's styles. Every style is built for one
+// colour profile, detected once from the terminal and the environment
+// (NO_COLOR, CLICOLOR, TERM=dumb, output not a terminal select plain
+// text), so the whole UI switches together. A plain theme's styles carry
+// no attributes at all, not even reverse video or bold, so views never
+// rely on attributes alone: the cursor row carries a marker glyph and byte
+// fields a separator.
+//
+// Detecting the profile reads only the environment and whether the output
+// is a terminal: nothing is written to the terminal and no answer is
+// awaited (Lip Gloss v1 asked the terminal for its background colour when
+// the program started).
 package theme
 
 import (
 	"io"
+	"os"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/sstabletool/sstabletool/tui/bytemap"
 )
@@ -23,8 +30,8 @@ const (
 
 // Theme is the set of styles the views draw with.
 type Theme struct {
-	R *lipgloss.Renderer
-	// Color is false when the profile has no colours (NO_COLOR, dumb terminal).
+	// Color is false when the profile has no colours (NO_COLOR, dumb
+	// terminal, not a terminal): then every style is empty.
 	Color bool
 
 	Title, Crumb, Header, Selected, Dim, Error, Warn, OK, Accent, Key, Label lipgloss.Style
@@ -34,25 +41,30 @@ type Theme struct {
 	Field [16]lipgloss.Style
 }
 
-// NewRenderer returns a renderer for w whose profile follows the terminal
-// and NO_COLOR.
-func NewRenderer(w io.Writer) *lipgloss.Renderer {
-	return lipgloss.NewRenderer(w, termenv.WithColorCache(true))
+// Detect returns the colour profile of w, following the terminal and
+// NO_COLOR (any non-empty value, as https://no-color.org says).
+func Detect(w io.Writer) colorprofile.Profile {
+	p := colorprofile.Detect(w, os.Environ())
+	if os.Getenv("NO_COLOR") != "" {
+		p = min(p, colorprofile.ASCII)
+	}
+	return p
 }
 
-// Plain returns a renderer that never emits escape sequences (tests, pipes).
-func Plain(w io.Writer) *lipgloss.Renderer {
-	r := lipgloss.NewRenderer(w)
-	r.SetColorProfile(termenv.Ascii)
-	return r
-}
+// Plain returns the theme without colours or attributes (tests, pipes).
+func Plain() *Theme { return New(colorprofile.ASCII) }
 
-// New builds the styles on r. ANSI colours 0-15 are used so that the
-// terminal's own palette (light or dark) decides the exact shades.
-func New(r *lipgloss.Renderer) *Theme {
-	c := func(n string) lipgloss.Color { return lipgloss.Color(n) }
-	t := &Theme{R: r, Color: r.ColorProfile() != termenv.Ascii}
-	s := r.NewStyle
+// New builds the styles for profile p. ANSI colours 0-15 are used so that
+// the terminal's own palette (light or dark) decides the exact shades.
+func New(p colorprofile.Profile) *Theme {
+	t := &Theme{Color: p > colorprofile.ASCII}
+	if !t.Color {
+		// Every style empty: what Lip Gloss v1 drew with an Ascii profile,
+		// the text alone.
+		return t
+	}
+	c := lipgloss.Color
+	s := lipgloss.NewStyle
 	t.Title = s().Bold(true).Reverse(true)
 	t.Crumb = s().Bold(true)
 	t.Header = s().Bold(true).Underline(true)

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sstabletool/sstabletool/format"
@@ -333,7 +333,7 @@ func (v *Bytes) Update(msg tea.Msg) tea.Cmd {
 	if m, ok := msg.(trieMsg); ok {
 		return v.showTriePage(m.page)
 	}
-	if km, ok := msg.(tea.KeyMsg); ok && v.key != nil && key.Matches(km, trieKey) {
+	if km, ok := msg.(tea.KeyPressMsg); ok && v.key != nil && key.Matches(km, trieKey) {
 		return v.switchComponent()
 	}
 	k := v.env.Keys
@@ -351,7 +351,7 @@ func (v *Bytes) Update(msg tea.Msg) tea.Cmd {
 		v.clampTop()
 		return nil
 	}
-	km, ok := msg.(tea.KeyMsg)
+	km, ok := msg.(tea.KeyPressMsg)
 	if !ok || len(v.spans) == 0 {
 		return nil
 	}

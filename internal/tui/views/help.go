@@ -3,11 +3,11 @@ package views
 import (
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/internal/tui/keys"
@@ -21,7 +21,7 @@ type Help struct {
 }
 
 // NewHelp returns the help screen.
-func NewHelp(env *Env) *Help { return &Help{env: env, vp: viewport.New(0, 0)} }
+func NewHelp(env *Env) *Help { return &Help{env: env, vp: viewport.New()} }
 
 func (v *Help) Init() tea.Cmd         { return nil }
 func (v *Help) Title() string         { return "keys" }
@@ -42,15 +42,17 @@ func (v *Help) Groups() [][]key.Binding {
 
 func (v *Help) SetSize(w, h int) {
 	v.w, v.h = w, h
-	v.vp.Width, v.vp.Height = w, h
+	v.vp.SetWidth(w)
+	v.vp.SetHeight(h)
 	v.vp.SetContent(clip(v.content(), w))
 }
 
 func (v *Help) content() string {
 	th := v.env.Theme
 	hm := help.New()
+	hm.Styles.Ellipsis = th.Dim
 	hm.Styles.FullKey = th.Key
-	hm.Styles.FullDesc = th.R.NewStyle()
+	hm.Styles.FullDesc = lipgloss.NewStyle()
 	hm.Styles.FullSeparator = th.Dim
 	hm.FullSeparator = "    "
 	groups := v.Groups()

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/sstabletool/sstabletool/inspect"
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
@@ -29,7 +29,7 @@ type Metadata struct {
 
 // NewMetadata reads the table's metadata.
 func NewMetadata(env *Env, t *catalog.Table) *Metadata {
-	v := &Metadata{env: env, t: t, vp: viewport.New(0, 0)}
+	v := &Metadata{env: env, t: t, vp: viewport.New()}
 	v.vp.MouseWheelEnabled = true
 	v.m, v.err = t.Metadata()
 	return v
@@ -53,7 +53,8 @@ func (v *Metadata) Keys() []key.Binding {
 
 func (v *Metadata) SetSize(w, h int) {
 	v.w, v.h = w, h
-	v.vp.Width, v.vp.Height = w, h
+	v.vp.SetWidth(w)
+	v.vp.SetHeight(h)
 	v.vp.SetContent(clip(v.content(), w))
 }
 

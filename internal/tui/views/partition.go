@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sstabletool/sstabletool/format/cqltype"
@@ -236,7 +236,7 @@ func (v *Partition) Update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	}
-	if km, ok := msg.(tea.KeyMsg); ok && key.Matches(km, k.Bytes) {
+	if km, ok := msg.(tea.KeyPressMsg); ok && key.Matches(km, k.Bytes) {
 		if v.cursor == 0 || v.p == nil {
 			return push(NewPartitionBytes(v.env, v.t, v.off, v.size, "partition "+v.key))
 		}

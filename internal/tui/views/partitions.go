@@ -3,17 +3,18 @@ package views
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	textcursor "github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/progress"
-	"github.com/charmbracelet/bubbles/textinput"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/progress"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
@@ -76,11 +77,19 @@ type Partitions struct {
 func NewPartitions(env *Env, t *catalog.Table) *Partitions {
 	in := textinput.New()
 	in.Prompt = ""
-	// A steady cursor: a blinking one would redraw the screen twice a second.
-	in.Cursor.SetMode(textcursor.CursorStatic)
+	// The theme's styles (none: the text as typed), and a steady cursor: a
+	// blinking one would redraw the screen twice a second.
+	var st textinput.Styles
+	st.Cursor.Color = lipgloss.NoColor{}
+	in.SetStyles(st)
 	in.CharLimit = 256
-	bar := progress.New(progress.WithSolidFill("12"), progress.WithoutPercentage(),
-		progress.WithColorProfile(env.Theme.R.ColorProfile()), progress.WithFillCharacters('█', '░'))
+	// The bar in the theme's colour, and in none without colours.
+	full, empty := color.Color(lipgloss.Color("12")), color.Color(lipgloss.Color("#606060"))
+	if !env.Theme.Color {
+		full, empty = lipgloss.NoColor{}, lipgloss.NoColor{}
+	}
+	bar := progress.New(progress.WithColors(full), progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))
+	bar.EmptyColor = empty
 	return &Partitions{env: env, t: t, input: in, bar: bar, sorted: map[catalog.SortKey][]int32{}, start: time.Now()}
 }
 
@@ -206,12 +215,18 @@ func (p *Partitions) Update(msg tea.Msg) tea.Cmd {
 		}
 		p.setOrder(msg.order)
 		return nil
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		if p.mode != inputNone {
 			return p.inputKey(msg)
 		}
 		return p.key(msg)
-	case tea.MouseMsg:
+	case tea.PasteMsg:
+		// Pasted text goes into an open input (and only there, as before
+		// Bubble Tea v2, which sent a paste as a key message).
+		if p.mode != inputNone {
+			return p.inputUpdate(msg)
+		}
+	case tea.MouseWheelMsg:
 		if mv := navigation(msg, p.env.Keys); mv.ok {
 			p.cur.apply(mv, len(p.order), p.rowsHeight())
 		}
@@ -352,7 +367,7 @@ func (p *Partitions) refilter() tea.Cmd {
 	}
 }
 
-func (p *Partitions) key(msg tea.KeyMsg) tea.Cmd {
+func (p *Partitions) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.env.Keys
 	if mv := navigation(msg, k); mv.ok {
 		p.cur.apply(mv, len(p.order), p.rowsHeight())
@@ -383,9 +398,9 @@ func (p *Partitions) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-func (p *Partitions) inputKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyEsc:
+func (p *Partitions) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.Code {
+	case tea.KeyEscape:
 		mode := p.mode
 		p.mode = inputNone
 		p.input.Blur()
@@ -403,6 +418,12 @@ func (p *Partitions) inputKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	return p.inputUpdate(msg)
+}
+
+// inputUpdate gives a key or a paste to the open input, and refilters
+// when the filter changed.
+func (p *Partitions) inputUpdate(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(msg)
 	if p.mode == inputFilter && p.input.Value() != p.filter && p.list != nil {
@@ -644,9 +665,9 @@ func (p *Partitions) bottomLine() string {
 	th := p.env.Theme
 	switch p.mode {
 	case inputFilter:
-		return " " + th.Key.Render("filter keys:") + " " + p.input.View() + th.Dim.Render(" "+plural(len(p.order), "match"))
+		return " " + th.Key.Render("filter keys:") + " " + p.inputView() + th.Dim.Render(" "+plural(len(p.order), "match"))
 	case inputToken:
-		return " " + th.Key.Render("jump to token:") + " " + p.input.View()
+		return " " + th.Key.Render("jump to token:") + " " + p.inputView()
 	}
 	pos := fmt.Sprintf(" %s/%s ", cellfmt.Count(int64(min(p.cur.pos+1, len(p.order)))), cellfmt.Count(int64(len(p.order))))
 	errs := ""
@@ -660,6 +681,15 @@ func (p *Partitions) bottomLine() string {
 	label := fmt.Sprintf(" counting rows and cells %3.0f%% (%s of %s)", 100*pct(p.scanDone, p.scanTotal),
 		cellfmt.Human(p.scanDone), cellfmt.Human(p.scanTotal))
 	barW := max(p.w-len(pos)-len(label)-4, 5)
-	p.bar.Width = min(barW, 40)
+	p.bar.SetWidth(min(barW, 40))
 	return pos + p.bar.ViewAs(pct(p.scanDone, p.scanTotal)) + label + errs
+}
+
+// inputView is the open input; its cursor is drawn in reverse video, which
+// a plain theme has none of.
+func (p *Partitions) inputView() string {
+	if !p.env.Theme.Color {
+		return ansi.Strip(p.input.View())
+	}
+	return p.input.View()
 }

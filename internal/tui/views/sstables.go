@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/table"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/table"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
@@ -36,7 +37,7 @@ func NewSstables(env *Env, tables []*catalog.Table, unreadable []catalog.Unreada
 	th := env.Theme
 	st := table.DefaultStyles()
 	st.Header = th.Header.Padding(0, 1, 0, 0)
-	st.Cell = th.R.NewStyle().Padding(0, 1, 0, 0)
+	st.Cell = lipgloss.NewStyle().Padding(0, 1, 0, 0)
 	st.Selected = th.Selected
 	v := &Sstables{env: env, tables: tables, unreadable: unreadable, savings: make([]*catalog.Savings, len(tables)), saveErr: make([]error, len(tables)), pending: -1}
 	v.tbl = table.New(table.WithStyles(st), table.WithFocused(true))
@@ -237,7 +238,7 @@ func (v *Sstables) Update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(next, status(v.tables[msg.i].Name+": oa estimate: "+msg.err.Error(), true))
 		}
 		return next
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		if key.Matches(msg, v.env.Keys.Open) {
 			if t := v.Selected(); t != nil {
 				return func() tea.Msg { return OpenTableMsg{Table: t} }

@@ -18,9 +18,9 @@ package views
 import (
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
@@ -123,7 +123,7 @@ type move struct {
 // navigation decodes the motion keys of the key map.
 func navigation(msg tea.Msg, km keys.Map) move {
 	switch m := msg.(type) {
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(m, km.Up):
 			return move{delta: -1, ok: true}
@@ -142,14 +142,11 @@ func navigation(msg tea.Msg, km keys.Map) move {
 		case key.Matches(m, km.End):
 			return move{end: true, ok: true}
 		}
-	case tea.MouseMsg:
-		if m.Action != tea.MouseActionPress {
-			return move{}
-		}
+	case tea.MouseWheelMsg:
 		switch m.Button {
-		case tea.MouseButtonWheelUp:
+		case tea.MouseWheelUp:
 			return move{delta: -3, ok: true}
-		case tea.MouseButtonWheelDown:
+		case tea.MouseWheelDown:
 			return move{delta: 3, ok: true}
 		}
 	}
@@ -204,9 +201,9 @@ func scrollViewport(vp *viewport.Model, m move) {
 	case m.end:
 		vp.GotoBottom()
 	case m.pageFactor < 0:
-		vp.ScrollUp(int(-m.pageFactor * float64(vp.Height)))
+		vp.ScrollUp(int(-m.pageFactor * float64(vp.Height())))
 	case m.pageFactor > 0:
-		vp.ScrollDown(int(m.pageFactor * float64(vp.Height)))
+		vp.ScrollDown(int(m.pageFactor * float64(vp.Height())))
 	case m.delta < 0:
 		vp.ScrollUp(-m.delta)
 	default:
