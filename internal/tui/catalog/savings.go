@@ -414,4 +414,3 @@ func joinAnd(xs []string) string {
 	}
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
-
