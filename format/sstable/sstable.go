@@ -157,12 +157,13 @@ func (s *SSTable) needCompressionInfo(why string) error {
 		"CompressionInfo.db, which "+why+" (Data.db is compressed and cannot be read without it)", os.ErrNotExist)
 }
 
-// checkUncompressedGuess catches a compressed Data.db whose
-// CompressionInfo.db and TOC.txt are both gone: nothing says it is
-// compressed, so it would be decoded as rows and fail somewhere inside,
-// after a command printed part of its output. An uncompressed Data.db
-// nearly always has CRC.db beside it; without either, the first partition
-// header must decode, or the error says what is likely missing.
+// checkUncompressedGuess is the last guard for a Data.db read as
+// uncompressed with neither CompressionInfo.db nor CRC.db beside it: Open
+// has already trusted Statistics.db's compression ratio, but a writer
+// other than Cassandra's may leave it at -1 for compressed data. Decoded
+// as rows, such bytes would fail somewhere inside, after a command printed
+// part of its output; so the first partition header must decode, or the
+// error says what is likely missing.
 func (s *SSTable) checkUncompressedGuess() error {
 	if s.data.Compressed() || s.HasComponent(format.ComponentCRC) || s.data.Length() == 0 {
 		return nil
