@@ -80,7 +80,13 @@ func usageError(format string, args ...any) error {
 }
 
 func openOptions(c *cli.Context) (sstable.Options, error) {
-	a, err := reader.ParseAccess(c.String("access"))
+	mode := c.String("access")
+	if mode == "" && !c.IsSet("access") {
+		// A command line without the flag at all: sstabletool alone on a
+		// terminal browses the demo from the root, which has no --access.
+		mode = accessFlag.Value
+	}
+	a, err := reader.ParseAccess(mode)
 	if err != nil {
 		return sstable.Options{}, usageError("--access: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,4 +70,78 @@ func TestNoTerminalQueryAtStart(t *testing.T) {
 	if !strings.Contains(got, "sstabletool version") {
 		t.Errorf("sstabletool --version printed %q, want its version", got)
 	}
+}
+
+// TestMainJobOnATerminal runs sstabletool with no arguments on a
+// pseudo-terminal, as README's first command does: it writes the demo
+// sstable and opens the browser on it (not the tour printed when piped),
+// which draws its sstables view and quits on q with exit 0.
+func TestMainJobOnATerminal(t *testing.T) {
+	bin, err := exec.LookPath("sstabletool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin)
+	env := []string{"TERM=xterm-256color", "NO_COLOR=1"}
+	for _, e := range cmd.Environ() {
+		if !strings.HasPrefix(e, "CI=") { // CI makes the root print the tour
+			env = append(env, e)
+		}
+	}
+	cmd.Env = env
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	var mu sync.Mutex
+	var out bytes.Buffer
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			mu.Lock()
+			out.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	seen := func(s string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(out.String(), s)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for !seen("sstabletool browse") {
+		select {
+		case err := <-done:
+			mu.Lock()
+			t.Fatalf("sstabletool exited (%v) before drawing the browser: %q", err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			mu.Lock()
+			t.Fatalf("no browser after 60 s: %q", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// q leaves the sstables view, which is the last: the browser quits.
+	for range 3 {
+		ptmx.Write([]byte("q"))
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("sstabletool on a terminal: %v", err)
+			}
+			return
+		case <-time.After(2 * time.Second):
+		}
+	}
+	cmd.Process.Kill()
+	t.Fatal("the browser did not quit on q")
 }
