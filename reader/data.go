@@ -177,6 +177,10 @@ func (d *Data) Compressed() bool { return d.info != nil }
 // Info is the decoded CompressionInfo.db, nil when uncompressed.
 func (d *Data) Info() *CompressionInfo { return d.info }
 
+// Checksums is the decoded CRC.db of an uncompressed Data.db whose chunks
+// are checked as they are read; nil otherwise.
+func (d *Data) Checksums() *ChunkChecksums { return d.crcs }
+
 // Path is the Data.db path.
 func (d *Data) Path() string { return d.path }
 

@@ -72,7 +72,10 @@ func (t *Table) EstimateOA(progress func(done, total int64)) (*Savings, error) {
 		ChecksumsAfter:    res.Checksums,
 		TOCBefore:         t.S.TOC(),
 	}
-	if !t.S.Data().Compressed() && t.S.HasComponent(format.ComponentCRC) {
+	// CRC.db as the reader decoded it to check the chunks; read here only
+	// when the sstable was opened without checking them.
+	s.ChecksumsBefore = t.S.Data().Checksums()
+	if s.ChecksumsBefore == nil && !t.S.Data().Compressed() && t.S.HasComponent(format.ComponentCRC) {
 		if b, err := reader.ReadFile(t.S.Path(format.ComponentCRC)); err == nil {
 			s.ChecksumsBefore, _ = reader.DecodeChecksums(b)
 		}
@@ -92,9 +95,6 @@ func (t *Table) EstimateOA(progress func(done, total int64)) (*Savings, error) {
 	}
 	return s, nil
 }
-
-// liveSaving is what one LIVE DeletionTime saves in oa: 12 bytes become 1.
-const liveSaving = 11
 
 // Explain says, component by component, why the oa files are smaller or
 // larger, from what differs between the source's files and those the
@@ -125,7 +125,7 @@ func (s *Savings) Explain() []string {
 	// and of end-open markers, then the vints of positions and offsets
 	// into Data.db, which shrink with the partition headers (the relinker
 	// changes nothing else in an entry).
-	indexDT := -liveSaving * (s.LiveIndexEntries + s.LiveIndexBlocks)
+	indexDT := -oa.LiveSaving * (s.LiveIndexEntries + s.LiveIndexBlocks)
 	indexRest := index.After - index.Before - indexDT
 	var indexCounts []string
 	if s.LiveIndexEntries > 0 {
@@ -151,7 +151,7 @@ func (s *Savings) Explain() []string {
 		if len(counts) > 0 {
 			line += fmt.Sprintf(": DeletionTimes of %s take 1 byte instead of 12", joinAnd(counts))
 		}
-		if rest := s.DataUncompressed.After - s.DataUncompressed.Before + liveSaving*s.LiveHeaders; data.Before > 0 && rest != 0 {
+		if rest := s.DataUncompressed.After - s.DataUncompressed.Before + oa.LiveSaving*s.LiveHeaders; data.Before > 0 && rest != 0 {
 			line += fmt.Sprintf(" (%s of Data.db's uncompressed change is not theirs)", delta(rest))
 		}
 		out = append(out, line)
