@@ -2,7 +2,6 @@ package verify
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/format/vint"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -246,9 +244,7 @@ func (c *btiCheck) recover(h *rows.PartitionHeader) *rowsWalk {
 	if rf == nil || c.rowsFrom >= rf.Size() {
 		return nil // nothing left in Rows.db: the partition has no entry
 	}
-	pat := binary.BigEndian.AppendUint16(nil, uint16(len(h.Key)))
-	pat = append(pat, h.Key...)
-	pat = vint.AppendUnsigned(pat, uint64(h.Offset))
+	pat := bti.AppendRowIndexEntryHead(nil, h.Key, h.Offset)
 	const window = 1 << 16
 	buf := make([]byte, window+len(pat))
 	for off := c.rowsFrom; off < rf.Size(); off += window {

@@ -132,10 +132,8 @@ func (w *RowsWriter) AddPartition(key []byte, dataPos int64, deletion deletionti
 		return -1, err
 	}
 	pos := w.out.Pos()
-	b := binary.BigEndian.AppendUint16(w.buf[:0], uint16(len(key)))
-	b = append(b, key...)
-	base := pos + int64(len(b))
-	b = vint.AppendUnsigned(b, uint64(dataPos))
+	b := AppendRowIndexEntryHead(w.buf[:0], key, dataPos)
+	base := pos + 2 + int64(len(key))
 	b = vint.AppendSigned(b, root-base)
 	b = vint.AppendUnsigned(b, uint64(len(blocks)))
 	if b, err = w.layout.Append(b, deletion); err != nil {
@@ -201,4 +199,13 @@ func nudge(v []byte, n int) []byte {
 		cur++
 	}
 	return out
+}
+
+// AppendRowIndexEntryHead appends how a Rows.db entry starts: the key with
+// its unsigned short length, then the partition's Data.db position as a
+// vint (what a search for a partition's entry looks for, in verify).
+func AppendRowIndexEntryHead(dst, key []byte, dataPos int64) []byte {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(key)))
+	dst = append(dst, key...)
+	return vint.AppendUnsigned(dst, uint64(dataPos))
 }
