@@ -9,7 +9,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/generate"
+	"github.com/sstabletool/sstabletool/internal/generate"
 	"github.com/sstabletool/sstabletool/reader"
 	"github.com/sstabletool/sstabletool/workload"
 )

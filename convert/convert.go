@@ -28,14 +28,14 @@ import (
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/filter"
-	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
-	"github.com/sstabletool/sstabletool/format/summary"
+	"github.com/sstabletool/sstabletool/internal/format/filter"
+	"github.com/sstabletool/sstabletool/internal/format/index"
+	"github.com/sstabletool/sstabletool/internal/format/summary"
+	"github.com/sstabletool/sstabletool/internal/writer"
 	"github.com/sstabletool/sstabletool/reader"
-	"github.com/sstabletool/sstabletool/writer"
 )
 
 // Place is where a DeletionTime is stored outside row bodies.

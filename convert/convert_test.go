@@ -15,11 +15,11 @@ import (
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
-	"github.com/sstabletool/sstabletool/generate"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/generate"
+	"github.com/sstabletool/sstabletool/internal/writer"
 	"github.com/sstabletool/sstabletool/verify"
 	"github.com/sstabletool/sstabletool/workload"
-	"github.com/sstabletool/sstabletool/writer"
 )
 
 var legacyTables = []struct{ group, name, oa string }{

@@ -12,8 +12,8 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/writer"
 	"github.com/sstabletool/sstabletool/verify"
-	"github.com/sstabletool/sstabletool/writer"
 )
 
 func hashDir(t *testing.T, dir string) map[string][32]byte {

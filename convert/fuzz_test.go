@@ -9,7 +9,7 @@ import (
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
-	"github.com/sstabletool/sstabletool/writer"
+	"github.com/sstabletool/sstabletool/internal/writer"
 )
 
 // FuzzRelink feeds arbitrary bytes as a legacy (nc) partition to the

@@ -7,7 +7,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/writer"
+	"github.com/sstabletool/sstabletool/internal/writer"
 )
 
 // blockCutter feeds the index writer each partition's unfiltereds at their

@@ -8,10 +8,10 @@ import (
 
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
-	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/rows"
-	"github.com/sstabletool/sstabletool/format/vint"
-	"github.com/sstabletool/sstabletool/writer"
+	"github.com/sstabletool/sstabletool/internal/format/index"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
+	"github.com/sstabletool/sstabletool/internal/writer"
 )
 
 // relinker copies Data.db partitions from one DeletionTime layout to

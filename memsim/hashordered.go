@@ -3,8 +3,8 @@ package memsim
 import (
 	"unsafe"
 
-	"github.com/sstabletool/sstabletool/format/token/murmur"
-	"github.com/sstabletool/sstabletool/memsim/jvm"
+	"github.com/sstabletool/sstabletool/internal/format/murmur"
+	"github.com/sstabletool/sstabletool/memsim/internal/jvm"
 )
 
 // hoNode is an entry of the hash-ordered list. A sentinel node (id 0)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sstabletool/sstabletool/memsim/jvm"
+	"github.com/sstabletool/sstabletool/memsim/internal/jvm"
 )
 
 // hoObjects walks the hash-ordered list from its first sentinel and counts

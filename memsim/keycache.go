@@ -4,10 +4,10 @@ import (
 	"fmt"
 
 	"github.com/sstabletool/sstabletool/format/clustering"
-	idx "github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/format/vint"
-	"github.com/sstabletool/sstabletool/memsim/jvm"
+	idx "github.com/sstabletool/sstabletool/internal/format/index"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
+	"github.com/sstabletool/sstabletool/memsim/internal/jvm"
 )
 
 // KeyCache is the footprint of caching every partition of some sstables

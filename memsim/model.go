@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/sstabletool/sstabletool/memsim/jvm"
+	"github.com/sstabletool/sstabletool/memsim/internal/jvm"
 )
 
 // AllocType is Cassandra's memtable_allocation_type (config/Config.java).

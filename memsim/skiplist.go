@@ -4,7 +4,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
-	"github.com/sstabletool/sstabletool/memsim/jvm"
+	"github.com/sstabletool/sstabletool/memsim/internal/jvm"
 )
 
 func newLayout(cfg Config) (jvm.Layout, error) {

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstabletool/sstabletool/export"
 	"github.com/sstabletool/sstabletool/format/clustering"
-	idx "github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/generate"
+	"github.com/sstabletool/sstabletool/internal/dump"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	idx "github.com/sstabletool/sstabletool/internal/format/index"
+	"github.com/sstabletool/sstabletool/internal/generate"
 	"github.com/sstabletool/sstabletool/workload"
 )
 
@@ -47,7 +47,7 @@ func dumpCounts(t *testing.T, path string) (partitions, rowCount, cells, complex
 	}
 	defer s.Close()
 	var buf bytes.Buffer
-	d := export.NewDumper(&buf, s, export.Options{})
+	d := dump.NewDumper(&buf, s, dump.Options{})
 	d.Begin()
 	if err := s.EachPartition(d.Partition); err != nil {
 		t.Fatal(err)

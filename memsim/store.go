@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/sstabletool/sstabletool/format/token"
-	"github.com/sstabletool/sstabletool/memsim/jvm"
+	"github.com/sstabletool/sstabletool/memsim/internal/jvm"
 	"github.com/sstabletool/sstabletool/workload"
 )
 

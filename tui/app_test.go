@@ -14,8 +14,8 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/generate"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/generate"
 	"github.com/sstabletool/sstabletool/internal/tui/theme"
 	"github.com/sstabletool/sstabletool/internal/tui/views"
 	"github.com/sstabletool/sstabletool/reader"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/generate"
+	"github.com/sstabletool/sstabletool/internal/generate"
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/internal/tui/theme"
 	"github.com/sstabletool/sstabletool/internal/tui/views"

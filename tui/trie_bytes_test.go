@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/bti"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/format/bti"
+	"github.com/sstabletool/sstabletool/internal/tui/bytemap"
 	"github.com/sstabletool/sstabletool/internal/tui/views"
-	"github.com/sstabletool/sstabletool/tui/bytemap"
 )
 
 func daTable(t *testing.T, name string) string {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
-	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/rows"
-	"github.com/sstabletool/sstabletool/format/vint"
+	"github.com/sstabletool/sstabletool/internal/format/index"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // blockWalk compares a partition's promoted index (its IndexInfo blocks)

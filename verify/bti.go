@@ -8,11 +8,11 @@ import (
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/bti"
-	"github.com/sstabletool/sstabletool/format/bytecomparable"
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/format/bti"
+	"github.com/sstabletool/sstabletool/internal/format/bytecomparable"
 	"github.com/sstabletool/sstabletool/reader"
 )
 

@@ -22,11 +22,11 @@ import (
 
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/filter"
-	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/format/summary"
+	"github.com/sstabletool/sstabletool/internal/format/filter"
+	"github.com/sstabletool/sstabletool/internal/format/index"
+	"github.com/sstabletool/sstabletool/internal/format/summary"
 	"github.com/sstabletool/sstabletool/reader"
 )
 

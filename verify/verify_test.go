@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstabletool/sstabletool/export"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/dump"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/reader"
 )
@@ -54,7 +54,7 @@ func dumpAll(path string, a reader.Access) ([]byte, error) {
 	}
 	defer s.Close()
 	var buf bytes.Buffer
-	d := export.NewDumper(&buf, s, export.Options{JSONLines: true})
+	d := dump.NewDumper(&buf, s, dump.Options{JSONLines: true})
 	if err := s.EachPartition(d.Partition); err != nil {
 		return nil, err
 	}

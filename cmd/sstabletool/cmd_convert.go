@@ -9,8 +9,8 @@ import (
 
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/internal/writer"
 	"github.com/sstabletool/sstabletool/reader"
-	"github.com/sstabletool/sstabletool/writer"
 )
 
 // convertCommand is the convert command.

@@ -13,7 +13,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/nc"
 	"github.com/sstabletool/sstabletool/format/oa"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/generate"
+	"github.com/sstabletool/sstabletool/internal/generate"
 	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/verify"

@@ -6,9 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sstabletool/sstabletool/export"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/dump"
 )
 
 // dumpCommand is the dump command.
@@ -80,7 +80,7 @@ func dumpAction(c *cli.Context) error {
 	if c.Bool("enumerate-keys") {
 		return badData(enumerateKeys(s, keys, exclude))
 	}
-	out := jsonOut{export.NewDumper(stdout, s, export.Options{JSONLines: c.Bool("jsonl"), RawTimestamps: c.Bool("raw-timestamps"), Debug: c.Bool("debug")})}
+	out := jsonOut{dump.NewDumper(stdout, s, dump.Options{JSONLines: c.Bool("jsonl"), RawTimestamps: c.Bool("raw-timestamps"), Debug: c.Bool("debug")})}
 	if len(keys) > 0 {
 		// Partitions print in Data.db order whatever the order of -k, and
 		// once each, as sstabledump's scanner over the keys' tokens does.
@@ -123,8 +123,8 @@ func dumpAction(c *cli.Context) error {
 }
 
 // jsonOut is dump's output: sstabledump's JSON or its -d lines, both
-// rendered by export.Dumper.
-type jsonOut struct{ d *export.Dumper }
+// rendered by dump.Dumper.
+type jsonOut struct{ d *dump.Dumper }
 
 func (o jsonOut) begin() { o.d.Begin() }
 func (o jsonOut) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {

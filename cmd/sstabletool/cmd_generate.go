@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sstabletool/sstabletool/generate"
+	"github.com/sstabletool/sstabletool/internal/generate"
 	"github.com/sstabletool/sstabletool/workload"
 )
 

@@ -19,7 +19,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/format/token"
-	"github.com/sstabletool/sstabletool/inspect"
+	"github.com/sstabletool/sstabletool/internal/inspect"
 	"github.com/sstabletool/sstabletool/internal/words"
 )
 

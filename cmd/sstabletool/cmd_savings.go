@@ -15,7 +15,7 @@ import (
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/upgrade"
+	"github.com/sstabletool/sstabletool/internal/upgrade"
 )
 
 // savingsCommand is the savings command.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sstabletool/sstabletool/inspect"
+	"github.com/sstabletool/sstabletool/internal/inspect"
 )
 
 // schemaCommand is the schema command.

@@ -9,8 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/internal/upgrade"
 	"github.com/sstabletool/sstabletool/internal/words"
-	"github.com/sstabletool/sstabletool/upgrade"
 )
 
 // upgradeCommand is the upgrade command.

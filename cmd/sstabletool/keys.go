@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/inspect"
+	"github.com/sstabletool/sstabletool/internal/inspect"
 )
 
 func keyString(s *sstable.SSTable, key []byte) string { return inspect.FormatKey(s.KeyType(), key) }

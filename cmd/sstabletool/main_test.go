@@ -13,7 +13,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
-	"github.com/sstabletool/sstabletool/upgrade"
+	"github.com/sstabletool/sstabletool/internal/upgrade"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")

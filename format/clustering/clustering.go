@@ -14,7 +14,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sstabletool/sstabletool/format/vint"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // Kind is ClusteringPrefix.Kind; its ordinal is what the files store.

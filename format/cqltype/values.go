@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sstabletool/sstabletool/corrupt"
-	"github.com/sstabletool/sstabletool/format/vint"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // Value errors are *corrupt.Error with Offset relative to the start

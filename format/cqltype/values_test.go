@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/sstabletool/sstabletool/corrupt"
-	"github.com/sstabletool/sstabletool/format/vint"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 	"github.com/sstabletool/sstabletool/reader"
 )
 

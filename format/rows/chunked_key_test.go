@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/internal/writer"
 	"github.com/sstabletool/sstabletool/reader"
-	"github.com/sstabletool/sstabletool/writer"
 )
 
 // TestPartitionKeyAcrossChunks reads a partition header whose key spans

@@ -10,7 +10,7 @@ import (
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
-	"github.com/sstabletool/sstabletool/format/vint"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // Source is uncompressed Data.db read sequentially; reader.Cursor

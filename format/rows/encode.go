@@ -7,7 +7,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
-	"github.com/sstabletool/sstabletool/format/vint"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // Encoder serializes partitions the way UnfilteredSerializer and

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/sstabletool/sstabletool/format/clustering"
-	"github.com/sstabletool/sstabletool/format/vint"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // Frame is the framing of one unfiltered (UnfilteredSerializer): the flags

@@ -2,7 +2,7 @@ package rows
 
 import (
 	"github.com/sstabletool/sstabletool/format/clustering"
-	"github.com/sstabletool/sstabletool/format/vint"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // Skim counts what SkimRest found in a partition.

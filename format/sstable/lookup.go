@@ -8,9 +8,9 @@ import (
 	"os"
 
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/rows"
-	"github.com/sstabletool/sstabletool/format/summary"
+	"github.com/sstabletool/sstabletool/internal/format/index"
+	"github.com/sstabletool/sstabletool/internal/format/summary"
 )
 
 // Summary reads Summary.db once and keeps it. When Summary.db is missing

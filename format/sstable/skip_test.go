@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/generate"
+	"github.com/sstabletool/sstabletool/internal/generate"
 )
 
 // A size-only scan (clustering values and bodies skipped by width, with

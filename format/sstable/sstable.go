@@ -13,13 +13,13 @@ import (
 
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/bti"
 	"github.com/sstabletool/sstabletool/format/cqltype"
-	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/stats"
-	"github.com/sstabletool/sstabletool/format/summary"
 	"github.com/sstabletool/sstabletool/format/token"
+	"github.com/sstabletool/sstabletool/internal/format/bti"
+	"github.com/sstabletool/sstabletool/internal/format/index"
+	"github.com/sstabletool/sstabletool/internal/format/summary"
 	"github.com/sstabletool/sstabletool/reader"
 )
 

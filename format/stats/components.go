@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/vint"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // Validation is ValidationMetadata: what a reader checks the sstable

@@ -7,7 +7,7 @@ import (
 	"math"
 
 	"github.com/sstabletool/sstabletool/corrupt"
-	"github.com/sstabletool/sstabletool/format/vint"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // ComponentName is the component every error of this package names.

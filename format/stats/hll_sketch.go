@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 
-	"github.com/sstabletool/sstabletool/format/token/murmur"
+	"github.com/sstabletool/sstabletool/internal/format/murmur"
 )
 
 // HLLSketch builds the cardinality sketch of Statistics.db's compaction

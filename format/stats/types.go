@@ -6,7 +6,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/cqltype"
-	"github.com/sstabletool/sstabletool/format/vint"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // UUID is a 16-byte UUID as Cassandra writes it (most significant long

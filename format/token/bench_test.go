@@ -4,7 +4,7 @@ import (
 	"hash/maphash"
 	"testing"
 
-	"github.com/sstabletool/sstabletool/format/token/murmur"
+	"github.com/sstabletool/sstabletool/internal/format/murmur"
 )
 
 // Baselines, measured in the same run: hash/maphash (the standard library's

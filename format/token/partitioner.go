@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sstabletool/sstabletool/format/token/murmur"
+	"github.com/sstabletool/sstabletool/internal/format/murmur"
 )
 
 // Partitioner maps partition keys to tokens and orders keys by token.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstabletool/sstabletool/format/token/murmur"
 	"github.com/sstabletool/sstabletool/internal/fixturekeys"
+	"github.com/sstabletool/sstabletool/internal/format/murmur"
 )
 
 func TestForName(t *testing.T) {

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstabletool/sstabletool/format/vint"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // Table is one fixture sstable.

@@ -13,11 +13,11 @@ import (
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
-	"github.com/sstabletool/sstabletool/export"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
+	"github.com/sstabletool/sstabletool/internal/dump"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/reader"
 	"github.com/sstabletool/sstabletool/verify"
@@ -34,7 +34,7 @@ func dumpAll(t *testing.T, path string) []byte {
 	}
 	defer s.Close()
 	var buf bytes.Buffer
-	d := export.NewDumper(&buf, s, export.Options{})
+	d := dump.NewDumper(&buf, s, dump.Options{})
 	d.Begin()
 	if err := s.EachPartition(d.Partition); err != nil {
 		t.Fatalf("dump %s: %v", path, err)

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/sstabletool/sstabletool/convert"
-	"github.com/sstabletool/sstabletool/export"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/inspect"
+	"github.com/sstabletool/sstabletool/internal/dump"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/inspect"
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/reader"
 	"github.com/sstabletool/sstabletool/verify"
@@ -100,7 +100,7 @@ func TestEveryRealWorldSSTableReads(t *testing.T) {
 					t.Errorf("schema: %q", stmt)
 				}
 				var buf bytes.Buffer
-				d := export.NewDumper(&buf, s, export.Options{})
+				d := dump.NewDumper(&buf, s, dump.Options{})
 				d.Begin()
 				err = s.EachPartition(d.Partition)
 				if err == nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/format/token"
-	"github.com/sstabletool/sstabletool/writer"
+	"github.com/sstabletool/sstabletool/internal/writer"
 )
 
 // The UDT of the realworld legacy_udt_in_collection table (ks.ut: a int,

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/index"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/token"
+	"github.com/sstabletool/sstabletool/internal/format/index"
 )
 
 // Unknown marks a count the background scan has not reached yet.

@@ -22,9 +22,9 @@ import (
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/inspect"
+	"github.com/sstabletool/sstabletool/internal/inspect"
+	"github.com/sstabletool/sstabletool/internal/tui/bytemap"
 	"github.com/sstabletool/sstabletool/reader"
-	"github.com/sstabletool/sstabletool/tui/bytemap"
 )
 
 // Table is one sstable opened for browsing.

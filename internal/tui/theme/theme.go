@@ -19,7 +19,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/sstabletool/sstabletool/tui/bytemap"
+	"github.com/sstabletool/sstabletool/internal/tui/bytemap"
 )
 
 // Cursor marks the selected line in every list.

@@ -10,13 +10,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/bti"
-	"github.com/sstabletool/sstabletool/format/bti/trie"
 	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/internal/format/bti"
+	"github.com/sstabletool/sstabletool/internal/format/bti/trie"
+	"github.com/sstabletool/sstabletool/internal/tui/bytemap"
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 	"github.com/sstabletool/sstabletool/reader"
-	"github.com/sstabletool/sstabletool/tui/bytemap"
 )
 
 // MaxBytes bounds the bytes of one partition the hex view reads and labels;

@@ -1,0 +1,200 @@
+// Package filter reads, writes and builds Filter.db, the partition-key
+// bloom filter of a big-format sstable (utils/BloomFilter.java,
+// BloomFilterSerializer.java, FilterFactory.java, BloomCalculations.java,
+// obs/OffHeapBitSet.java).
+//
+// Layout: int hash count, int number of 64-bit words, then the words. The
+// bit for index i is bit i&7 of byte i>>3 of the bitset. From version na on
+// the bytes are stored in that order; before na (CASSANDRA-9067) each
+// 8-byte word was written as a big-endian long whose least significant
+// byte is the bitset's first byte, i.e. every 8 bytes reversed.
+//
+// Indexes come from MurmurHash3 x64_128 (Cassandra's variant) of the
+// partition key, whatever the partitioner: with h = hash(key), index j is
+// |(h[1] + j*h[0]) mod capacity| using Java's signed long arithmetic.
+//
+// It is hand-written because no bloom filter library reproduces these
+// bytes: the hash variant, the index derivation and the sizing table all
+// have to match Cassandra exactly for a written Filter.db to be readable.
+package filter
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/sstabletool/sstabletool/corrupt"
+	"github.com/sstabletool/sstabletool/internal/format/murmur"
+	"github.com/sstabletool/sstabletool/reader"
+)
+
+const component = "Filter.db"
+
+// maxHashCount is the size of the index array BloomFilter reuses per
+// thread; a filter with more hashes cannot be queried by Cassandra.
+const maxHashCount = 21
+
+// BloomFilter is a decoded or freshly built Filter.db.
+type BloomFilter struct {
+	hashCount     int
+	bits          []byte // bitset in memory order
+	alwaysPresent bool
+}
+
+// AlwaysPresent is the filter Cassandra uses when bloom_filter_fp_chance is
+// 1.0: it claims every key and serializes to nothing (an empty Filter.db).
+func AlwaysPresent() *BloomFilter { return &BloomFilter{alwaysPresent: true} }
+
+// HashCount is the number of bit indexes per key.
+func (f *BloomFilter) HashCount() int { return f.hashCount }
+
+// Capacity is the number of bits, always a multiple of 64.
+func (f *BloomFilter) Capacity() int64 { return int64(len(f.bits)) * 8 }
+
+// IsAlwaysPresent reports whether this is the no-op filter of an empty Filter.db.
+func (f *BloomFilter) IsAlwaysPresent() bool { return f.alwaysPresent }
+
+// ReadFile reads and decodes a Filter.db, naming the file in errors.
+func ReadFile(path string, oldFormat bool) (*BloomFilter, error) {
+	b, err := reader.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading bloom filter: %w", err)
+	}
+	f, err := Decode(b, oldFormat)
+	return f, corrupt.WithFile(err, path)
+}
+
+// Decode parses Filter.db bytes. oldFormat is true for versions before na
+// (Version.HasOldBloomFilterFormat). An empty input is the always-present
+// filter, as Cassandra reads it. The bitset is copied, so b may be reused.
+func Decode(b []byte, oldFormat bool) (*BloomFilter, error) {
+	if len(b) == 0 {
+		return AlwaysPresent(), nil
+	}
+	if len(b) < 8 {
+		return nil, corruptAt(0, "an int hash count and an int word count (8 bytes)", fmt.Errorf("only %d bytes", len(b)))
+	}
+	hashes := int32(binary.BigEndian.Uint32(b))
+	if hashes < 1 || hashes > maxHashCount {
+		return nil, corruptAt(0, fmt.Sprintf("a hash count in 1..%d", maxHashCount), fmt.Errorf("found %d", hashes))
+	}
+	words := int32(binary.BigEndian.Uint32(b[4:]))
+	rest := b[8:]
+	if words < 1 || int64(words)*8 != int64(len(rest)) {
+		return nil, corruptAt(4, fmt.Sprintf("a word count > 0 covering the remaining %d bytes (%d bytes a word)", len(rest), 8),
+			fmt.Errorf("found %d words", words))
+	}
+	bits := make([]byte, len(rest))
+	if oldFormat {
+		for w := 0; w < len(rest); w += 8 {
+			binary.LittleEndian.PutUint64(bits[w:], binary.BigEndian.Uint64(rest[w:]))
+		}
+	} else {
+		copy(bits, rest)
+	}
+	return &BloomFilter{hashCount: int(hashes), bits: bits}, nil
+}
+
+// SerializedSize is the length Encode returns.
+func (f *BloomFilter) SerializedSize() int {
+	if f.alwaysPresent {
+		return 0
+	}
+	return 8 + len(f.bits)
+}
+
+// Encode serializes the filter as version oldFormat/new-format Filter.db.
+func (f *BloomFilter) Encode(oldFormat bool) []byte {
+	return f.AppendEncoded(make([]byte, 0, f.SerializedSize()), oldFormat)
+}
+
+// AppendEncoded appends the serialized filter to dst.
+func (f *BloomFilter) AppendEncoded(dst []byte, oldFormat bool) []byte {
+	if f.alwaysPresent {
+		return dst
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(f.hashCount))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(f.bits)/8))
+	if !oldFormat {
+		return append(dst, f.bits...)
+	}
+	for w := 0; w < len(f.bits); w += 8 {
+		dst = binary.BigEndian.AppendUint64(dst, binary.LittleEndian.Uint64(f.bits[w:]))
+	}
+	return dst
+}
+
+// MightContain reports whether key may be in the sstable; false means it
+// certainly is not. It does not allocate.
+func (f *BloomFilter) MightContain(key []byte) bool {
+	if f.alwaysPresent {
+		return true
+	}
+	h0, h1 := murmur.Hash128(key, 0)
+	base, inc, max := int64(h1), int64(h0), int64(len(f.bits))*8
+	for range f.hashCount {
+		i := abs(base % max)
+		if f.bits[i>>3]&(1<<(i&7)) == 0 {
+			return false
+		}
+		base += inc
+	}
+	return true
+}
+
+// Add records key in the filter.
+func (f *BloomFilter) Add(key []byte) {
+	if f.alwaysPresent {
+		return
+	}
+	h0, h1 := murmur.Hash128(key, 0)
+	base, inc, max := int64(h1), int64(h0), int64(len(f.bits))*8
+	for range f.hashCount {
+		i := abs(base % max)
+		f.bits[i>>3] |= 1 << (i & 7)
+		base += inc
+	}
+}
+
+// abs is FBUtilities.abs; base % max is never MinInt64 here.
+func abs(v int64) int64 {
+	neg := v >> 63
+	return (v ^ neg) - neg
+}
+
+// New returns an empty filter sized as Cassandra's FilterFactory.getFilter
+// sizes one for numElements keys and a target false-positive chance
+// (bloom_filter_fp_chance), so that adding the same keys reproduces the
+// Filter.db Cassandra writes. fpChance 1.0 gives the always-present filter.
+func New(numElements int64, fpChance float64) (*BloomFilter, error) {
+	if math.IsNaN(fpChance) || fpChance <= 0 || fpChance > 1 {
+		return nil, fmt.Errorf("bloom filter fp chance %v: expected a value in (0, 1]", fpChance)
+	}
+	if numElements < 0 {
+		return nil, fmt.Errorf("bloom filter for %d elements: expected a non-negative count", numElements)
+	}
+	if fpChance == 1 {
+		return AlwaysPresent(), nil
+	}
+	maxBuckets, err := maxBucketsPerElement(numElements)
+	if err != nil {
+		return nil, err
+	}
+	hashes, buckets, err := bloomSpec(maxBuckets, fpChance)
+	if err != nil {
+		return nil, err
+	}
+	if numElements > (math.MaxInt64-bitsetExcess)/int64(buckets) {
+		return nil, fmt.Errorf("bloom filter for %d elements at %d bits each overflows", numElements, buckets)
+	}
+	numBits := numElements*int64(buckets) + bitsetExcess
+	words := (uint64(numBits-1) >> 6) + 1
+	if words > math.MaxInt32 {
+		return nil, fmt.Errorf("bloom filter of %d bits is larger than 16GiB; raise bloom_filter_fp_chance", numBits)
+	}
+	return &BloomFilter{hashCount: hashes, bits: make([]byte, words*8)}, nil
+}
+
+func corruptAt(off int64, expected string, err error) error {
+	return &corrupt.Error{Component: component, Offset: off, Expected: expected, Err: err}
+}

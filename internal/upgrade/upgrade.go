@@ -1,0 +1,452 @@
+// Package upgrade rewrites, in place, every sstable of a stopped node's
+// data directory that is older than a target version (nb/nc and older to
+// oa by default): what Cassandra's sstableupgrade does, offline and
+// without a JVM. Each sstable is replaced in its own directory under the
+// next free id, through the same transaction log Cassandra writes
+// (package format/txnlog), so that after a crash at any instant either the
+// next run or Cassandra's own startup ends with exactly one copy of every
+// sstable's data; see txn for the steps. Snapshots and backups are left
+// alone.
+package upgrade
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sstabletool/sstabletool/convert"
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/internal/format/txnlog"
+	"github.com/sstabletool/sstabletool/internal/words"
+	"github.com/sstabletool/sstabletool/reader"
+)
+
+// Options controls an upgrade.
+type Options struct {
+	// Verify re-reads each new sstable (verify's checks, and its content
+	// compared with the old one's cell by cell) before the old one is
+	// removed.
+	Verify bool
+	// KeepSource leaves the old sstables in place (sstableupgrade -k): both
+	// copies are then live.
+	KeepSource bool
+	// Force skips the checks that the node is stopped.
+	Force bool
+	// DryRun changes nothing: the report says what would be rewritten and
+	// saved, exactly (convert.Estimate), and what leftovers would be
+	// finished or rolled back.
+	DryRun bool
+	// Jobs is how many sstables are rewritten at once (0: one per core).
+	Jobs int
+	// Access is how sstables are read.
+	Access reader.Access
+	// CommitLogs are the node's commit log directories; nil: the
+	// "commitlog" directory beside each data directory, if there is one.
+	CommitLogs []string
+	// Progress, when set, hears the source Data.db bytes done of all.
+	Progress func(done, total int64)
+	// Log, when set, hears one line per step as it happens.
+	Log func(line string)
+
+	disk *disk // tests inject crashes through it
+}
+
+// CrashAfter makes the run stop before its changes-th change of the disk
+// (a file created, written or fsynced, a record appended, a file
+// removed), as a kill there would: for tests, including the command's.
+func (o *Options) CrashAfter(changes int64) {
+	o.disk = newDisk()
+	o.disk.ops = changes
+}
+
+// Rewrite is one sstable rewritten (or, in a dry run, to be).
+type Rewrite struct {
+	Source     string              `json:"source"`
+	Output     string              `json:"output"`
+	Keyspace   string              `json:"keyspace,omitempty"`
+	Table      string              `json:"table,omitempty"`
+	From       string              `json:"from"`
+	To         string              `json:"to"`
+	Partitions int64               `json:"partitions"`
+	Before     int64               `json:"bytes_before"`
+	After      int64               `json:"bytes_after"`
+	Verified   bool                `json:"verified"`
+	KeptSource bool                `json:"kept_source,omitempty"`
+	Components []convert.Component `json:"components"`
+}
+
+// Where names the table ("keyspace.table"), or the directory when its
+// place in a data directory does not say.
+func (rw *Rewrite) Where() string {
+	if rw.Table != "" {
+		return rw.Keyspace + "." + rw.Table
+	}
+	return filepath.Dir(rw.Source)
+}
+
+// Report is what an upgrade did (or, dry, would do).
+type Report struct {
+	DryRun    bool       `json:"dry_run"`
+	To        string     `json:"to"`
+	Recovered []Recovery `json:"recovered"`
+	Rewritten []Rewrite  `json:"rewritten"`
+	Skipped   []Skip     `json:"skipped"`
+	Failed    []Skip     `json:"failed"`
+	// Problems are sstables whose rewrite failed verification (it was
+	// rolled back; the old sstable is untouched).
+	Problems []Skip `json:"problems,omitempty"`
+	Before   int64  `json:"bytes_before"`
+	After    int64  `json:"bytes_after"`
+	Saved    int64  `json:"bytes_saved"`
+	// Warnings: in a dry run, why a real run would refuse to start.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+type task struct {
+	t   *Table
+	src string // Data.db
+	w   *watch
+}
+
+// Run carries out the plan. It returns the report and, when the node
+// looks live or a crash was injected, an error that stopped it early;
+// sstables that failed on their own are in Report.Failed and Problems.
+func Run(p *Plan, o Options) (*Report, error) {
+	d := o.disk
+	if d == nil {
+		d = newDisk()
+	}
+	rep := &Report{DryRun: o.DryRun, To: p.To.Name, Recovered: []Recovery{}, Rewritten: []Rewrite{},
+		Skipped: append([]Skip{}, p.Skipped...), Failed: append([]Skip{}, p.Failed...)}
+	say := func(format string, args ...any) {
+		if o.Log != nil {
+			o.Log(fmt.Sprintf(format, args...))
+		}
+	}
+
+	if !o.Force {
+		cls := o.CommitLogs
+		if cls == nil {
+			cls = CommitLogDirs(p.Tables)
+		}
+		dirs := append([]string{}, cls...)
+		for _, t := range p.Tables {
+			dirs = append(dirs, t.Dir)
+		}
+		err := checkOpenFiles(dirs)
+		if err == nil {
+			err = checkCommitLog(cls, p.Tables)
+		}
+		if err != nil {
+			if !o.DryRun {
+				return rep, err
+			}
+			rep.Warnings = append(rep.Warnings, err.Error())
+		}
+	}
+
+	var tasks []task
+	for _, t := range p.Tables {
+		recs, err := d.recover(t, o.DryRun)
+		for _, r := range recs {
+			rep.Recovered = append(rep.Recovered, r)
+			switch r.Action {
+			case "finished":
+				say("found %s: the interrupted upgrade had committed; %s %s of the sstable it replaced", r.Log, past(o.DryRun, "deleted", "would delete"), words.Plural(len(r.Deleted), "file"))
+			case "rolled back":
+				say("found %s: the interrupted upgrade had not committed; %s %s of the sstable it was writing", r.Log, past(o.DryRun, "deleted", "would delete"), words.Plural(len(r.Deleted), "file"))
+			default:
+				say("found %s: %s", r.Log, r.Problem)
+			}
+		}
+		if err != nil {
+			return rep, err
+		}
+		refused := false
+		for _, r := range recs {
+			refused = refused || r.Action == "refused"
+		}
+		if refused {
+			for _, s := range t.Upgrade {
+				rep.Failed = append(rep.Failed, Skip{s, "not rewritten: a transaction log in its directory needs attention first (see recovered)"})
+			}
+			continue
+		}
+		var w *watch
+		if !o.DryRun && !o.Force {
+			if w, err = newWatch(t.Dir); err != nil {
+				return rep, err
+			}
+		}
+		for _, s := range t.Upgrade {
+			tasks = append(tasks, task{t: t, src: s, w: w})
+		}
+	}
+
+	// What the plan skipped as a leftover of a log just recovered is gone.
+	gone := map[string]bool{}
+	for _, r := range rep.Recovered {
+		if !o.DryRun {
+			for _, f := range r.Deleted {
+				gone[f] = true
+			}
+		}
+	}
+	rep.Skipped = slices.DeleteFunc(rep.Skipped, func(s Skip) bool { return gone[s.Path] })
+
+	var total int64
+	sizes := make([]int64, len(tasks))
+	for i, tk := range tasks {
+		if fi, err := os.Stat(tk.src); err == nil {
+			sizes[i] = fi.Size()
+			total += fi.Size()
+		}
+	}
+	var doneBytes atomic.Int64
+	var progMu sync.Mutex
+	report := func() {
+		if o.Progress != nil {
+			progMu.Lock()
+			o.Progress(doneBytes.Load(), total)
+			progMu.Unlock()
+		}
+	}
+
+	jobs := o.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	var (
+		mu      sync.Mutex
+		stopErr error
+		next    int
+		wg      sync.WaitGroup
+		results = make([]*Rewrite, len(tasks))
+	)
+	worker := func() {
+		defer wg.Done()
+		for {
+			mu.Lock()
+			if stopErr != nil || next >= len(tasks) {
+				mu.Unlock()
+				return
+			}
+			i := next
+			next++
+			mu.Unlock()
+			tk := tasks[i]
+			var last int64
+			prog := func(done, tot int64) {
+				if tot <= 0 {
+					return
+				}
+				cur := sizes[i] * done / tot
+				doneBytes.Add(cur - last)
+				last = cur
+				report()
+			}
+			rw, err := rewriteOne(d, tk, p.To, o, prog)
+			doneBytes.Add(sizes[i] - last)
+			report()
+			mu.Lock()
+			switch {
+			case err == nil:
+				results[i] = rw
+				verb := "rewrote"
+				if o.DryRun {
+					verb = "would rewrite"
+				}
+				say("%s: %s %s as %s (%s -> %s, %d partitions, %d -> %d bytes%s)", rw.Where(), verb, filepath.Base(rw.Source), filepath.Base(rw.Output),
+					rw.From, rw.To, rw.Partitions, rw.Before, rw.After, map[bool]string{true: ", verified"}[rw.Verified])
+			case errors.Is(err, ErrInjectedCrash) || isLive(err):
+				if stopErr == nil {
+					stopErr = err
+				}
+			case errors.As(err, new(*ProblemError)):
+				rep.Problems = append(rep.Problems, Skip{tk.src, err.Error()})
+				say("%s: %v", tk.src, err)
+			default:
+				rep.Failed = append(rep.Failed, Skip{tk.src, err.Error()})
+				say("%s: %v", tk.src, err)
+			}
+			mu.Unlock()
+		}
+	}
+	for range min(jobs, max(len(tasks), 1)) {
+		wg.Add(1)
+		go worker()
+	}
+	wg.Wait()
+	for _, rw := range results {
+		if rw != nil {
+			rep.Rewritten = append(rep.Rewritten, *rw)
+			rep.Before += rw.Before
+			rep.After += rw.After
+		}
+	}
+	rep.Saved = rep.Before - rep.After
+	if stopErr != nil {
+		return rep, stopErr
+	}
+	return rep, nil
+}
+
+func past(dry bool, did, would string) string {
+	if dry {
+		return would
+	}
+	return did
+}
+
+// ProblemError is a rewrite that failed verification: it was rolled
+// back and the old sstable left as it was.
+type ProblemError struct{ Err error }
+
+func (e *ProblemError) Error() string { return e.Err.Error() }
+func (e *ProblemError) Unwrap() error { return e.Err }
+
+func isLive(err error) bool {
+	var le *LiveError
+	return errors.As(err, &le)
+}
+
+// nextID allocates the id of a new sstable in t's directory: a time-UUID
+// where the directory uses them, else the next free generation; never one
+// any file there already has.
+func (t *Table) nextID(to format.Version) format.Descriptor {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for {
+		var gen string
+		if t.UUIDIDs {
+			u := txnlog.NewTimeUUID()
+			gen = format.UUIDGeneration(u.Tick(), u.LSB)
+		} else {
+			gen = fmt.Sprint(t.nextGen)
+			t.nextGen++
+		}
+		d := format.Descriptor{Dir: t.Dir, Version: to, Generation: gen}
+		if names, _, err := sstableFiles(t.Dir, d.Prefix()); err == nil && len(names) == 0 {
+			return d
+		}
+	}
+}
+
+// rewriteOne replaces one sstable (or, dry, estimates it).
+func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, total int64)) (*Rewrite, error) {
+	old, _, err := format.ParseDescriptor(tk.src)
+	if err != nil {
+		return nil, err
+	}
+	co := convert.Options{To: to, Verify: o.Verify, Access: o.Access, Progress: prog}
+	newDesc := tk.t.nextID(to)
+	rw := &Rewrite{Source: tk.src, Output: newDesc.Path(format.ComponentData), Keyspace: tk.t.Keyspace, Table: tk.t.Table,
+		From: old.Version.Name, To: to.Name, KeptSource: o.KeepSource}
+	fill := func(res *convert.Result) {
+		rw.Partitions = res.Partitions
+		rw.Components = res.Components
+		rw.Verified = res.Verified
+		for _, c := range res.Components {
+			rw.Before += c.Before
+			rw.After += c.After
+		}
+	}
+	if o.DryRun {
+		res, err := convert.Estimate(tk.src, co)
+		if err != nil {
+			return nil, err
+		}
+		if len(res.Refusals) > 0 {
+			return nil, fmt.Errorf("would not be rewritten: %s", strings.Join(res.Refusals, "; "))
+		}
+		fill(res)
+		return rw, nil
+	}
+
+	srcInfo, err := os.Stat(tk.src)
+	if err != nil {
+		return nil, err
+	}
+	dirInfo, err := os.Stat(tk.t.Dir)
+	if err != nil {
+		return nil, err
+	}
+	logOwn := ownerOf(dirInfo)
+	logOwn.mode = 0o644
+	id := txnlog.NewTimeUUID()
+	x := &txn{d: d, t: tk.t, newDesc: newDesc, logOwn: logOwn,
+		log: filepath.Join(tk.t.Dir, txnlog.Name(to.Name, txnlog.OpUpgrade, id))}
+	if tk.w != nil {
+		tk.w.own(newDesc.Prefix())
+		tk.w.own(filepath.Base(x.log))
+	}
+	x.out = &output{d: d, dir: tk.t.Dir, own: ownerOf(srcInfo)}
+	fail := func(err error) (*Rewrite, error) {
+		if rerr := x.rollback(); rerr != nil && !errors.Is(rerr, ErrInjectedCrash) {
+			err = fmt.Errorf("%w (and rolling back: %v; the transaction log %s is left for the next run or Cassandra's startup)", err, rerr, x.log)
+		} else if rerr != nil {
+			return nil, rerr
+		}
+		return rw, err
+	}
+	if err := x.begin(); err != nil {
+		if errors.Is(err, ErrInjectedCrash) {
+			return nil, err
+		}
+		return fail(err)
+	}
+	res, err := convert.ConvertTo(tk.src, newDesc, x.out, co)
+	if res != nil {
+		fill(res)
+	}
+	if err != nil {
+		if d.isCrashed() {
+			return nil, ErrInjectedCrash
+		}
+		if res != nil && len(res.Problems) > 0 {
+			err = &ProblemError{err}
+		}
+		return fail(err)
+	}
+	if err := d.syncDir(tk.t.Dir); err != nil {
+		return fail(err)
+	}
+	if tk.w != nil {
+		if err := tk.w.check(false); err != nil {
+			return fail(err)
+		}
+		if err := unchanged(tk.w, old); err != nil {
+			return fail(err)
+		}
+		tk.w.own(old.Prefix())
+	}
+	if _, err := x.commit(old, o.KeepSource); err != nil {
+		return nil, fmt.Errorf("%s: %w (the transaction log %s says how to finish: run again)", tk.src, err, x.log)
+	}
+	return rw, nil
+}
+
+// unchanged checks the old sstable's files are as they were at the start.
+func unchanged(w *watch, old format.Descriptor) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for name, st := range w.files {
+		if !strings.HasPrefix(name, old.Prefix()) {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(w.dir, name))
+		if err != nil {
+			return &LiveError{Why: fmt.Sprintf("%s disappeared during the upgrade", filepath.Join(w.dir, name))}
+		}
+		if fi.Size() != st.size || !fi.ModTime().Equal(st.mtime) {
+			return &LiveError{Why: fmt.Sprintf("%s was modified during the upgrade", filepath.Join(w.dir, name))}
+		}
+	}
+	return nil
+}
