@@ -144,6 +144,8 @@ func settingsLine(s *Settings) string {
 	var parts []string
 	if s.Source == "sstables" {
 		parts = append(parts, fmt.Sprintf("%d sstable(s)", len(s.SSTables)))
+	} else if s.Table != "" {
+		parts = append(parts, "table "+s.Table+" ("+s.ProfileFormat+" profile "+s.ProfileFile+")")
 	} else if s.Profile != "" {
 		parts = append(parts, "profile "+s.Profile)
 	}

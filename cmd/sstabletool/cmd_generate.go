@@ -74,11 +74,20 @@ func generateAction(c *cli.Context) error {
 		return badData(err)
 	}
 	if c.Bool("json") {
-		return writeJSON(map[string]any{"data_path": res.DataPath, "version": v.Name, "profile": p.Name,
-			"partitions": res.Partitions, "rows": res.Rows, "uncompressed_bytes": res.DataBytes})
+		out := map[string]any{"data_path": res.DataPath, "version": v.Name, "profile": p.Name,
+			"partitions": res.Partitions, "rows": res.Rows, "uncompressed_bytes": res.DataBytes}
+		if st := p.Stress; st != nil {
+			out["table"], out["profile_format"], out["partition_seeds"], out["ignored_fields"] = st.QualifiedName(), "cassandra-stress", p.Partitions, st.Ignored
+		}
+		return writeJSON(out)
 	}
 	for _, n := range res.Recovered {
 		fmt.Fprintf(stdout, "recovered: %s\n", n)
+	}
+	if st := p.Stress; st != nil {
+		fmt.Fprintf(stdout, "wrote %s (%s, %d partitions of %d seeds, %d rows, table %s of cassandra-stress profile %s)\n",
+			res.DataPath, v.Name, res.Partitions, p.Partitions, res.Rows, st.QualifiedName(), c.String("profile"))
+		return nil
 	}
 	fmt.Fprintf(stdout, "wrote %s (%s, %d partitions, %d rows, profile %s)\n", res.DataPath, v.Name, res.Partitions, res.Rows, p.Name)
 	return nil

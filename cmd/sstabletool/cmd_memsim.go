@@ -226,6 +226,13 @@ func runMemsim(c *cli.Context) error {
 		}
 		set.Source, set.Profile, set.Ops, set.Seed, set.Partitions = "profile", p.Name, n, p.Seed, p.Partitions
 		title = fmt.Sprintf("memsim --profile %s --ops %s", p.Name, memsim.Count(n))
+		if _, builtin := workload.Builtin(c.String("profile")); !builtin {
+			set.ProfileFile = c.String("profile")
+		}
+		if st := p.Stress; st != nil {
+			set.ProfileFormat, set.Table, set.IgnoredFields = "cassandra-stress", st.QualifiedName(), st.Ignored
+			title = fmt.Sprintf("memsim: table %s, cassandra-stress profile %s, %s ops", st.QualifiedName(), set.ProfileFile, memsim.Count(n))
+		}
 	}
 	set.Partitioner = o.Partitioner.String()
 	set.JDK, set.Cassandra, set.Shards = o.JDK, o.Cassandra, o.Shards
@@ -325,6 +332,13 @@ func writeText(w io.Writer, rep *memsim.Report, pic *memsim.Picture) error {
 	if len(rep.Results) == 0 {
 		return nil
 	}
+	if s := &rep.Settings; s.Table != "" {
+		fmt.Fprintf(w, "table %s from the %s profile %s (one op is one row's write)\n", s.Table, s.ProfileFormat, s.ProfileFile)
+		if len(s.IgnoredFields) > 0 {
+			fmt.Fprintf(w, "ignored (no effect on the memtables): %s\n", strings.Join(s.IgnoredFields, ", "))
+		}
+		fmt.Fprintln(w)
+	}
 	if err := memsim.WriteTable(w, rep.Results); err != nil {
 		return err
 	}
@@ -368,6 +382,9 @@ func savedTitle(rep *memsim.Report, path string) string {
 	t := "memsim: " + filepath.Base(path)
 	if s.Source == "profile" && s.Profile != "" {
 		t = fmt.Sprintf("memsim --profile %s --ops %s", s.Profile, memsim.Count(s.Ops))
+	}
+	if s.Source == "profile" && s.Table != "" {
+		t = fmt.Sprintf("memsim: table %s, %s profile %s, %s ops", s.Table, s.ProfileFormat, s.ProfileFile, memsim.Count(s.Ops))
 	}
 	if rep.Bench != nil && len(rep.Results) == 0 {
 		t = strings.Replace(t, "memsim", "memsim --bench", 1)
