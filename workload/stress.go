@@ -59,6 +59,7 @@ const (
 	maxStressRows    = 1 << 32
 	maxStressBatch   = 1 << 16
 	maxStressColumns = 1 << 15
+	maxKeyValueBytes = 1<<16 - 1 // Cassandra refuses longer key and clustering values
 )
 
 // StressTable is the table and write pattern of a cassandra-stress user
@@ -447,6 +448,9 @@ func compileStress(y *stressYAML) (*StressTable, string, error) {
 		}
 		if sc.cluster, err = parseStressDist(cluster); err != nil {
 			return nil, field + ".cluster", err
+		}
+		if role != "value" && usesSize(c.Type) && sc.size.maxValue() > maxKeyValueBytes {
+			return nil, field + ".size", fmt.Errorf("%s allows values of %d bytes; a %s value is at most %d", size, sc.size.maxValue(), role, maxKeyValueBytes)
 		}
 		if role == "clustering" && sc.cluster.maxValue() > maxStressLevel {
 			return nil, field + ".cluster", fmt.Errorf("%s yields up to %d values of %s per partition level; at most %d", cluster, sc.cluster.maxValue(), c.Name, maxStressLevel)

@@ -164,8 +164,8 @@ func parseStressDist(spec string) (stressDist, error) {
 			d.mean = (float64(d.min) + float64(d.max)) / 2
 			d.stdev = (float64(d.max) - float64(d.min)) / 2 / edge
 		}
-		if d.min != d.max && !(d.stdev > 0) {
-			return bad("the standard deviation must be > 0")
+		if d.min != d.max && !(d.stdev > 0 && d.stdev < math.Inf(1)) {
+			return bad("the standard deviation must be > 0 and finite")
 		}
 	case "exp":
 		if err := nparams(1, 1); err != nil {

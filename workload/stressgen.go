@@ -411,7 +411,7 @@ func newStressGen(p *Profile) *stressGen {
 func (g *stressGen) next(op *Op, i int64) error {
 	t := g.t
 	for !g.active {
-		if g.batchLeft == 0 {
+		if g.batchLeft <= 0 {
 			g.batch++
 			g.batchLeft = t.partitions.long(g.rng.Float64())
 			continue // an operation of no partitions writes nothing
