@@ -37,7 +37,7 @@ type StressPartition struct {
 	childSeed []uint64 // what seeds level d+1: level d's seed and first value
 	count0    int      // level 0's draw count
 	arena     []byte
-	scratch   []byte
+	seen      map[uint64]struct{} // hashes of a long level's values, to drop repeats
 }
 
 // Key is the serialized partition key.
@@ -136,11 +136,30 @@ func (t *StressTable) load(p *StressPartition, s int64, profileSeed uint64, lazy
 			}
 		}
 		vals := p.levels[d][:0]
+		hashed := n > 16
+		if hashed {
+			if p.seen == nil {
+				p.seen = map[uint64]struct{}{}
+			}
+			clear(p.seen)
+		}
 		for j := 0; j < n; j++ {
 			at := len(p.arena)
 			p.arena = t.levelValue(p.arena, d, seed, j)
 			v := p.arena[at:len(p.arena):len(p.arena)]
-			if n > 1 && containsBytes(vals, v) {
+			repeat := false
+			if hashed {
+				// a value seen before has its hash in the set; a hash
+				// seen before is almost always a repeat: make sure.
+				h := fold(0, v)
+				if _, ok := p.seen[h]; ok {
+					repeat = containsBytes(vals, v)
+				}
+				p.seen[h] = struct{}{}
+			} else {
+				repeat = containsBytes(vals, v)
+			}
+			if repeat {
 				p.arena = p.arena[:at]
 				continue
 			}
@@ -160,8 +179,7 @@ func (t *StressTable) load(p *StressPartition, s int64, profileSeed uint64, lazy
 	}
 }
 
-// containsBytes reports whether vals holds v; a linear scan, since levels
-// of more than a few values are rare and their values are short.
+// containsBytes reports whether vals holds v.
 func containsBytes(vals [][]byte, v []byte) bool {
 	for _, x := range vals {
 		if bytes.Equal(x, v) {
@@ -296,15 +314,16 @@ func (t *StressTable) appendValue(dst []byte, c *stressCol, typ *cqltype.Type, u
 	case cqltype.Ascii, cqltype.Text, cqltype.Blob:
 		size := int(min(max(c.size.long(unit(splitmix64(uint64(id)^saltSize))), 0), maxValueBytes))
 		x := uint64(^id) ^ saltChars
+		var b [8]byte
 		for k := 0; k < size; k += 8 {
 			x = splitmix64(x)
-			for b, v := 0, x; b < 8 && k+b < size; b, v = b+1, v>>8 {
-				if typ.Kind == cqltype.Blob {
-					dst = append(dst, byte(v))
-				} else {
-					dst = append(dst, byte(((v&127)+32)&127)) // stress's characters: 7-bit, one UTF-8 byte each
-				}
+			v := x
+			if typ.Kind != cqltype.Blob {
+				// stress's characters: 7-bit, one UTF-8 byte each
+				v = (v&0x7f7f7f7f7f7f7f7f + 0x2020202020202020) & 0x7f7f7f7f7f7f7f7f
 			}
+			binary.LittleEndian.PutUint64(b[:], v)
+			dst = append(dst, b[:min(8, size-k)]...)
 		}
 		return dst
 	case cqltype.Boolean:
