@@ -171,11 +171,7 @@ func parseStress(data []byte, file string) (*Profile, error) {
 	}
 	p := &Profile{Name: name, Description: "cassandra-stress profile of " + t.QualifiedName(),
 		Ops: 1_000_000, Partitions: stressDefaultSeeds, Stress: t}
-	if err := p.Validate(); err != nil {
-		var pe *ProfileError
-		if errors.As(err, &pe) {
-			pe.File = file
-		}
+	if err := p.Validate(); err != nil { // fills the timestamp
 		return nil, err
 	}
 	return p, nil

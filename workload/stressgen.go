@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/sstabletool/sstabletool/format/cqltype"
 )
@@ -313,19 +314,22 @@ func (t *StressTable) appendValue(dst []byte, c *stressCol, typ *cqltype.Type, u
 	switch typ.Kind {
 	case cqltype.Ascii, cqltype.Text, cqltype.Blob:
 		size := int(min(max(c.size.long(unit(splitmix64(uint64(id)^saltSize))), 0), maxValueBytes))
-		x := uint64(^id) ^ saltChars
-		var b [8]byte
-		for k := 0; k < size; k += 8 {
-			x = splitmix64(x)
-			v := x
-			if typ.Kind != cqltype.Blob {
-				// stress's characters: 7-bit, one UTF-8 byte each
-				v = (v&0x7f7f7f7f7f7f7f7f + 0x2020202020202020) & 0x7f7f7f7f7f7f7f7f
-			}
-			binary.LittleEndian.PutUint64(b[:], v)
-			dst = append(dst, b[:min(8, size-k)]...)
+		// Eight bytes per step of a seeded stream; text keeps stress's
+		// characters: 7-bit, one UTF-8 byte each.
+		mask, add := ^uint64(0), uint64(0)
+		if typ.Kind != cqltype.Blob {
+			mask, add = 0x7f7f7f7f7f7f7f7f, 0x2020202020202020
 		}
-		return dst
+		at := len(dst)
+		dst = slices.Grow(dst, size+8)[:at+(size+7)&^7]
+		x := uint64(^id) ^ saltChars
+		for k := at; k < len(dst); k += 8 {
+			x += 0x9e3779b97f4a7c15
+			z := (x ^ x>>30) * 0xbf58476d1ce4e5b9
+			z = (z ^ z>>27) * 0x94d049bb133111eb
+			binary.LittleEndian.PutUint64(dst[k:], ((z^z>>31)&mask+add)&mask)
+		}
+		return dst[:at+size]
 	case cqltype.Boolean:
 		if id%2 == 0 {
 			return append(dst, 1)
@@ -376,16 +380,14 @@ func appendTimeUUID(dst []byte, micros int64, lsb uint64) []byte {
 	return binary.BigEndian.AppendUint64(dst, lsb&^(3<<62)|1<<63) // the IETF variant
 }
 
-// appendCounterContext appends the counter context a counter update leaves
-// in the memtable (CounterMutation applies it as one global shard,
-// CounterContext.createGlobal): a header of one global shard index, then
-// the shard's counter id, clock and count.
+// appendCounterContext appends the counter context of a counter update
+// of count: one global shard of this node's counter id (one per profile
+// seed), clock 1.
 func appendCounterContext(dst []byte, node uint64, count int64) []byte {
-	dst = append(dst, 0, 1, 0x80, 0) // one header entry: shard 0, global (index + Short.MIN_VALUE)
-	dst = binary.BigEndian.AppendUint64(dst, node&^0xf000|0x1000)
-	dst = binary.BigEndian.AppendUint64(dst, splitmix64(node)&^(3<<62)|1<<63)
-	dst = binary.BigEndian.AppendUint64(dst, 1) // clock
-	return binary.BigEndian.AppendUint64(dst, uint64(count))
+	var id [16]byte
+	binary.BigEndian.PutUint64(id[:], node&^0xf000|0x1000)
+	binary.BigEndian.PutUint64(id[8:], splitmix64(node)&^(3<<62)|1<<63)
+	return cqltype.AppendGlobalCounter(dst, id, 1, count)
 }
 
 // stressGen replays a StressTable's insert operation (SchemaInsert with

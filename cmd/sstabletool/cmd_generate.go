@@ -17,14 +17,17 @@ func generateCommand() *cli.Command {
 		Usage:     "write a synthetic sstable from a workload profile (docs/workload.md)",
 		ArgsUsage: "--format nb|nc|oa|da --out DIR [--profile FILE|NAME]",
 		Description: "Writes one sstable whose partitions, rows, values, deletions and TTLs follow the profile\n" +
-			"(a YAML/JSON file, or a built-in name: demo (the default), " + strings.Join(workload.BuiltinNames(), ", ") + ").\n" +
+			"(a YAML/JSON file, a cassandra-stress user profile, or a built-in name: demo (the default),\n" +
+			strings.Join(workload.BuiltinNames(), ", ") + "). For a cassandra-stress profile --partitions counts partition\n" +
+			"seeds, and the table is its table_definition (docs/workload.md).\n" +
 			"The mix's weights become shares of deleted partitions, rows, cells and range tombstones\n" +
 			"(docs/writer.md). Deterministic for a given --seed.\n\n" +
 			"Examples:\n" +
 			"  sstabletool generate --out /tmp/gen --partitions 300                                            # the demo profile, as oa\n" +
 			"  sstabletool generate --format nc --profile wide-partitions --partitions 20 --out /tmp/wide\n" +
 			"  sstabletool generate --format da --profile wide-partitions --partitions 20 --out /tmp/wide-bti   # trie-indexed\n" +
-			"  sstabletool generate --out /tmp/ts --profile time-series-ttl --seed 7 --partitions 200 --json",
+			"  sstabletool generate --out /tmp/ts --profile time-series-ttl --seed 7 --partitions 200 --json\n" +
+			"  sstabletool generate --out /tmp/orders --profile orders-stress.yaml --partitions 40                # a cassandra-stress profile",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa), or da (BTI: Partitions.db and Rows.db in place of Index.db and Summary.db)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR`", Required: true},

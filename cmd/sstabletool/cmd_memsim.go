@@ -32,7 +32,8 @@ func memsimCommand() *cli.Command {
 		Usage:     "replay a workload into skip-list, trie and hash-ordered memtables and show their memory footprint",
 		ArgsUsage: " ",
 		Description: "memsim replays a workload profile (built-in: " + strings.Join(workload.BuiltinNames(), ", ") + ",\n" +
-			"or a YAML/JSON file, see docs/workload.md) into Go memtables built like Cassandra's and prints,\n" +
+			"a YAML/JSON file, or a cassandra-stress user profile with your table_definition and columnspec,\n" +
+			"see docs/workload.md) into Go memtables built like Cassandra's and prints,\n" +
 			"per memtable and memtable_allocation_type, the bytes Cassandra would account on and off heap,\n" +
 			"per partition against the live data, and how many flushes per million writes that makes.\n" +
 			"Defaults model JDK 11 and Cassandra before CASSANDRA-14227 (--cassandra 4.1), the conditions of\n" +
@@ -40,6 +41,7 @@ func memsimCommand() *cli.Command {
 			"Examples:\n" +
 			"  sstabletool memsim --ops 20000 --svg /tmp/memsim.svg              # the picture (also --html, --tui)\n" +
 			"  sstabletool memsim --from-sstable .                               # replay this table's own data\n" +
+			"  sstabletool memsim --profile orders-stress.yaml --ops 100000      # your table's cassandra-stress profile\n" +
 			"  sstabletool memsim --bench --ops 20000 --json > bench.json       # speed, each memtable alone",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Value: "small-partitions", Usage: "built-in profile name or profile file"},

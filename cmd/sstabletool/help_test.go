@@ -106,6 +106,27 @@ CREATE TABLE shop.orders (
     AND comment = '';
 `
 
+// ordersStress is a cassandra-stress user profile of shop.orders.
+const ordersStress = `keyspace: shop
+table: orders
+table_definition: |
+  CREATE TABLE orders (pk text, ck text, val text, PRIMARY KEY (pk, ck))
+columnspec:
+  - name: pk
+    size: uniform(8..16)
+  - name: ck
+    cluster: uniform(1..50)
+  - name: val
+    size: gaussian(20..200)
+insert:
+  partitions: uniform(1..4)
+  select: uniform(1..10)/10
+  batchtype: UNLOGGED
+queries:
+  last:
+    cql: select * from orders where pk = ? limit 1
+`
+
 // TestHelpExamples runs every example of every command's --help as
 // written, in a node's data directory made of real fixture sstables:
 // /var/lib/cassandra/data/shop/orders-<id>/ holds an nc table (the
@@ -121,6 +142,9 @@ func TestHelpExamples(t *testing.T) {
 	copyInto(t, fixtures.Table(t, "oa", "legacy_oa_simple"), filepath.Join(data, "shop", "customers-5b5e3f70c67c11eeb4a4d93dc8a1f6a2"))
 	copyInto(t, fixtures.Table(t, "nc", "legacy_nc_clust"), filepath.Join(root, "tmp", "copy-of-orders"))
 	if err := os.WriteFile(filepath.Join(orders, "shop.cql"), []byte(shopSchema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(orders, "orders-stress.yaml"), []byte(ordersStress), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(orders)

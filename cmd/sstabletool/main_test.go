@@ -33,6 +33,10 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stress, err := filepath.Abs("../../workload/testdata/stress")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *update,
@@ -47,6 +51,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", root+"/cassandra")
 			env.Setenv("SCHEMAS", schemas) // CQL files, e.g. DESCRIBE KEYSPACE output
+			env.Setenv("STRESS", stress)   // Cassandra's example cassandra-stress profiles
 			env.Setenv("NO_COLOR", "1")
 			return nil
 		},

@@ -588,6 +588,12 @@ func TestFixtureCounterContexts(t *testing.T) {
 			if err != nil || len(shards) != 1 || !shards[0].Global || shards[0].Count != 1 || shards[0].Clock <= 0 {
 				t.Errorf("%s: shards %+v %v", g, shards, err)
 			}
+			// the encoder writes Cassandra's bytes
+			if len(shards) == 1 {
+				if b := AppendGlobalCounter(nil, shards[0].ID, shards[0].Clock, shards[0].Count); !bytes.Equal(b, ctx) {
+					t.Errorf("%s: AppendGlobalCounter = %x, want %x", g, b, ctx)
+				}
+			}
 			// sstabledump's text: the first 8 bytes as a long.
 			j, err := counter.AppendJSON(nil, ctx)
 			if want := strconv.FormatInt(int64(binary.BigEndian.Uint64(ctx)), 10); err != nil || string(j) != want {
