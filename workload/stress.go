@@ -453,12 +453,20 @@ func compileStress(y *stressYAML) (*StressTable, string, error) {
 		}
 		return sc, "", nil
 	}
+	keyLen := 0
 	for _, k := range ts.PartitionKey {
 		sc, field, err := compile(ts.Column(k), "partition key")
 		if err != nil {
 			return nil, field, err
 		}
 		t.pk = append(t.pk, sc)
+		keyLen += maxStressValueLen(sc)
+		if len(ts.PartitionKey) > 1 {
+			keyLen += 3 // CompositeType's length and end-of-component bytes
+		}
+	}
+	if keyLen > maxKeyValueBytes {
+		return nil, "columnspec", fmt.Errorf("partition keys of up to %d bytes; Cassandra's limit is %d", keyLen, maxKeyValueBytes)
 	}
 	t.maxRows = 1
 	for _, k := range ts.Clustering {
@@ -557,6 +565,26 @@ func IgnoredWhy(field string) string {
 		return "values of this type have one width"
 	}
 	return ""
+}
+
+// maxStressValueLen is the longest value a column's generator makes.
+func maxStressValueLen(c *stressCol) int {
+	if usesSize(c.typ) {
+		return int(min(max(c.size.maxValue(), 0), maxValueBytes))
+	}
+	switch c.typ.Kind {
+	case cqltype.Boolean, cqltype.TinyInt:
+		return 1
+	case cqltype.SmallInt:
+		return 2
+	case cqltype.Int, cqltype.Date, cqltype.Inet, cqltype.Float:
+		return 4
+	case cqltype.Decimal:
+		return 12
+	case cqltype.UUID, cqltype.TimeUUID:
+		return 16
+	}
+	return 8 // bigint, timestamp, time, double, varint
 }
 
 // usesSize reports whether a type's values (or elements) take their

@@ -468,6 +468,15 @@ func TestStressProfileErrors(t *testing.T) {
 		{strings.Replace(ok, "PRIMARY KEY (k, c)", "PRIMARY KEY (k c)", 1), `table_definition: `},
 		{strings.Replace(ok, "fields: samerow", "fields: somerow", 1), `queries: line 12: q.fields: "somerow", want samerow or multirow`},
 		{"keyspace: ks\ntable: t\n", `table_definition: missing`},
+		{strings.Replace(ok, "uniform(1..5)", "uniform(1..9000000000000000000)", 1), `bounds must be within`},
+		{strings.Replace(strings.Replace(ok, "(k int,", "(k text, j text,", 1), "PRIMARY KEY (k, c)", "PRIMARY KEY ((k, j), c)", 1) +
+			"", ``},
+		{strings.Replace(strings.Replace(strings.Replace(ok, "(k int,", "(k text, j text,", 1), "PRIMARY KEY (k, c)", "PRIMARY KEY ((k, j), c)", 1),
+			"name: c, cluster: uniform(1..5)}", "name: c}\n  - {name: k, size: fixed(40000)}\n  - {name: j, size: fixed(30000)}", 1),
+			`columnspec: partition keys of up to 70006 bytes; Cassandra's limit is 65535`},
+		{strings.Replace(ok, "name: c, cluster: uniform(1..5)}", "name: c, size: fixed(70000)}", 1), ``},
+		{strings.Replace(strings.Replace(ok, "(k int, c int,", "(k int, c text,", 1), "name: c, cluster: uniform(1..5)}", "name: c, size: fixed(70000)}", 1),
+			`columnspec[0].size: fixed(70000) allows values of 70000 bytes; a clustering value is at most 65535`},
 	} {
 		_, err := ParseProfile([]byte(c.src), "p.yaml")
 		if c.want == "" {

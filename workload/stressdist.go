@@ -67,6 +67,17 @@ func parseStressLong(s string) (int64, error) {
 	return n * mult, nil
 }
 
+// stressBound keeps every range's arithmetic (max-min, max+1, the
+// inversion) inside 64 bits; stress's own numbers are far smaller (100B).
+const stressBound = 1 << 61
+
+func checkStressBound(lo, hi int64) error {
+	if lo < -stressBound || hi > stressBound {
+		return fmt.Errorf("bounds must be within ±%d", int64(stressBound))
+	}
+	return nil
+}
+
 // parseStressDist parses one distribution.
 func parseStressDist(spec string) (stressDist, error) {
 	spec = strings.TrimSpace(spec)
@@ -99,7 +110,7 @@ func parseStressDist(spec string) (stressDist, error) {
 		if d.min > d.max {
 			return fmt.Errorf("min %d is above max %d", d.min, d.max)
 		}
-		return nil
+		return checkStressBound(d.min, d.max)
 	}
 	float := func(s, what string) (float64, error) {
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
@@ -124,6 +135,9 @@ func parseStressDist(spec string) (stressDist, error) {
 		}
 		n, err := parseStressLong(params[0])
 		if err != nil {
+			return bad("%v", err)
+		}
+		if err := checkStressBound(n, n); err != nil {
 			return bad("%v", err)
 		}
 		d.kind, d.min, d.max = "fixed", n, n

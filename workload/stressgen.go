@@ -77,25 +77,28 @@ const (
 	saltMapVal  = 0xf1357aea2e62a9c5
 )
 
-// key fills p.key for seed s (several key columns make a CompositeType
-// value: 2-byte length, value, end-of-component byte each).
-func (t *StressTable) key(p *StressPartition, s int64, profileSeed uint64) {
+// PartitionKey appends the partition key of seed s to dst (several key
+// columns make a CompositeType value: 2-byte length, value,
+// end-of-component byte each; compileStress keeps it within 65535 bytes).
+func (t *StressTable) PartitionKey(dst []byte, s int64, profileSeed uint64) []byte {
 	m := seedMix(s, profileSeed)
-	p.key = p.key[:0]
 	for _, c := range t.pk {
 		u := draw(m^c.salt, 0)
 		if len(t.pk) == 1 {
-			p.key = t.appendValue(p.key, c, c.typ, u)
-			break
+			return t.appendValue(dst, c, c.typ, u)
 		}
-		at := len(p.key)
-		p.key = append(p.key, 0, 0)
-		p.key = t.appendValue(p.key, c, c.typ, u)
-		n := min(len(p.key)-at-2, math.MaxUint16)
-		p.key = p.key[:at+2+n]
-		binary.BigEndian.PutUint16(p.key[at:], uint16(n))
-		p.key = append(p.key, 0)
+		at := len(dst)
+		dst = append(dst, 0, 0)
+		dst = t.appendValue(dst, c, c.typ, u)
+		binary.BigEndian.PutUint16(dst[at:], uint16(len(dst)-at-2))
+		dst = append(dst, 0)
 	}
+	return dst
+}
+
+// key fills p.key and the seed the partition's rows derive from.
+func (t *StressTable) key(p *StressPartition, s int64, profileSeed uint64) {
+	p.key = t.PartitionKey(p.key[:0], s, profileSeed)
 	p.idseed = fold(splitmix64(profileSeed), p.key)
 }
 

@@ -99,20 +99,16 @@ func generateStress(p *workload.Profile, dir string, o Options) (*Result, error)
 	}
 	var parts []part
 	seen := map[string]bool{}
-	var sp workload.StressPartition
+	var key []byte
 	for s := int64(1); s <= p.Partitions; s++ {
-		st.Load(&sp, s, seed)
-		if k := string(sp.Key()); !seen[k] {
+		key = st.PartitionKey(key[:0], s, seed)
+		if k := string(key); !seen[k] {
 			seen[k] = true
-			parts = append(parts, part{token.Murmur3.Token(sp.Key()).Int64(), s})
+			parts = append(parts, part{token.Murmur3.Token(key).Int64(), s})
 		}
 	}
 	seen = nil
-	keyOf := func(s int64) []byte {
-		var x workload.StressPartition
-		st.Load(&x, s, seed)
-		return x.Key()
-	}
+	keyOf := func(s int64) []byte { return st.PartitionKey(nil, s, seed) }
 	slices.SortFunc(parts, func(a, b part) int {
 		if a.token != b.token {
 			if a.token < b.token {
@@ -134,6 +130,7 @@ func generateStress(p *workload.Profile, dir string, o Options) (*Result, error)
 		}
 	}()
 	res := &Result{Partitions: int64(len(parts)), Recovered: w.Staging().Recovered()}
+	var sp workload.StressPartition
 	g := &stressWriter{st: st, w: w, where: where, clusteringTypes: clusteringTypes,
 		pathTypes: [2][]*cqltype.Type{make([]*cqltype.Type, len(regular)), make([]*cqltype.Type, len(static))}}
 	for _, wh := range where {
@@ -212,14 +209,17 @@ func (g *stressWriter) partition(sp *workload.StressPartition, ts int64, rowPop 
 			// The static row: the statics as the partition's first row's
 			// write sets them (every write sets them).
 			first = false
-			if err := g.write(rows.KindStaticRow, true, ts); err != nil {
+			if _, err := g.write(rows.KindStaticRow, true, ts); err != nil {
 				return err
 			}
 		}
-		if err := g.write(rows.KindRow, false, ts); err != nil {
+		wrote, err := g.write(rows.KindRow, false, ts)
+		if err != nil {
 			return err
 		}
-		res.Rows++
+		if wrote {
+			res.Rows++
+		}
 		d := L - 1
 		for ; d >= 0; d-- {
 			g.path[d]++
@@ -235,9 +235,10 @@ func (g *stressWriter) partition(sp *workload.StressPartition, ts int64, rowPop 
 	return g.w.EndPartition()
 }
 
-// write adds the static or regular part of g.op as one unfiltered (no
-// static row when the table has no static column set).
-func (g *stressWriter) write(kind rows.Kind, static bool, ts int64) error {
+// write adds the static or regular part of g.op as one unfiltered. An
+// UPDATE that sets no regular column (a table whose value columns are all
+// static) makes no row, and one that sets no static column no static row.
+func (g *stressWriter) write(kind rows.Kind, static bool, ts int64) (bool, error) {
 	g.cells = g.cells[:0]
 	for _, c := range g.op.Cells {
 		wh := g.where[c.Column]
@@ -250,8 +251,8 @@ func (g *stressWriter) write(kind rows.Kind, static bool, ts int64) error {
 		}
 		g.cells = append(g.cells, rc)
 	}
-	if static && len(g.cells) == 0 {
-		return nil
+	if len(g.cells) == 0 && (static || !g.op.HasLiveness) {
+		return false, nil
 	}
 	// Header order, then element order by the path's type (paths of one
 	// column are distinct: workload.StressTable.Row drops repeats).
@@ -267,18 +268,18 @@ func (g *stressWriter) write(kind rows.Kind, static bool, ts int64) error {
 	for i := 1; i < len(g.cells); i++ {
 		a, b := &g.cells[i-1], &g.cells[i]
 		if a.Column == b.Column && (a.Path == nil || bytes.Equal(a.Path, b.Path)) {
-			return fmt.Errorf("internal error: two cells of one column at one path in a generated row")
+			return false, fmt.Errorf("internal error: two cells of one column at one path in a generated row")
 		}
 	}
 	g.u = rows.Unfiltered{Kind: kind, Cells: g.cells, Deletion: deletiontime.Live}
 	if static {
-		return g.w.AddStatic(&g.u)
+		return true, g.w.AddStatic(&g.u)
 	}
 	if g.op.HasLiveness {
 		g.u.Liveness = rows.Liveness{HasTimestamp: true, Timestamp: ts}
 	}
 	g.u.Clustering = g.clust
-	return g.w.Add(&g.u)
+	return true, g.w.Add(&g.u)
 }
 
 func b2i(b bool) int {
