@@ -433,7 +433,7 @@ func TestStressNoAllocationPerOp(t *testing.T) {
 			t.Fatal(err)
 		}
 		var op Op
-		for i := 0; i < 20000; i++ {
+		for i := 0; i < 5000; i++ {
 			g.Next(&op)
 		}
 		if n := testing.AllocsPerRun(2000, func() { g.Next(&op) }); n != 0 {

@@ -29,10 +29,11 @@ import (
 // StressPartition is one partition of a StressTable: its key and the values
 // of each clustering level. Load fills it; it is reused between loads.
 type StressPartition struct {
-	key    []byte
-	idseed uint64
+	key         []byte
+	idseed      uint64
+	profileSeed uint64
 	// levels[d] holds level d's values in draw order, repeats dropped
-	// (level 0 only partly when loaded lazily, see loadLazy).
+	// (level 0 only its first value when loaded lazily, see load).
 	levels    [][][]byte
 	levelSeed []uint64 // the seed of level d's draws
 	childSeed []uint64 // what seeds level d+1: level d's seed and first value
@@ -99,7 +100,7 @@ func (t *StressTable) PartitionKey(dst []byte, s int64, profileSeed uint64) []by
 // key fills p.key and the seed the partition's rows derive from.
 func (t *StressTable) key(p *StressPartition, s int64, profileSeed uint64) {
 	p.key = t.PartitionKey(p.key[:0], s, profileSeed)
-	p.idseed = fold(splitmix64(profileSeed), p.key)
+	p.idseed, p.profileSeed = fold(splitmix64(profileSeed), p.key), profileSeed
 }
 
 // levelCount is how many values level d draws under its seed (at least 1).
@@ -120,8 +121,9 @@ func (t *StressTable) Load(p *StressPartition, s int64, profileSeed uint64) {
 	t.load(p, s, profileSeed, false)
 }
 
-// load fills p; lazy leaves level 0 with its first value only (see
-// stressGen: it draws the values it selects).
+// load fills p; lazy leaves level 0 with its first value only: stressGen
+// draws the ones it selects (and does not drop the rare repeated value of
+// a level 0 draw: writing its rows again changes nothing).
 func (t *StressTable) load(p *StressPartition, s int64, profileSeed uint64, lazy bool) {
 	t.key(p, s, profileSeed)
 	L := len(t.ck)
@@ -250,7 +252,7 @@ func (t *StressTable) Row(op *Op, p *StressPartition, clustering [][]byte, ts, i
 			}
 			cell := op.AddCell()
 			cell.Column, cell.Timestamp = c.column, ts
-			cell.Value = appendCounterContext(cell.Value, p.idseed, c.population.long(draw(rs^c.salt, 0)))
+			cell.Value = appendCounterContext(cell.Value, p.profileSeed, c.population.long(draw(rs^c.salt, 0)))
 		case c.typ.IsMultiCell():
 			if !isNull {
 				t.elements(op, c, rs, ts, i)
@@ -384,10 +386,11 @@ func appendTimeUUID(dst []byte, micros int64, lsb uint64) []byte {
 }
 
 // appendCounterContext appends the counter context of a counter update
-// of count: one global shard of this node's counter id (one per profile
-// seed), clock 1.
-func appendCounterContext(dst []byte, node uint64, count int64) []byte {
+// of count: one global shard of the node's counter id (a UUID, one per
+// profile seed), clock 1.
+func appendCounterContext(dst []byte, profileSeed uint64, count int64) []byte {
 	var id [16]byte
+	node := splitmix64(profileSeed ^ 0x243f6a8885a308d3)
 	binary.BigEndian.PutUint64(id[:], node&^0xf000|0x1000)
 	binary.BigEndian.PutUint64(id[8:], splitmix64(node)&^(3<<62)|1<<63)
 	return cqltype.AppendGlobalCounter(dst, id, 1, count)
