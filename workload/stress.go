@@ -29,18 +29,6 @@ var stressFields = []string{
 	"spacenam",
 }
 
-// stressIgnoredWhy says why a field has no effect here.
-var stressIgnoredWhy = map[string]string{
-	"specname":            "labels the profile",
-	"spacenam":            "a misspelt specname in Cassandra's documentation example; labels the profile",
-	"keyspace_definition": "replication does not change what one node's memtables hold",
-	"extra_definitions":   "other schema objects (indexes, views, types) have memtables of their own",
-	"queries":             "reads do not change what the memtables hold; memsim replays the inserts",
-	"token_range_queries": "reads do not change what the memtables hold",
-	"insert.batchtype":    "a batch is applied as one mutation per partition either way (LOGGED adds system.batches writes, not this table's)",
-	"insert.condition":    "the LWT condition's Paxos state lives in system.paxos; the rows are written as without it",
-}
-
 // Defaults of every column, as in cassandra-stress's generate/values/Generator.java
 // (timestamps and timeuuids draw their population from 50 years of
 // milliseconds, generate/values/Dates.java).
@@ -73,7 +61,7 @@ type StressTable struct {
 	// Schema is table_definition as parsed.
 	Schema *cqltype.TableSchema
 	// Ignored lists the profile's fields that change nothing in the data or
-	// the memtables, in file order (docs/workload.md says why for each).
+	// the memtables (docs/workload.md says why for each).
 	Ignored []string
 
 	pk, ck []*stressCol
@@ -84,8 +72,6 @@ type StressTable struct {
 	selectRow  stressRatio // insert.select: chance of each first-clustering value
 	population stressRatio // insert.row-population: share of value columns set
 	keyOnly    bool        // every column is in the primary key: INSERT writes a row marker
-	counter    bool
-	maxRows    float64
 }
 
 // stressCol is one column with its distributions.
@@ -106,10 +92,6 @@ func (t *StressTable) QualifiedName() string { return t.Keyspace + "." + t.Table
 // Columns are the table's static and regular columns in the order
 // Cell.Column indexes them: by name.
 func (t *StressTable) Columns() []Column { return t.schema.Columns }
-
-// KeyOnly reports whether every column is in the primary key: stress then
-// INSERTs rows (with a row marker) instead of UPDATEing their columns.
-func (t *StressTable) KeyOnly() bool { return t.keyOnly }
 
 // hasStressField reports whether a decoded document's top level has a
 // cassandra-stress field.
@@ -135,7 +117,6 @@ type stressYAML struct {
 	specname, keyspace, table, tableDef string
 	columnspec                          []stressColSpec
 	insert                              map[string]string
-	insertLine                          map[string]int
 	ignored                             []string
 }
 
@@ -211,7 +192,7 @@ func readStressYAML(doc *yaml.Node) (*stressYAML, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	y := &stressYAML{insert: map[string]string{}, insertLine: map[string]int{}}
+	y := &stressYAML{insert: map[string]string{}}
 	seen := map[string]bool{}
 	ignore := func(f string) {
 		if !slices.Contains(y.ignored, f) {
@@ -312,7 +293,7 @@ func readStressYAML(doc *yaml.Node) (*stressYAML, string, error) {
 				if err != nil {
 					return nil, field, err
 				}
-				y.insert[key], y.insertLine[key] = s, kv[j].Line
+				y.insert[key] = s
 				if key == "batchtype" || key == "condition" {
 					ignore("insert." + key)
 				}
@@ -468,17 +449,17 @@ func compileStress(y *stressYAML) (*StressTable, string, error) {
 	if keyLen > maxKeyValueBytes {
 		return nil, "columnspec", fmt.Errorf("partition keys of up to %d bytes; Cassandra's limit is %d", keyLen, maxKeyValueBytes)
 	}
-	t.maxRows = 1
+	maxRows := 1.0
 	for _, k := range ts.Clustering {
 		sc, field, err := compile(ts.Column(k.Name), "clustering")
 		if err != nil {
 			return nil, field, err
 		}
 		t.ck = append(t.ck, sc)
-		t.maxRows *= float64(max(sc.cluster.maxValue(), 1))
+		maxRows *= float64(max(sc.cluster.maxValue(), 1))
 	}
-	if t.maxRows > maxStressRows {
-		return nil, "columnspec", fmt.Errorf("the cluster distributions allow partitions of %.0f rows; at most %d", t.maxRows, int64(maxStressRows))
+	if maxRows > maxStressRows {
+		return nil, "columnspec", fmt.Errorf("the cluster distributions allow partitions of %.0f rows; at most %d", maxRows, int64(maxStressRows))
 	}
 	var valueCols []*cqltype.Column
 	for i := range ts.Columns {
@@ -503,7 +484,6 @@ func compileStress(y *stressYAML) (*StressTable, string, error) {
 	if counters > 0 && counters < len(valueCols) {
 		return nil, "table_definition", errors.New("a table cannot mix counter and non-counter columns (Cassandra refuses it)")
 	}
-	t.counter = counters > 0
 	t.keyOnly = len(valueCols) == 0
 	t.schema.PartitionKey = append([]string(nil), ts.PartitionKey...)
 	for _, c := range ts.Clustering {
@@ -551,20 +531,6 @@ func (t *StressTable) ignore(f string) {
 	if !slices.Contains(t.Ignored, f) {
 		t.Ignored = append(t.Ignored, f)
 	}
-}
-
-// IgnoredWhy says why a field listed in Ignored has no effect.
-func IgnoredWhy(field string) string {
-	if w, ok := stressIgnoredWhy[field]; ok {
-		return w
-	}
-	switch {
-	case strings.HasSuffix(field, ".cluster"):
-		return "only clustering columns have a cluster distribution"
-	case strings.HasSuffix(field, ".size"):
-		return "values of this type have one width"
-	}
-	return ""
 }
 
 // maxStressValueLen is the longest value a column's generator makes.
