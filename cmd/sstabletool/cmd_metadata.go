@@ -190,7 +190,7 @@ func (pr metadataPrinter) histograms(m *inspect.Metadata) {
 }
 
 func (pr metadataPrinter) bytesName(v int64) string {
-	return fmt.Sprintf("%d %s", v, pr.style.quiet(inspect.ToByteString(v)))
+	return fmt.Sprintf("%d %s", v, pr.style.quiet(words.ToByteString(v)))
 }
 
 func countName(v int64) string { return fmt.Sprint(v) }
@@ -242,7 +242,7 @@ func (pr metadataPrinter) scan(s *inspect.ScanInfo) {
 	}
 	pr.section("Largest Partitions")
 	for _, kv := range s.Largest {
-		fmt.Fprintln(pr.w, "  "+entry(kv)+st.wrap(ansiWhite, " ("+inspect.ToByteString(kv.Value)+")"))
+		fmt.Fprintln(pr.w, "  "+entry(kv)+st.wrap(ansiWhite, " ("+words.ToByteString(kv.Value)+")"))
 	}
 	// sstablemetadata prints its tombstone leaders only when their lines
 	// are longer than 10 characters in all.

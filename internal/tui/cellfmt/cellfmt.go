@@ -17,6 +17,7 @@ import (
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // Ellipsis marks text that was cut.
@@ -207,25 +208,7 @@ func ExtFlags(f byte) string {
 }
 
 // Bytes renders a byte count with thousands separators: "67,194 B".
-func Bytes(n int64) string { return Count(n) + " B" }
-
-// Count renders an integer with thousands separators.
-func Count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if n < 0 {
-		sign, s = "-", s[1:]
-	}
-	var b strings.Builder
-	b.WriteString(sign)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+func Bytes(n int64) string { return words.Thousands(n) + " B" }
 
 // Human renders a byte size in binary units: "1.5 MiB".
 func Human(n int64) string {
