@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -88,11 +87,6 @@ func tableList(sch *cqltype.Schema) string {
 	return strings.Join(names, ", ")
 }
 
-// tableDir is a table's data directory name: <table>-<32 hex digits of
-// its id> (Cassandra 2.1 and later); a directory named as the table alone
-// is taken too.
-var tableDir = regexp.MustCompile(`^(\w+)-[0-9a-f]{32}$`)
-
 // dirTable reads the keyspace and table an sstable's directory names:
 // <keyspace>/<table>-<id>/, or a snapshot or backup inside one
 // (<table>-<id>/snapshots/<name>/, <table>-<id>/backups/).
@@ -108,8 +102,8 @@ func dirTable(dir string) (keyspace, table string, ok bool) {
 		dir = filepath.Dir(filepath.Dir(dir))
 	}
 	base := filepath.Base(dir)
-	if m := tableDir.FindStringSubmatch(base); m != nil {
-		base, ok = m[1], true
+	if t, isTableDir := format.TableOfDir(base); isTableDir {
+		base, ok = t, true
 	}
 	ks := filepath.Base(filepath.Dir(dir))
 	if ks == "." || ks == string(filepath.Separator) {
