@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/internal/inspect"
+	"github.com/sstabletool/sstabletool/internal/tui/theme"
 	"github.com/sstabletool/sstabletool/internal/words"
 )
 
@@ -46,19 +47,10 @@ func metadataCommand() *cli.Command {
 	}, sstableArgs)
 }
 
-// useColors reports whether -c colors the output: on a terminal, or when
-// CLICOLOR_FORCE asks for them anyway.
+// useColors reports whether -c colors the output: where the one colour
+// policy (theme.Detect: a terminal, NO_COLOR, CLICOLOR_FORCE) allows it.
 func useColors(c *cli.Context) bool {
-	if !c.Bool("colors") {
-		return false
-	}
-	if f := os.Getenv("CLICOLOR_FORCE"); f != "" && f != "0" {
-		return true
-	}
-	if os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	return isTerminal(stdout)
+	return c.Bool("colors") && theme.Detect(stdout) > colorprofile.ASCII
 }
 
 func metadataAction(c *cli.Context) error {

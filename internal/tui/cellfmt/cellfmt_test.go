@@ -24,6 +24,13 @@ func TestNumbers(t *testing.T) {
 	if got := Truncate("abc", 3); got != "abc" {
 		t.Errorf("Truncate = %q", got)
 	}
+	// Wide characters take two cells: the cut keeps the column's width.
+	if got := Truncate("日本語のテキスト", 5); got != "日本…" {
+		t.Errorf("Truncate = %q", got)
+	}
+	if got := Truncate("abcdef", 1); got != Ellipsis {
+		t.Errorf("Truncate = %q", got)
+	}
 }
 
 func mustParse(t *testing.T, class string) *cqltype.Type {
