@@ -26,6 +26,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
+	"github.com/sstabletool/sstabletool/internal/vfs"
 	"github.com/sstabletool/sstabletool/internal/writer"
 	"github.com/sstabletool/sstabletool/reader"
 )
@@ -101,11 +102,6 @@ type Options struct {
 	// estimating is set by Estimate: what Convert would refuse is noted in
 	// Result.Refusals and the estimate goes on with the values capped.
 	estimating bool
-
-	// crash injection for tests (see writer.Staging.CrashAfter).
-	crashBytes   int64
-	crashRenames int
-	crash        bool
 }
 
 // Component is one component's size before and after.
@@ -203,18 +199,21 @@ func (s stagingSink) create(name string) (io.Writer, func() (int64, error), erro
 // o.To into outDir, crash-safely (see package writer). It returns the
 // result even on a verification failure, with the error.
 func Convert(srcPath, outDir string, o Options) (*Result, error) {
+	return convertOn(vfs.Default, srcPath, outDir, o)
+}
+
+// convertOn is Convert writing through fsys: the seam where the tests
+// inject crashes, fsync errors and a full disk.
+func convertOn(fsys vfs.FS, srcPath, outDir string, o Options) (*Result, error) {
 	src, err := sstable.Open(srcPath, sstable.Options{Access: o.Access})
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
 	outDesc := src.Desc().WithVersion(o.To)
-	st, err := writer.NewStaging(outDir, outDesc.Prefix())
+	st, err := writer.NewStaging(fsys, outDir, outDesc.Prefix())
 	if err != nil {
 		return nil, err
-	}
-	if o.crash {
-		st.CrashAfter(o.crashBytes, o.crashRenames)
 	}
 	committed := false
 	defer func() {
