@@ -82,7 +82,7 @@ func TestStagingFsyncFailure(t *testing.T) {
 			dest := filepath.Join(t.TempDir(), "out")
 			efs := errorfs.New(vfs.Default).FailSync(func(p string) bool { return c.match(dest, p) })
 			err := stageAll(efs, dest)
-			if !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), "fsync") {
+			if !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), "sync") {
 				t.Fatalf("error %v, want the fsync's EIO", err)
 			}
 			files, staging := leftInDest(t, dest)

@@ -3,9 +3,9 @@
 // staging directory is fsynced, and only then are the files renamed into
 // place. Every operation goes through a vfs.FS (vfs.Default: the
 // operating system's), the seam where tests inject crashes, fsync errors
-// and a full disk (internal/vfs/errorfs). It also holds the Data.db chunk writer (compressed chunks with
-// their CRC32 and CompressionInfo.db, or raw data with CRC.db) and the
-// small components (TOC.txt, Digest.crc32).
+// and a full disk (internal/vfs/errorfs). It also holds the Data.db chunk
+// writer (compressed chunks with their CRC32 and CompressionInfo.db, or raw
+// data with CRC.db) and the small components (TOC.txt, Digest.crc32).
 //
 // Staging inside the destination keeps every rename on one filesystem (a
 // destination that is a mount point works), and keeps whatever a killed
@@ -68,11 +68,11 @@ type Staging struct {
 }
 
 // NewStaging creates, through fsys (nil: vfs.Default), a staging directory
-// for files that will end up in dest (created if missing). prefix is the sstable's file-name prefix
-// ("oa-1-big-"). It first repairs what killed runs left in dest (see the
-// package comment; Recovered says what it did). If dest then holds any
-// file starting with prefix, NewStaging refuses: an existing sstable is
-// never overwritten.
+// for files that will end up in dest (created if missing). prefix is the
+// sstable's file-name prefix ("oa-1-big-"). It first repairs what killed
+// runs left in dest (see the package comment; Recovered says what it did).
+// If dest then holds any file starting with prefix, NewStaging refuses: an
+// existing sstable is never overwritten.
 func NewStaging(fsys vfs.FS, dest, prefix string) (*Staging, error) {
 	fsys = vfs.Or(fsys)
 	dest = filepath.Clean(dest)

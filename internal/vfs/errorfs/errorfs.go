@@ -165,7 +165,7 @@ func (e *FS) crash() {
 
 func (e *FS) syncFault(op, path string) error {
 	if e.failSync != nil && e.failSync(path) {
-		return &fs.PathError{Op: op, Path: path, Err: syscall.EIO}
+		return &fs.PathError{Op: op, Path: path, Err: syscall.EIO} // as os.File.Sync words it
 	}
 	return nil
 }
@@ -238,7 +238,7 @@ func (e *FS) RemoveAll(name string) error {
 
 func (e *FS) SyncDir(dir string) error {
 	return e.do(SyncDir, dir, func() error {
-		if err := e.syncFault("fsync", dir); err != nil {
+		if err := e.syncFault("sync", dir); err != nil {
 			return err
 		}
 		return e.inner.SyncDir(dir)
@@ -303,7 +303,7 @@ func (f *file) Write(p []byte) (int, error) {
 
 func (f *file) Sync() error {
 	return f.e.do(Sync, f.f.Name(), func() error {
-		if err := f.e.syncFault("fsync", f.f.Name()); err != nil {
+		if err := f.e.syncFault("sync", f.f.Name()); err != nil {
 			return err
 		}
 		return f.f.Sync()
