@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // Picture is what the charts show, computed once from a report so that the
@@ -67,7 +69,7 @@ func NewPicture(rep *Report, title string) *Picture {
 	s := &rep.Settings
 	if s.HeapSpace > 0 || s.OffheapSpace > 0 {
 		p.FlushRule = fmt.Sprintf("trigger: heap %s or off heap %s × cleanup threshold %.2f",
-			HumanBytes(s.HeapSpace), HumanBytes(s.OffheapSpace), s.CleanupThreshold)
+			words.PrettyMemory(s.HeapSpace, ""), words.PrettyMemory(s.OffheapSpace, ""), s.CleanupThreshold)
 	}
 	seenKind := map[string]bool{}
 	for i := range rep.Results {

@@ -359,8 +359,8 @@ func writeText(w io.Writer, rep *memsim.Report, pic *memsim.Picture) error {
 	if kc := rep.KeyCache; kc != nil {
 		fmt.Fprintf(w, "\nkey cache (CASSANDRA-9738), %d entries (%d with a promoted index, %d of them held with their IndexInfos):\n"+
 			"  on heap %s (%.1f B/entry), off heap serialized %s (%.1f B/entry, of which %d B is the OHC library's entry header, not Cassandra's)\n",
-			kc.Entries, kc.Indexed, kc.IndexedOnHeap, memsim.HumanBytes(kc.OnHeap), kc.OnHeapPerEntry,
-			memsim.HumanBytes(kc.OffHeap), kc.OffHeapPerEntry, kc.OHCEntryHeader)
+			kc.Entries, kc.Indexed, kc.IndexedOnHeap, words.PrettyMemory(kc.OnHeap, ""), kc.OnHeapPerEntry,
+			words.PrettyMemory(kc.OffHeap, ""), kc.OffHeapPerEntry, kc.OHCEntryHeader)
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/internal/fixtures"
-	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/tui"
 )
 
@@ -153,7 +152,7 @@ func TestHelpExamples(t *testing.T) {
 	savedOut, savedErr, savedBrowse := stdout, stderr, browse
 	defer func() { stdout, stderr, browse = savedOut, savedErr, savedBrowse }()
 	var browsed []string
-	browse = func(paths []string, o tui.Options) ([]catalog.Unreadable, error) {
+	browse = func(paths []string, o tui.Options) ([]tui.Unreadable, error) {
 		browsed = paths
 		return o.Unreadable, nil
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/internal/upgrade"
+	"github.com/sstabletool/sstabletool/internal/vfs"
+	"github.com/sstabletool/sstabletool/internal/vfs/errorfs"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
@@ -146,9 +147,8 @@ func cmdUpgradeCrash(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	p, err := upgrade.NewPlan([]string{ts.MkAbs(args[1])}, format.MustVersion("oa"))
 	ts.Check(err)
-	o := upgrade.Options{Jobs: 1, Force: true}
-	o.CrashAfter(n)
-	if _, err := upgrade.Run(p, o); !errors.Is(err, upgrade.ErrInjectedCrash) {
+	efs := errorfs.New(vfs.Default).CrashAt(n, errorfs.Changes)
+	if _, err := upgrade.RunOn(efs, p, upgrade.Options{Jobs: 1, Force: true}); !efs.Crashed() {
 		ts.Fatalf("upgrade ran past change %d: %v", n, err)
 	}
 }

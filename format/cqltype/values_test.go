@@ -37,7 +37,7 @@ func bigBytes(s string) []byte {
 	if !ok {
 		panic(s)
 	}
-	return twosComplementBytes(n)
+	return VarintBytes(n)
 }
 
 func decimal(unscaled string, scale int32) []byte {
