@@ -17,48 +17,49 @@ func benchName(p string) string { return benchbase.Name(p) }
 
 var accesses = []reader.Access{reader.Mmap, reader.Buffered}
 
-// loadBare returns p's baseline (benchbase.Bare), or nil for an
-// uncompressed table.
-func loadBare(b *testing.B, p string) *benchbase.Bare {
+// loadFloor returns p's floor (benchbase.Floor), or nil for a table that
+// is not LZ4-compressed.
+func loadFloor(b *testing.B, p string) *benchbase.Floor {
 	s, err := Open(p, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	return benchbase.Load(b, s.data)
+	return benchbase.NewFloor(b, s.data)
 }
 
-// BenchmarkBareLZ4 decompresses every chunk of each compressed table with
-// the same compressor and nothing else: the baseline.
-func BenchmarkBareLZ4(b *testing.B) {
+// BenchmarkFloor is the read floor alone on each LZ4 table: Data.db
+// mapped, every chunk's CRC32 checked and the chunk decompressed.
+func BenchmarkFloor(b *testing.B) {
 	for _, p := range benchTables(b) {
-		bl := loadBare(b, p)
-		if bl == nil {
+		f := loadFloor(b, p)
+		if f == nil {
 			continue
 		}
 		b.Run(benchName(p), func(b *testing.B) {
-			b.SetBytes(bl.Length)
-			dst := bl.Buffer()
+			b.SetBytes(f.Length)
+			buf := f.NewBuffers()
 			for i := 0; i < b.N; i++ {
-				dst = bl.Pass(b, dst)
+				f.Read(b, buf)
 			}
 		})
 	}
 }
 
-// BenchmarkVsBareLZ4 reports the issue's ratios directly: each round
-// runs the bare-LZ4 pass, the partition-level scan and the full cell
-// decode (mmap, chunk CRCs checked) back to back on the same table, so
-// that all three see the same machine; scan-% and decode-% are their
-// throughputs as percentages of the bare pass's over all rounds. On a
-// shared machine this is steadier than dividing separate benchmarks.
+// BenchmarkVsFloor reports the scans' shares of the read floor directly:
+// each round runs the floor, the partition-level scan (rows stepped over
+// by their sizes) and the full cell decode (mmap, chunk CRCs checked) back
+// to back on the same table, so that all three see the same machine;
+// scan-% and decode-% are the floor's time over theirs (cpu-% the same in
+// CPU time). On a shared machine this is steadier than dividing separate
+// benchmarks.
 //
 //	SSTABLE_BENCH=/tmp/big/nc-1-big-Data.db go test ./format/sstable \
-//	    -run '^$' -bench VsBareLZ4 -benchtime 5x -cpu 1
-func BenchmarkVsBareLZ4(b *testing.B) {
+//	    -run '^$' -bench VsFloor -benchtime 5x -cpu 1
+func BenchmarkVsFloor(b *testing.B) {
 	for _, p := range benchTables(b) {
-		bl := loadBare(b, p)
-		if bl == nil {
+		f := loadFloor(b, p)
+		if f == nil {
 			continue
 		}
 		b.Run(benchName(p), func(b *testing.B) {
@@ -67,26 +68,27 @@ func BenchmarkVsBareLZ4(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			b.SetBytes(3 * bl.Length)
-			dst := bl.Buffer()
-			var bare, scan, decode time.Duration
+			b.SetBytes(3 * f.Length)
+			buf := f.NewBuffers()
+			var floor, scan, decode benchbase.Times
 			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				dst = bl.Pass(b, dst)
-				t1 := time.Now()
-				if err := s.ScanPartitions(ScanOptions{SkipCells: true}, func(*PartitionSummary) error { return nil }); err != nil {
-					b.Fatal(err)
-				}
-				t2 := time.Now()
-				if err := s.ScanPartitions(ScanOptions{}, func(*PartitionSummary) error { return nil }); err != nil {
-					b.Fatal(err)
-				}
-				t3 := time.Now()
-				bare, scan, decode = bare+t1.Sub(t0), scan+t2.Sub(t1), decode+t3.Sub(t2)
+				floor = floor.Add(f.Read(b, buf))
+				scan = scan.Add(benchbase.Measure(func() {
+					if err := s.ScanPartitions(ScanOptions{SkipCells: true}, func(*PartitionSummary) error { return nil }); err != nil {
+						b.Fatal(err)
+					}
+				}))
+				decode = decode.Add(benchbase.Measure(func() {
+					if err := s.ScanPartitions(ScanOptions{}, func(*PartitionSummary) error { return nil }); err != nil {
+						b.Fatal(err)
+					}
+				}))
 			}
-			b.ReportMetric(float64(bl.Length)*float64(b.N)/bare.Seconds()/1e6, "bare-MB/s")
-			b.ReportMetric(100*bare.Seconds()/scan.Seconds(), "scan-%")
-			b.ReportMetric(100*bare.Seconds()/decode.Seconds(), "decode-%")
+			b.ReportMetric(float64(f.Length)*float64(b.N)/floor.Wall.Seconds()/1e6, "floor-MB/s")
+			b.ReportMetric(100*floor.Wall.Seconds()/scan.Wall.Seconds(), "scan-%")
+			b.ReportMetric(100*floor.Wall.Seconds()/decode.Wall.Seconds(), "decode-%")
+			b.ReportMetric(100*floor.CPU.Seconds()/scan.CPU.Seconds(), "scan-cpu-%")
+			b.ReportMetric(100*floor.CPU.Seconds()/decode.CPU.Seconds(), "decode-cpu-%")
 		})
 	}
 }
@@ -147,9 +149,14 @@ func benchScan(b *testing.B, skipCells bool) {
 }
 
 // BenchmarkLookup finds random existing keys through Summary.db and
-// Index.db and decodes each partition's header, as `dump -k` does.
+// Index.db and decodes each partition's header, as `dump -k` does. Its
+// floor is what one lookup cannot avoid: one chunk of the mapped Data.db
+// CRC-checked and decompressed (benchbase.Floor.ChunkAt), at random,
+// measured in the same run in alternating batches; share-% is lookups/s
+// over floor-lookups/s.
 func BenchmarkLookup(b *testing.B) {
 	for _, p := range benchTables(b) {
+		f := loadFloor(b, p)
 		for _, a := range accesses {
 			b.Run(benchName(p)+"/"+a.String(), func(b *testing.B) {
 				s, err := Open(p, Options{Access: a})
@@ -164,20 +171,48 @@ func BenchmarkLookup(b *testing.B) {
 				}); err != nil {
 					b.Fatal(err)
 				}
+				var m []byte
+				var buf *benchbase.Buffers
+				if f != nil {
+					var unmap func()
+					m, unmap = f.Map(b)
+					defer unmap()
+					buf = f.NewBuffers()
+				}
 				rng := rand.New(rand.NewSource(1))
+				frng := rand.New(rand.NewSource(2))
 				var h rows.PartitionHeader
+				var work, floor time.Duration
+				const batch = 256
 				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					k := keys[rng.Intn(len(keys))]
-					e, ok, err := s.Find(k)
-					if err != nil || !ok {
-						b.Fatalf("key %x: ok=%v err=%v", k, ok, err)
+				for i := 0; i < b.N; i += batch {
+					n := min(batch, b.N-i)
+					t0 := time.Now()
+					for j := 0; j < n; j++ {
+						k := keys[rng.Intn(len(keys))]
+						e, ok, err := s.Find(k)
+						if err != nil || !ok {
+							b.Fatalf("key %x: ok=%v err=%v", k, ok, err)
+						}
+						if _, err := s.PartitionAt(e.Position, &h); err != nil {
+							b.Fatal(err)
+						}
 					}
-					if _, err := s.PartitionAt(e.Position, &h); err != nil {
-						b.Fatal(err)
+					t1 := time.Now()
+					work += t1.Sub(t0)
+					if f != nil {
+						for j := 0; j < n; j++ {
+							f.ChunkAt(b, m, frng.Intn(f.Chunks), buf)
+						}
+						floor += time.Since(t1)
 					}
 				}
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+				b.StopTimer()
+				b.ReportMetric(float64(b.N)/work.Seconds(), "lookups/s")
+				if f != nil {
+					b.ReportMetric(float64(b.N)/floor.Seconds(), "floor-lookups/s")
+					b.ReportMetric(100*floor.Seconds()/work.Seconds(), "share-%")
+				}
 			})
 		}
 	}
@@ -187,7 +222,7 @@ func BenchmarkLookup(b *testing.B) {
 // the first partitions of each table (up to 64 MiB, cut at a partition
 // boundary) decompressed once into memory, then decoded row by row and
 // cell by cell. It isolates the row decoder, whose cost is what separates
-// DecodeAll from BareLZ4.
+// DecodeAll from Floor.
 func BenchmarkDecodeInMemory(b *testing.B) {
 	for _, p := range benchTables(b) {
 		s, err := Open(p, Options{})

@@ -1,37 +1,115 @@
-// Package benchbase is what the read-path benchmarks share: the tables
-// they run on and the baseline they are measured against, a pass that
-// decompresses every stored chunk of Data.db and does nothing else. A
-// benchmark that times its own work and this pass in the same loop reports
-// ratios that survive a noisy shared machine.
+// Package benchbase is what the benchmarks share: the tables they run on
+// and the floor they are measured against. The floor is a pass that does
+// only what no reader of a compressed Data.db can avoid: map the file,
+// check each stored chunk's CRC32 and LZ4-decompress it, in one pass
+// (Floor.Read); for a rewrite, also compress every chunk again and take the
+// CRC32 of the result (Floor.Rewrite). It is written against the libraries
+// directly (edsrzf/mmap-go, pierrec/lz4, internal/lz4fast, hash/crc32), not
+// through the reader, so that it stays a floor when the reader changes. A
+// benchmark that times its own work and the floor in the same loop reports
+// shares that survive a noisy shared machine.
 package benchbase
 
 import (
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	mmap "github.com/edsrzf/mmap-go"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/generate"
+	"github.com/sstabletool/sstabletool/internal/lz4fast"
 	"github.com/sstabletool/sstabletool/reader"
+	"github.com/sstabletool/sstabletool/workload"
 )
 
-// Tables are the sstables the read-path benchmarks run on: the largest
-// real fixtures (compressed legacy_nc_clust, uncompressed me tables), plus
-// any sstables named in SSTABLE_BENCH (comma-separated Data.db paths, e.g.
-// made by `sstabletool generate`). It skips the benchmark when there are
-// none.
-func Tables(b *testing.B) []string {
-	var out []string
+// BenchEnv names the big tables a benchmark runs on instead of its
+// default: comma-separated Data.db paths, for example one made by
+// `sstabletool generate --format nc --partitions 300000` (the table of
+// the figures in README's performance section).
+const BenchEnv = "SSTABLE_BENCH"
+
+// GeneratedPartitions is the size of the default generated table: the demo
+// profile as nc, LZ4 in 16 KiB chunks, about 4 MB of uncompressed Data.db,
+// so that a benchmark finishes in seconds when nothing bigger is named.
+const GeneratedPartitions = 1000
+
+var generated struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Generated returns the Data.db of the default table (GeneratedPartitions
+// partitions of the demo profile, nc, LZ4): made once per test binary in a
+// temporary directory that lives as long as the process (benchmarks of
+// several GOMAXPROCS values share it; the operating system's temporary
+// directory is cleaned by it, not by the test).
+func Generated(b testing.TB) string {
+	generated.once.Do(func() {
+		dir, err := os.MkdirTemp("", "sstabletool-bench-")
+		if err != nil {
+			generated.err = err
+			return
+		}
+		p, err := workload.ParseProfile([]byte(generate.DemoProfile), "demo")
+		if err != nil {
+			generated.err = err
+			return
+		}
+		p.Partitions = GeneratedPartitions
+		res, err := generate.Generate(p, filepath.Join(dir, "demo"), generate.Options{Version: format.MustVersion("nc")})
+		if err != nil {
+			generated.err = err
+			return
+		}
+		generated.path = res.DataPath
+	})
+	if generated.err != nil {
+		b.Fatal(generated.err)
+	}
+	return generated.path
+}
+
+// Big returns the tables named in SSTABLE_BENCH, or nil.
+func Big() []string {
+	env := os.Getenv(BenchEnv)
+	if env == "" {
+		return nil
+	}
+	return strings.Split(env, ",")
+}
+
+// Table is the one table a benchmark of whole commands runs on: the first
+// of SSTABLE_BENCH, else the generated one.
+func Table(b testing.TB) string {
+	if big := Big(); len(big) > 0 {
+		return big[0]
+	}
+	return Generated(b)
+}
+
+// Tables are the sstables the read-path benchmarks run on: those named in
+// SSTABLE_BENCH when it is set; otherwise the generated table and the
+// largest real fixtures (compressed legacy_nc_clust, an uncompressed me
+// table), when ../shared/testdata is there.
+func Tables(b testing.TB) []string {
+	if big := Big(); len(big) > 0 {
+		return big
+	}
+	out := []string{Generated(b)}
 	if r := fixtures.Root(); r != "" {
 		out = append(out,
 			filepath.Join(r, "cassandra/nc/legacy_nc_clust/nc-1-big-Data.db"),
 			filepath.Join(r, "cassandra/me-collections/utf8_with_special_chars-910a4fc0a1c711eeae8c6d2c86545d91/me-1-big-Data.db"))
-	}
-	if env := os.Getenv("SSTABLE_BENCH"); env != "" {
-		out = append(out, strings.Split(env, ",")...)
-	}
-	if len(out) == 0 {
-		b.Skip("no sstables: set SSTABLE_BENCH or provide ../shared/testdata")
 	}
 	return out
 }
@@ -39,55 +117,168 @@ func Tables(b *testing.B) []string {
 // Name is the sub-benchmark name of a table: its folder.
 func Name(p string) string { return filepath.Base(filepath.Dir(p)) }
 
-// Bare is the baseline of one compressed table: every stored chunk read
-// into memory once, decompressed by Pass with the table's compressor.
-type Bare struct {
-	comp        reader.Compressor
-	chunks      [][]byte
+// Floor is the floor of one LZ4-compressed Data.db: where its chunks lie,
+// from CompressionInfo.db.
+type Floor struct {
+	path        string
+	chunks      []storedChunk
 	chunkLength int
 	Length      int64 // uncompressed Data.db bytes
+	Chunks      int   // chunks in the file
 }
 
-// Load reads d's chunks for the baseline; it returns nil for an
-// uncompressed table, which has no baseline.
-func Load(b *testing.B, d *reader.Data) *Bare {
+// storedChunk is one chunk as stored: its file offset and its stored length
+// (without the CRC after it); raw when stored at or above the max
+// compressed length.
+type storedChunk struct {
+	off    int64
+	stored int
+	raw    bool
+}
+
+// NewFloor reads where d's chunks lie; it returns nil for an uncompressed
+// table or one compressed with anything but LZ4, which have no floor here.
+func NewFloor(b testing.TB, d *reader.Data) *Floor {
 	ci := d.Info()
-	if ci == nil {
+	if ci == nil || !strings.HasSuffix(ci.Compressor, "LZ4Compressor") {
 		return nil
 	}
-	raw, err := os.ReadFile(d.Path())
+	st, err := os.Stat(d.Path())
 	if err != nil {
 		b.Fatal(err)
 	}
-	comp, err := reader.CompressorFor(ci.Compressor, ci.Options)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bl := &Bare{comp: comp, chunkLength: ci.ChunkLength, Length: d.Length()}
-	for i := range ci.ChunkOffsets {
-		end := int64(len(raw)) - 4
+	f := &Floor{path: d.Path(), chunkLength: ci.ChunkLength, Length: d.Length(), Chunks: len(ci.ChunkOffsets)}
+	for i, off := range ci.ChunkOffsets {
+		end := st.Size()
 		if i+1 < len(ci.ChunkOffsets) {
-			end = ci.ChunkOffsets[i+1] - 4
+			end = ci.ChunkOffsets[i+1]
 		}
-		c := raw[ci.ChunkOffsets[i]:end]
-		if len(c) >= ci.MaxCompressedLength && ci.MaxCompressedLength > 0 {
-			continue // stored raw: nothing to decompress
-		}
-		bl.chunks = append(bl.chunks, c)
+		n := int(end - off - 4)
+		f.chunks = append(f.chunks, storedChunk{off: off, stored: n, raw: ci.MaxCompressedLength > 0 && n >= ci.MaxCompressedLength})
 	}
-	return bl
+	return f
 }
 
-// Buffer returns a destination buffer for Pass.
-func (bl *Bare) Buffer() []byte { return make([]byte, 0, bl.chunkLength) }
+// Buffers are the floor's reusable buffers: one decompressed chunk and one
+// recompressed one.
+type Buffers struct{ plain, packed []byte }
 
-// Pass decompresses every chunk once into dst (reused) and returns it.
-func (bl *Bare) Pass(b *testing.B, dst []byte) []byte {
-	var err error
-	for _, c := range bl.chunks {
-		if dst, err = bl.comp.Decompress(dst[:0], c); err != nil {
-			b.Fatal(err)
+// NewBuffers returns buffers for f's chunks.
+func (f *Floor) NewBuffers() *Buffers {
+	return &Buffers{plain: make([]byte, f.chunkLength), packed: make([]byte, 0, 4+lz4fast.CompressBound(f.chunkLength))}
+}
+
+// Times are what one run of a work took: wall time and the process's CPU
+// time (every thread).
+type Times struct{ Wall, CPU time.Duration }
+
+// Add returns t + u.
+func (t Times) Add(u Times) Times { return Times{t.Wall + u.Wall, t.CPU + u.CPU} }
+
+// Measure runs fn and returns its times.
+func Measure(fn func()) Times {
+	t0, c0 := time.Now(), CPUTime()
+	fn()
+	return Times{time.Since(t0), CPUTime() - c0}
+}
+
+// Read is the read floor, timed: map Data.db, then check the CRC32 of every
+// stored chunk and LZ4-decompress it, in one pass; unmap.
+func (f *Floor) Read(b testing.TB, buf *Buffers) Times {
+	return Measure(func() { f.pass(b, buf, false) })
+}
+
+// Rewrite is the rewrite floor, timed: Read, and every decompressed chunk
+// compressed again (internal/lz4fast, as convert compresses) and the
+// CRC32 of the result taken.
+func (f *Floor) Rewrite(b testing.TB, buf *Buffers) Times {
+	return Measure(func() { f.pass(b, buf, true) })
+}
+
+func (f *Floor) pass(b testing.TB, buf *Buffers, rewrite bool) {
+	m, file := f.mapFile(b)
+	var sum uint32
+	for i := range f.chunks {
+		plain := f.chunk(b, m, i, buf)
+		if rewrite {
+			packed := binary.LittleEndian.AppendUint32(buf.packed[:0], uint32(len(plain)))
+			packed, err := lz4fast.Compress(packed, plain)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sum ^= crc32.ChecksumIEEE(packed)
+			buf.packed = packed
 		}
 	}
-	return dst
+	m.Unmap()
+	file.Close()
+	Sink ^= sum
 }
+
+// Sink keeps the floor's CRCs of recompressed chunks observable.
+var Sink uint32
+
+// ChunkAt is the lookup floor, timed: chunk i of an already mapped file
+// CRC-checked and decompressed (what reading one partition's header costs
+// at the least).
+func (f *Floor) ChunkAt(b testing.TB, m []byte, i int, buf *Buffers) {
+	f.chunk(b, m, i, buf)
+}
+
+// Map maps Data.db for ChunkAt; unmap it with the returned function.
+func (f *Floor) Map(b testing.TB) ([]byte, func()) {
+	m, file := f.mapFile(b)
+	return m, func() { m.Unmap(); file.Close() }
+}
+
+func (f *Floor) mapFile(b testing.TB) (mmap.MMap, *os.File) {
+	file, err := os.Open(f.path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := mmap.Map(file, mmap.RDONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, file
+}
+
+// chunk checks chunk i's CRC32 and decompresses it into buf.plain.
+func (f *Floor) chunk(b testing.TB, m []byte, i int, buf *Buffers) []byte {
+	c := f.chunks[i]
+	stored := m[c.off : c.off+int64(c.stored)]
+	if crc32.ChecksumIEEE(stored) != binary.BigEndian.Uint32(m[c.off+int64(c.stored):]) {
+		b.Fatalf("%s: chunk %d: CRC32 mismatch", f.path, i)
+	}
+	if c.raw {
+		return stored
+	}
+	n := int(binary.LittleEndian.Uint32(stored))
+	if n > len(buf.plain) {
+		b.Fatalf("%s: chunk %d: %d uncompressed bytes, more than a chunk", f.path, i, n)
+	}
+	if n == 0 {
+		return buf.plain[:0]
+	}
+	got, err := lz4.UncompressBlock(stored[4:], buf.plain[:n])
+	if err != nil || got != n {
+		b.Fatalf("%s: chunk %d: LZ4: %d of %d bytes: %v", f.path, i, got, n, err)
+	}
+	return buf.plain[:n]
+}
+
+// Report reports a work's shares of its floor, both summed over the same
+// rounds: share-% is the floor's wall time over the work's (100% is the
+// floor's speed), cpu-share-% the same for CPU time (steadier on a busy
+// machine; with several cores it also counts what the work spent on all of
+// them). With the floor's and the work's MB/s of uncompressed Data.db.
+func (f *Floor) Report(b *testing.B, floor, work Times) {
+	mb := float64(f.Length) * float64(b.N) / 1e6
+	b.ReportMetric(mb/floor.Wall.Seconds(), "floor-MB/s")
+	b.ReportMetric(mb/work.Wall.Seconds(), "MB/s")
+	b.ReportMetric(100*floor.Wall.Seconds()/work.Wall.Seconds(), "share-%")
+	if work.CPU > 0 {
+		b.ReportMetric(100*floor.CPU.Seconds()/work.CPU.Seconds(), "cpu-share-%")
+	}
+}
+

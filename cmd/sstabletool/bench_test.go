@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/benchbase"
+)
+
+// BenchmarkVsFloor is the table of README's performance section: each
+// command run whole, in this process, on the same table as its floor
+// measured in the same round (benchbase.Floor: map Data.db, CRC32 and
+// LZ4-decompress every chunk; for convert, also recompress every chunk and
+// take its CRC32). Each sub-benchmark reports the command's share of its
+// floor (share-%: floor time / command time over all rounds, so 100% is
+// the floor's speed; cpu-share-% the same in CPU time) and both speeds
+// (benchbase.Floor.Report). The floor runs on one core; with -cpu 2 the
+// commands may use two.
+//
+// The table is a generated one of benchbase.GeneratedPartitions
+// partitions unless SSTABLE_BENCH names a Data.db; the README's figures:
+//
+//	sstabletool generate --format nc --partitions 300000 --out /tmp/big
+//	SSTABLE_BENCH=/tmp/big/nc-1-big-Data.db go test ./cmd/sstabletool \
+//	    -run '^$' -bench VsFloor -benchtime 3x -cpu 1,2
+func BenchmarkVsFloor(b *testing.B) {
+	p := benchbase.Table(b)
+	s, err := sstable.Open(p, sstable.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	floor := benchbase.NewFloor(b, s.Data())
+	s.Close()
+	if floor == nil {
+		b.Skipf("%s is not LZ4-compressed: no floor", p)
+	}
+	// Converted tables go beside the source (the same file system, as an
+	// operator's would), each round's removed before the next.
+	outDir, err := os.MkdirTemp(filepath.Dir(filepath.Dir(p)), "bench-convert-")
+	if err != nil {
+		outDir = b.TempDir()
+	} else {
+		defer os.RemoveAll(outDir)
+	}
+	works := []struct {
+		name    string
+		rewrite bool // measured against the rewrite floor
+		args    []string
+	}{
+		{"partitions-sizes-only", false, []string{"partitions", "--sizes-only", p}},
+		{"partitions", false, []string{"partitions", p}},
+		{"verify", false, []string{"verify", p}},
+		{"dump", false, []string{"dump", p}},
+		{"convert-verify", true, []string{"convert", "--to", "oa", "--out", filepath.Join(outDir, "oa"), p}},
+		{"convert", true, []string{"convert", "--to", "oa", "--verify=false", "--out", filepath.Join(outDir, "oa"), p}},
+	}
+	saved := stdout
+	defer func() { stdout = saved }()
+	stdout = &discard{}
+	buf := floor.NewBuffers()
+	for _, w := range works {
+		b.Run(w.name, func(b *testing.B) {
+			b.SetBytes(floor.Length)
+			var tFloor, tWork benchbase.Times
+			for i := 0; i < b.N; i++ {
+				if w.rewrite {
+					tFloor = tFloor.Add(floor.Rewrite(b, buf))
+				} else {
+					tFloor = tFloor.Add(floor.Read(b, buf))
+				}
+				tWork = tWork.Add(benchbase.Measure(func() {
+					if code := run(append([]string{"sstabletool"}, w.args...)); code != exitOK {
+						b.Fatalf("sstabletool %v: exit %d", w.args, code)
+					}
+				}))
+				os.RemoveAll(filepath.Join(outDir, "oa"))
+			}
+			floor.Report(b, tFloor, tWork)
+		})
+	}
+}
