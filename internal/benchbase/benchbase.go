@@ -281,4 +281,3 @@ func (f *Floor) Report(b *testing.B, floor, work Times) {
 		b.ReportMetric(100*floor.CPU.Seconds()/work.CPU.Seconds(), "cpu-share-%")
 	}
 }
-
