@@ -4,5 +4,5 @@ package benchbase
 
 import "time"
 
-// CPUTime is not measured here: the CPU-time shares read 0.
+// CPUTime is not measured here: the CPU-time metrics read 0.
 func CPUTime() time.Duration { return 0 }
