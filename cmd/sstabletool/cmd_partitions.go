@@ -179,34 +179,59 @@ func partitionsAction(c *cli.Context) error {
 		if err := pr.begin(sum.path); err != nil {
 			return err
 		}
-		var pc inspect.PartitionCounts
-		visit := func(h *rows.PartitionHeader, dec *rows.Decoder) error {
-			if err := inspect.CountPartition(h, dec, opts, &pc); err != nil {
+		// Partitions are counted (and their rows made) on every core,
+		// segment by segment; the statistics, whose minima depend on the
+		// order, and the output take them in Data.db order.
+		count := func(h *rows.PartitionHeader, dec *rows.Decoder, b *partitionBatch) error {
+			p := b.next()
+			if err := inspect.CountPartition(h, dec, opts, &p.counts); err != nil {
+				b.drop()
 				return err
 			}
-			if exclude[string(h.Key)] {
-				return nil
+			p.counts.Key = nil // the header's, valid only until the next one
+			if p.excluded = exclude[string(h.Key)]; !p.excluded && th.match(&p.counts) {
+				p.matched = true
+				p.row = newPartitionRow(s, sum.path, h.Key, &p.counts, opts.PartitionsOnly)
 			}
-			sum.stats.Add(&pc)
-			if !th.match(&pc) {
-				return nil
+			return nil
+		}
+		take := func(b *partitionBatch) error {
+			for i := range b.parts {
+				p := &b.parts[i]
+				if p.excluded {
+					continue
+				}
+				sum.stats.Add(&p.counts)
+				if !p.matched {
+					continue
+				}
+				sum.match(p.row.Key)
+				if sortBy != "" {
+					out = append(out, p.row)
+				} else if err := pr.row(&p.row); err != nil {
+					return err
+				}
 			}
-			r := newPartitionRow(s, sum.path, &pc, opts.PartitionsOnly)
-			sum.match(r.Key)
-			if sortBy != "" {
-				out = append(out, r)
-				return nil
-			}
-			return pr.row(&r)
+			return nil
 		}
 		if len(keys) > 0 {
-			err = eachKey(s, keys, visit)
+			var b partitionBatch
+			err = eachKey(s, keys, func(h *rows.PartitionHeader, dec *rows.Decoder) error {
+				b.reset()
+				if err := count(h, dec, &b); err != nil {
+					return err
+				}
+				return take(&b)
+			})
 		} else {
 			prog := newProgress("partitions", s.Data().Length())
-			err = s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
-				prog.update(h.Offset)
-				return visit(h, dec)
-			})
+			err = sstable.Segmented(s, sstable.SegmentOptions{}, (*partitionBatch).reset, count,
+				func(b *partitionBatch) error {
+					if len(b.parts) > 0 {
+						prog.update(b.parts[0].counts.Offset)
+					}
+					return take(b)
+				})
 			prog.done()
 		}
 		if err != nil {
@@ -238,10 +263,34 @@ func partitionsAction(c *cli.Context) error {
 	return sc.err()
 }
 
-func newPartitionRow(s *sstable.SSTable, path string, p *inspect.PartitionCounts, partitionsOnly bool) partitionRow {
-	tok := s.Partitioner().Token(p.Key)
+// partitionBatch is what the workers of a partitions scan found in one
+// segment of Data.db, in order.
+type partitionBatch struct{ parts []countedPartition }
+
+// countedPartition is one partition of a batch: its counts (Key unset),
+// and, when it is listed, its row.
+type countedPartition struct {
+	counts   inspect.PartitionCounts
+	excluded bool // by -x: neither counted in the summary nor listed
+	matched  bool // reaches a threshold (or none is given): row is set
+	row      partitionRow
+}
+
+func (b *partitionBatch) reset() { b.parts = b.parts[:0] }
+
+// next appends a partition to fill.
+func (b *partitionBatch) next() *countedPartition {
+	b.parts = append(b.parts, countedPartition{})
+	return &b.parts[len(b.parts)-1]
+}
+
+// drop removes the last partition (one whose counting failed).
+func (b *partitionBatch) drop() { b.parts = b.parts[:len(b.parts)-1] }
+
+func newPartitionRow(s *sstable.SSTable, path string, key []byte, p *inspect.PartitionCounts, partitionsOnly bool) partitionRow {
+	tok := s.Partitioner().Token(key)
 	r := partitionRow{
-		SSTable: path, Key: keyString(s, p.Key), Token: tok.String(),
+		SSTable: path, Key: keyString(s, key), Token: tok.String(),
 		Offset: p.Offset, Size: p.Size, Rows: p.Rows, Cells: p.Cells, Tombstones: p.Tombstones(),
 		Deletion: !p.Live, RowTombstones: p.RowTombstones, RangeTombstones: p.RangeTombstones,
 		ComplexTombstones: p.ComplexTombstones, CellTombstones: p.CellTombstones,

@@ -1,0 +1,294 @@
+package sstable
+
+import (
+	"errors"
+	"io"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/internal/format/index"
+	"github.com/sstabletool/sstabletool/reader"
+)
+
+// DefaultSegmentSize is how many uncompressed bytes of Data.db a segment
+// holds at least (it ends at the first partition start after that): 64
+// chunks of 16 KiB, so the chunk two segments share, decompressed by both,
+// costs under 2%, and a table of a few hundred MB still makes hundreds of
+// segments for the workers to share evenly.
+const DefaultSegmentSize = 1 << 20
+
+// SegmentOptions says how Segmented cuts Data.db and how many goroutines
+// decode it.
+type SegmentOptions struct {
+	// Workers is how many goroutines decode at once; 0 means GOMAXPROCS.
+	// With one, or without Index.db to cut at, or on a table of fewer
+	// than two segments, everything runs on the calling goroutine.
+	Workers int
+	// Size is the uncompressed bytes per segment; 0 means
+	// DefaultSegmentSize.
+	Size int64
+	// Cuts, when not nil, lists the segment boundaries instead of
+	// Index.db (for tests: cuts need not be partition starts, see
+	// Segmented). It sends increasing positions and stops when send
+	// returns false.
+	Cuts func(send func(pos int64) bool)
+}
+
+// Segmented walks Data.db partition by partition, as EachPartition does,
+// on several goroutines: Data.db is cut into segments at partition starts
+// Index.db lists, workers run part on every partition of a segment (with
+// the header and a decoder positioned after it; whatever part leaves of
+// the partition is skipped) collecting into the segment's *R, and the
+// calling goroutine hands each segment's R to deliver in Data.db order.
+// reset clears an R for reuse; R values are recycled once delivered.
+//
+// The result is that of one decoder walking Data.db from the start:
+// every segment must start exactly where the one before it stopped (the
+// first partition start at or after its end), so a cut that is not a
+// partition start, an Index.db that lies, never changes what is
+// delivered; when a segment does not start there, what follows is walked
+// on the calling goroutine from where the data really is. An error from
+// part or the decoder ends the walk: the partitions of its segment before
+// it are delivered, then the error is returned, as a single decoder
+// would return it; deliver's own error is returned as it is.
+//
+// part runs on worker goroutines, at once for different segments: it may
+// only write to its R (and read what does not change). deliver runs on
+// the calling goroutine.
+func Segmented[R any](s *SSTable, o SegmentOptions, reset func(r *R),
+	part func(h *rows.PartitionHeader, dec *rows.Decoder, r *R) error, deliver func(r *R) error) error {
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	size := o.Size
+	if size <= 0 {
+		size = DefaultSegmentSize
+	}
+	cuts := o.Cuts
+	if cuts == nil && s.indexFile != nil && !s.desc.Version.IsBTI() {
+		cuts = func(send func(int64) bool) {
+			sc := index.NewScanner(s.indexFile, s.indexCodec, 0, false)
+			last := int64(0)
+			for sc.Next() {
+				if pos := sc.Entry().Position; pos-last >= size {
+					if !send(pos) {
+						return
+					}
+					last = pos
+				}
+			}
+		}
+	}
+	w := &segmentWalk[R]{s: s, size: size, reset: reset, part: part, deliver: deliver}
+	if workers < 2 || cuts == nil || s.data.Length() < 2*size {
+		return w.serial(0)
+	}
+	return w.parallel(workers, cuts)
+}
+
+type segmentWalk[R any] struct {
+	s       *SSTable
+	size    int64
+	reset   func(*R)
+	part    func(*rows.PartitionHeader, *rows.Decoder, *R) error
+	deliver func(*R) error
+}
+
+// segment is one worker's share: the partitions starting in [start, end).
+type segment[R any] struct {
+	start, end int64
+	r          *R
+	done       chan struct{} // closed when the worker is through
+	stop       int64         // where the worker's decoder stopped
+	err        error
+}
+
+// segmentDecoder is a worker's cursor and decoder, moved from segment to
+// segment so that their buffers (and the chunk last read) are kept.
+type segmentDecoder struct {
+	cur *reader.Cursor
+	dec *rows.Decoder
+}
+
+func (s *SSTable) segmentDecoder(sd *segmentDecoder, off int64) *rows.Decoder {
+	if sd.dec == nil {
+		sd.cur = s.data.Cursor(off)
+		sd.dec = rows.NewDecoder(sd.cur, s.schema)
+		sd.dec.SetFile(s.Path(format.ComponentData))
+		return sd.dec
+	}
+	if err := sd.cur.SeekTo(off); err != nil {
+		// A position outside the data: a fresh cursor fails its first
+		// read the way Decoder(off) would.
+		sd.cur = s.data.Cursor(off)
+		sd.dec = rows.NewDecoder(sd.cur, s.schema)
+		sd.dec.SetFile(s.Path(format.ComponentData))
+		return sd.dec
+	}
+	sd.dec.Reset()
+	return sd.dec
+}
+
+// walk runs part on the partitions that start in [start, end) and
+// returns where the decoder stopped.
+func (w *segmentWalk[R]) walk(dec *rows.Decoder, end int64, r *R) (int64, error) {
+	var h rows.PartitionHeader
+	for dec.Pos() < end {
+		err := dec.ReadPartitionHeader(&h)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return dec.Pos(), err
+		}
+		if err := w.part(&h, dec, r); err != nil {
+			return dec.Pos(), err
+		}
+		if dec.InPartition() {
+			if err := dec.SkipRest(); err != nil {
+				return dec.Pos(), err
+			}
+		}
+	}
+	return dec.Pos(), nil
+}
+
+// serial walks from start (a partition start) to the end on the calling
+// goroutine, delivering every segment's worth of partitions.
+func (w *segmentWalk[R]) serial(start int64) error {
+	dec := w.s.Decoder(start)
+	var r R
+	for {
+		w.reset(&r)
+		pos := dec.Pos()
+		if pos >= w.s.data.Length() {
+			return nil
+		}
+		stop, err := w.walk(dec, pos+w.size, &r)
+		if derr := w.deliver(&r); derr != nil {
+			return derr
+		}
+		if err != nil {
+			return err
+		}
+		if stop == pos {
+			return nil // the decoder's clean end before the data's length
+		}
+	}
+}
+
+func (w *segmentWalk[R]) parallel(workers int, cuts func(func(int64) bool)) error {
+	done := make(chan struct{})
+	work := make(chan *segment[R])
+	order := make(chan *segment[R], 2*workers)
+	free := make(chan *R, 3*workers)
+	var wg sync.WaitGroup
+
+	// The cutter makes the segments in Data.db order, for the calling
+	// goroutine (order) and the workers (work).
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(work)
+		defer close(order)
+		start := int64(0)
+		send := func(end int64) bool {
+			var r *R
+			select {
+			case r = <-free:
+			default:
+				r = new(R)
+			}
+			w.reset(r)
+			seg := &segment[R]{start: start, end: end, r: r, done: make(chan struct{})}
+			start = end
+			select {
+			case order <- seg:
+			case <-done:
+				return false
+			}
+			select {
+			case work <- seg:
+				return true
+			case <-done:
+				// The calling goroutine may be waiting for it: end it.
+				seg.err = errSegmentAborted
+				close(seg.done)
+				return false
+			}
+		}
+		ok := true
+		cuts(func(pos int64) bool {
+			if pos <= start {
+				return true // not increasing: ignore
+			}
+			ok = send(pos)
+			return ok
+		})
+		if ok {
+			send(math.MaxInt64)
+		}
+	}()
+
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sd segmentDecoder
+			for seg := range work {
+				select {
+				case <-done:
+					seg.err = errSegmentAborted
+				default:
+					dec := w.s.segmentDecoder(&sd, seg.start)
+					seg.stop, seg.err = w.walk(dec, seg.end, seg.r)
+				}
+				close(seg.done)
+			}
+		}()
+	}
+
+	finish := func() {
+		close(done)
+		// Let the cutter and the workers go: drain what is queued.
+		go func() {
+			for seg := range order {
+				<-seg.done
+			}
+		}()
+		wg.Wait()
+	}
+
+	next := int64(0)
+	for seg := range order {
+		<-seg.done
+		if seg.start != next {
+			// Index.db disagrees with Data.db: go on alone from where the
+			// data really is.
+			finish()
+			return w.serial(next)
+		}
+		if err := w.deliver(seg.r); err != nil {
+			finish()
+			return err
+		}
+		if seg.err != nil {
+			finish()
+			return seg.err
+		}
+		next = seg.stop
+		select {
+		case free <- seg.r:
+		default:
+		}
+	}
+	finish()
+	return nil
+}
+
+// errSegmentAborted marks a segment nobody waits for any more.
+var errSegmentAborted = errors.New("segmented walk aborted")

@@ -1,0 +1,209 @@
+package sstable
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/generate"
+	"github.com/sstabletool/sstabletool/workload"
+)
+
+// seen is what a test walk records of each partition: enough to tell two
+// walks apart (position, key, every unfiltered's offset and cell count).
+type seen struct{ lines []string }
+
+func recordPartition(h *rows.PartitionHeader, dec *rows.Decoder, r *seen) error {
+	line := fmt.Sprintf("%d %x:", h.Offset, h.Key)
+	for {
+		u, err := dec.Next(false)
+		if err != nil {
+			r.lines = append(r.lines, line+" error")
+			return err
+		}
+		if u == nil {
+			break
+		}
+		line += fmt.Sprintf(" %d/%d", u.Offset, len(u.Cells))
+	}
+	r.lines = append(r.lines, line)
+	return nil
+}
+
+// oneDecoder is the reference: EachPartition, one decoder from the start.
+func oneDecoder(s *SSTable) ([]string, string) {
+	var r seen
+	err := s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
+		return recordPartition(h, dec, &r)
+	})
+	return r.lines, errString(err)
+}
+
+func segmented(s *SSTable, o SegmentOptions) ([]string, string) {
+	var out []string
+	err := Segmented(s, o, func(r *seen) { r.lines = r.lines[:0] }, recordPartition,
+		func(r *seen) error { out = append(out, r.lines...); return nil })
+	return out, errString(err)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// segmentTables are the tables Segmented is held to EachPartition on: a
+// generated one of the demo profile (clustered, static rows, markers, big
+// partitions) both compressed and not, and every fixture.
+func segmentTables(t *testing.T) []string {
+	p, err := workload.ParseProfile([]byte(generate.DemoProfile), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Partitions = 60
+	var out []string
+	for _, uncompressed := range []bool{false, true} {
+		res, err := generate.Generate(p, filepath.Join(t.TempDir(), "demo"), generate.Options{Version: format.MustVersion("nc"), Uncompressed: uncompressed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, res.DataPath)
+	}
+	if fixtures.Root() != "" {
+		out = append(out, fixtures.DataFiles(t)...)
+	}
+	return out
+}
+
+// TestSegmentedMatchesOneDecoder holds Segmented to one decoder: the same
+// partitions in the same order, on one worker and several, with segments
+// cut at Index.db's partition starts and at positions that are no
+// partition start at all (every Index.db would have to lie for that).
+func TestSegmentedMatchesOneDecoder(t *testing.T) {
+	for _, p := range segmentTables(t) {
+		s, err := Open(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := oneDecoder(s)
+		length := s.data.Length()
+		every := func(step int64) func(func(int64) bool) {
+			return func(send func(int64) bool) {
+				for pos := step; pos < length; pos += step {
+					if !send(pos) {
+						return
+					}
+				}
+			}
+		}
+		cases := []struct {
+			name string
+			o    SegmentOptions
+		}{
+			{"serial", SegmentOptions{Workers: 1, Size: 1}},
+			{"index/2", SegmentOptions{Workers: 2, Size: 1}},
+			{"index/3/4KiB", SegmentOptions{Workers: 3, Size: 4 << 10}},
+			{"every-97/2", SegmentOptions{Workers: 2, Size: 1, Cuts: every(97)}},
+			{"every-4093/4", SegmentOptions{Workers: 4, Size: 1, Cuts: every(4093)}},
+			{"not-increasing/2", SegmentOptions{Workers: 2, Size: 1, Cuts: func(send func(int64) bool) {
+				send(length / 2)
+				send(length / 3)
+				send(length / 2)
+			}}},
+		}
+		for _, c := range cases {
+			got, gotErr := segmented(s, c.o)
+			name := filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p) + "/" + c.name
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%s: partitions differ from one decoder's (-want +got):\n%s", name, d)
+			}
+			if gotErr != wantErr {
+				t.Errorf("%s: error %q, one decoder's %q", name, gotErr, wantErr)
+			}
+		}
+		s.Close()
+	}
+}
+
+// TestSegmentedDamaged holds Segmented to one decoder on damaged data:
+// the partitions before the damage, then the same error.
+func TestSegmentedDamaged(t *testing.T) {
+	p, err := workload.ParseProfile([]byte(generate.DemoProfile), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Partitions = 40
+	res, err := generate.Generate(p, filepath.Join(t.TempDir(), "demo"), generate.Options{Version: format.MustVersion("nc"), Uncompressed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := os.ReadFile(res.DataPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for i := 1; i < 40; i++ {
+		at := len(clean) * i / 40
+		b := append([]byte(nil), clean...)
+		b[at] ^= 0x5A
+		b[at+1] ^= 0xA5
+		dir := fixtures.CopyTable(t, filepath.Dir(res.DataPath))
+		path := filepath.Join(dir, filepath.Base(res.DataPath))
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fixtures.ResealCRC(t, path)
+		s, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := oneDecoder(s)
+		if wantErr != "" {
+			failed++
+		}
+		for _, o := range []SegmentOptions{{Workers: 2, Size: 1}, {Workers: 3, Size: 2048}} {
+			got, gotErr := segmented(s, o)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("damage at %d, %+v: partitions differ (-want +got):\n%s", at, o, d)
+			}
+			if gotErr != wantErr {
+				t.Errorf("damage at %d, %+v: error %q, one decoder's %q", at, o, gotErr, wantErr)
+			}
+		}
+		s.Close()
+	}
+	if failed == 0 {
+		t.Error("no damage made the decoder fail: the test tests nothing")
+	}
+}
+
+// TestSegmentedDeliverError: deliver's error ends the walk as it is.
+func TestSegmentedDeliverError(t *testing.T) {
+	tables := segmentTables(t)
+	s, err := Open(tables[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, workers := range []int{1, 2} {
+		n := 0
+		err := Segmented(s, SegmentOptions{Workers: workers, Size: 1}, func(r *seen) { r.lines = r.lines[:0] }, recordPartition,
+			func(r *seen) error {
+				if n++; n == 3 {
+					return fmt.Errorf("stop here")
+				}
+				return nil
+			})
+		if err == nil || !strings.Contains(err.Error(), "stop here") || n != 3 {
+			t.Errorf("workers %d: err %v after %d deliveries, want deliver's error after 3", workers, err, n)
+		}
+	}
+}
