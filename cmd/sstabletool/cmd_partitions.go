@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -374,15 +373,18 @@ type partitionsPrinter struct {
 	multi          bool   // several sstables
 	streaming      bool   // rows of one sstable at a time (no --sort)
 	partitionsOnly bool
-	tw             *tabwriter.Writer
+	tw             *textTable
 	cw             *csv.Writer
 	n              int
 	header         bool // the text table's header is out
 	sstables       int  // begun
 	summaries      int  // printed
 	jbuf           bytes.Buffer
-	out            *bufio.Writer // stdout, buffered: tabwriter writes each cell separately
+	out            *bufio.Writer // stdout, buffered
 }
+
+// textHeader is the text table's header row.
+var textHeader = []string{"key", "token", "offset", "size", "rows", "cells", "tombstones", "deletion"}
 
 var csvHeader = []string{"sstable", "key", "token", "offset", "size", "rows", "cells", "tombstones", "deletion",
 	"row_tombstones", "range_tombstones", "complex_tombstones", "cell_tombstones", "row_ttl_expired", "cell_ttl_expired"}
@@ -398,12 +400,12 @@ func newPartitionsPrinter(c *cli.Context, multi, streaming, partitionsOnly bool)
 		p.cw = csv.NewWriter(p.out)
 		p.cw.Write(csvHeader)
 	default:
-		p.tw = tabwriter.NewWriter(p.out, 0, 4, 2, ' ', tabwriter.AlignRight)
+		p.tw = newTextTable(p.out, len(textHeader))
 	}
 	return p
 }
 
-// textBlock is how many text rows share column widths: the tabwriter
+// textBlock is how many text rows share column widths: the table
 // buffers until flushed, so an unbounded table would sit in memory.
 const textBlock = 4096
 
@@ -439,10 +441,19 @@ func (p *partitionsPrinter) row(r *partitionRow) error {
 			i64(r.RowTombstones), i64(r.RangeTombstones), i64(r.ComplexTombstones), i64(r.CellTombstones), i64(r.RowTTLExpired), i64(r.CellTTLExpired)})
 	}
 	if !p.header {
-		fmt.Fprintln(p.tw, "key\ttoken\toffset\tsize\trows\tcells\ttombstones\tdeletion\t")
+		for _, h := range textHeader {
+			p.tw.cell(h)
+		}
+		p.tw.endRow()
 		p.header = true
 	}
-	fmt.Fprintf(p.tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%v\t\n", r.Key, r.Token, r.Offset, r.Size, r.Rows, r.Cells, r.Tombstones, r.Deletion)
+	p.tw.cell(r.Key)
+	p.tw.cell(r.Token)
+	for _, v := range [...]int64{r.Offset, r.Size, r.Rows, r.Cells, r.Tombstones} {
+		p.tw.int(v)
+	}
+	p.tw.cell(strconv.FormatBool(r.Deletion))
+	p.tw.endRow()
 	if p.n%textBlock == 0 {
 		return p.tw.Flush()
 	}
