@@ -85,10 +85,10 @@ func BenchmarkVsFloor(b *testing.B) {
 				}))
 			}
 			b.ReportMetric(float64(f.Length)*float64(b.N)/floor.Wall.Seconds()/1e6, "floor-MB/s")
-			b.ReportMetric(100*floor.Wall.Seconds()/scan.Wall.Seconds(), "scan-%")
-			b.ReportMetric(100*floor.Wall.Seconds()/decode.Wall.Seconds(), "decode-%")
-			b.ReportMetric(100*floor.CPU.Seconds()/scan.CPU.Seconds(), "scan-cpu-%")
-			b.ReportMetric(100*floor.CPU.Seconds()/decode.CPU.Seconds(), "decode-cpu-%")
+			b.ReportMetric(benchbase.Share(floor.Wall, scan.Wall), "scan-%")
+			b.ReportMetric(benchbase.Share(floor.Wall, decode.Wall), "decode-%")
+			b.ReportMetric(benchbase.Share(floor.CPU, scan.CPU), "scan-cpu-%")
+			b.ReportMetric(benchbase.Share(floor.CPU, decode.CPU), "decode-cpu-%")
 		})
 	}
 }
@@ -211,7 +211,7 @@ func BenchmarkLookup(b *testing.B) {
 				b.ReportMetric(float64(b.N)/work.Seconds(), "lookups/s")
 				if f != nil {
 					b.ReportMetric(float64(b.N)/floor.Seconds(), "floor-lookups/s")
-					b.ReportMetric(100*floor.Seconds()/work.Seconds(), "share-%")
+					b.ReportMetric(benchbase.Share(floor, work), "share-%")
 				}
 			})
 		}
