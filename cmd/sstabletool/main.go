@@ -28,6 +28,7 @@ func commands() []*cli.Command {
 		convertCommand(),
 		demoCommand(),
 		dumpCommand(),
+		exportCommand(),
 		generateCommand(),
 		helpCommand(),
 		memsimCommand(),
