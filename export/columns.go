@@ -3,6 +3,10 @@ package export
 import (
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
@@ -33,7 +37,12 @@ type spec struct {
 	// stats: min/max statistics, worth it where engines prune by the
 	// column (keys, tokens, timestamps), not for free-form values.
 	stats bool
-	doc   string
+	// dict: a string column whose values are known before the file is
+	// written (the node, a kind, a column name): written as indices into
+	// that dictionary (RLE_DICTIONARY), which costs a fraction of writing
+	// the same few strings again and again.
+	dict bool
+	doc  string
 }
 
 // col is one column's values for the batch being filled. Required
@@ -50,10 +59,27 @@ type col struct {
 	def  []int16
 	rep  []int16
 	keys []parquet.ByteArray // tSizeMap: the keys, beside i64 (the values)
+	// A dict column's indices, one per record (0 for a null), and its
+	// dictionary.
+	idx       []int32
+	dictWords [][]byte
+	dictArr   arrow.Array
+}
+
+// setDictionary gives a dict column its values.
+func (c *col) setDictionary(words [][]byte) {
+	c.dictWords = words
+	b := array.NewBinaryBuilder(memory.DefaultAllocator, arrow.BinaryTypes.String)
+	defer b.Release()
+	for _, w := range words {
+		b.Append(w)
+	}
+	c.dictArr = b.NewArray()
 }
 
 func (c *col) reset() {
 	c.ba, c.i64, c.i32, c.f64, c.bl, c.def, c.rep, c.keys = c.ba[:0], c.i64[:0], c.i32[:0], c.f64[:0], c.bl[:0], c.def[:0], c.rep[:0], c.keys[:0]
+	c.idx = c.idx[:0]
 }
 
 func (c *col) present() {
@@ -63,7 +89,15 @@ func (c *col) present() {
 }
 
 // null records a null in an optional column.
-func (c *col) null() { c.def = append(c.def, 0) }
+func (c *col) null() {
+	c.def = append(c.def, 0)
+	if c.dict {
+		c.idx = append(c.idx, 0)
+	}
+}
+
+// word records a dict column's value: the index of one of its words.
+func (c *col) word(i int32) { c.present(); c.idx = append(c.idx, i) }
 
 func (c *col) bytes(b []byte)   { c.present(); c.ba = append(c.ba, b) }
 func (c *col) int64(v int64)    { c.present(); c.i64 = append(c.i64, v) }
@@ -176,6 +210,9 @@ func (c *col) write(rg file.BufferedRowGroupWriter, i int) error {
 	}
 	switch w := cw.(type) {
 	case *file.ByteArrayColumnChunkWriter:
+		if c.dict {
+			return c.writeDict(w, def)
+		}
 		vals := c.ba
 		if c.typ == tSizeMap {
 			vals = c.keys
@@ -201,4 +238,50 @@ func (c *col) write(rg file.BufferedRowGroupWriter, i int) error {
 	}
 	_, err = cw.(*file.Int64ColumnChunkWriter).WriteBatch(c.i64, def, rep)
 	return err
+}
+
+// dictEncoder is what arrow-go's dictionary encoders do beside encoding
+// values (the interface pqarrow writes dictionary arrays through).
+type dictEncoder interface {
+	NumEntries() int
+	PutDictionary(arrow.Array) error
+}
+
+// writeDict writes a dict column: its dictionary once per column chunk,
+// then the batch's indices. Should the writer not be dictionary-encoding
+// (it never falls back for dictionaries this small, but if it did) the
+// words themselves are written.
+func (c *col) writeDict(w *file.ByteArrayColumnChunkWriter, def []int16) error {
+	enc, ok := w.CurrentEncoder().(dictEncoder)
+	if !ok {
+		c.ba = c.ba[:0]
+		for i, ix := range c.idx {
+			if def == nil || def[i] == 1 {
+				c.ba = append(c.ba, c.dictWords[ix])
+			}
+		}
+		_, err := w.WriteBatch(c.ba, def, nil)
+		return err
+	}
+	if enc.NumEntries() == 0 {
+		if err := enc.PutDictionary(c.dictArr); err != nil {
+			return err
+		}
+	}
+	buffers := []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.idx))}
+	nulls := 0
+	if def != nil {
+		valid := make([]byte, bitutil.BytesForBits(int64(len(def))))
+		for i, d := range def {
+			if d == 1 {
+				bitutil.SetBit(valid, i)
+			} else {
+				nulls++
+			}
+		}
+		buffers[0] = memory.NewBufferBytes(valid)
+	}
+	indices := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(c.idx), buffers, nil, nulls, 0))
+	defer indices.Release()
+	return w.WriteDictIndices(indices, def, nil)
 }

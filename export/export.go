@@ -174,10 +174,10 @@ func (e *Exporter) claim(paths []string, from string) error {
 }
 
 // create starts one file, creating its partition directories.
-func (e *Exporter) create(path string, specs []spec, src string, n Names) (*parquetFile, error) {
+func (e *Exporter) create(path string, specs []spec, words map[int][][]byte, src string, n Names) (*parquetFile, error) {
 	if err := e.fs.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
 	meta := map[string]string{"sstabletool.node": e.o.Node, "sstabletool.keyspace": n.Keyspace, "sstabletool.table": n.Table, "sstabletool.source": src}
-	return createParquet(e.fs, path, specs, meta)
+	return createParquet(e.fs, path, specs, words, meta)
 }

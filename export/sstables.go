@@ -36,7 +36,7 @@ func (e *Exporter) sstableRow(s *sstable.SSTable, name string, n Names, totals *
 	if err := e.claim([]string{path}, s.Path(format.ComponentData)); err != nil {
 		return File{}, err
 	}
-	pf, err := e.create(path, sstableSpecs, s.Path(format.ComponentData), n)
+	pf, err := e.create(path, sstableSpecs, map[int][][]byte{sNode: {[]byte(e.o.Node)}, sSSTable: {[]byte(name)}, sVersion: {[]byte(m.Version)}}, s.Path(format.ComponentData), n)
 	if err != nil {
 		return File{}, err
 	}
@@ -49,10 +49,10 @@ func (e *Exporter) sstableRow(s *sstable.SSTable, name string, n Names, totals *
 			c[i].null()
 		}
 	}
-	str(sNode, e.o.Node)
-	str(sSSTable, name)
+	c[sNode].word(0)
+	c[sSSTable].word(0)
 	str(sPath, m.Path)
-	str(sVersion, m.Version)
+	c[sVersion].word(0)
 	str(sFormat, m.Format)
 	str(sGeneration, m.Generation)
 	str(sPartitioner, m.Partitioner)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
@@ -21,25 +22,34 @@ type tableTotals struct {
 	partitions, rows, cells, tombstones int64
 }
 
-// Constant values of the cells dataset's kind and entry columns.
+// The cells dataset's kind and entry values: their dictionaries, and
+// the indices the records give.
 var (
-	kindRow      = []byte("row")
-	kindStatic   = []byte("static")
-	kindBound    = []byte("range_tombstone_bound")
-	kindBoundary = []byte("range_tombstone_boundary")
+	kindWords  = [][]byte{[]byte("row"), []byte("static"), []byte("range_tombstone_bound"), []byte("range_tombstone_boundary")}
+	entryWords = [][]byte{[]byte("cell"), []byte("liveness"), []byte("deletion"), []byte("column_deletion"), []byte("start"), []byte("end")}
+)
 
-	entryCell      = []byte("cell")
-	entryLiveness  = []byte("liveness")
-	entryDeletion  = []byte("deletion")
-	entryColumnDel = []byte("column_deletion")
-	entryStart     = []byte("start")
-	entryEnd       = []byte("end")
+const (
+	kindRow int32 = iota
+	kindStatic
+	kindBound
+	kindBoundary
+)
+
+const (
+	entryCell int32 = iota
+	entryLiveness
+	entryDeletion
+	entryColumnDel
+	entryStart
+	entryEnd
 )
 
 // column is what writing a cell of one column needs, worked out once, as
 // the dump does: the appenders sstabledump's values are rendered with.
 type column struct {
 	name    []byte
+	word    int32 // the name's index in the column column's dictionary
 	counter bool
 	complex bool
 	udt     *cqltype.Type    // a non-frozen UDT: paths name fields
@@ -47,11 +57,11 @@ type column struct {
 	value   cqltype.Appender
 }
 
-func columnsOf(cols []rows.Column, types []*cqltype.Type) []column {
+func columnsOf(cols []rows.Column, types []*cqltype.Type, first int32) []column {
 	out := make([]column, len(cols))
 	for i, c := range cols {
 		t := types[i]
-		out[i] = column{name: []byte(c.Name), counter: c.Counter, complex: c.Complex}
+		out[i] = column{name: []byte(c.Name), word: first + int32(i), counter: c.Counter, complex: c.Complex}
 		vt := t
 		if c.Complex {
 			if t.Kind == cqltype.UDT {
@@ -91,8 +101,13 @@ type tableWriter struct {
 // source exports src's partitions and cells datasets.
 func (e *Exporter) source(src Source, n Names, from string) ([]File, *tableTotals, error) {
 	w := &tableWriter{src: src, now: e.o.Now, node: []byte(e.o.Node), name: []byte(src.Name()), version: []byte(src.Version()),
-		murmur:  src.Partitioner() == token.Murmur3,
-		regular: columnsOf(src.Schema().Regular, src.RegularTypes()), static: columnsOf(src.Schema().Static, src.StaticTypes())}
+		murmur: src.Partitioner() == token.Murmur3,
+		static: columnsOf(src.Schema().Static, src.StaticTypes(), 0)}
+	w.regular = columnsOf(src.Schema().Regular, src.RegularTypes(), int32(len(w.static)))
+	var columnWords [][]byte
+	for _, c := range append(slices.Clone(w.static), w.regular...) {
+		columnWords = append(columnWords, c.name)
+	}
 	for _, t := range src.ClusteringTypes() {
 		w.clust = append(w.clust, t.JSONAppender())
 	}
@@ -115,12 +130,13 @@ func (e *Exporter) source(src Source, n Names, from string) ([]File, *tableTotal
 		}
 	}
 	if e.o.Datasets&Partitions != 0 {
-		if w.parts, err = e.create(paths[0], partitionSpecs, from, n); err != nil {
+		if w.parts, err = e.create(paths[0], partitionSpecs, map[int][][]byte{pNode: {w.node}, pSSTable: {w.name}, pVersion: {w.version}}, from, n); err != nil {
 			return nil, nil, err
 		}
 	}
 	if e.o.Datasets&Cells != 0 {
-		if w.cells, err = e.create(paths[len(paths)-1], cellSpecs, from, n); err != nil {
+		if w.cells, err = e.create(paths[len(paths)-1], cellSpecs,
+			map[int][][]byte{cNode: {w.node}, cSSTable: {w.name}, cKind: kindWords, cEntry: entryWords, cColumn: columnWords}, from, n); err != nil {
 			abort()
 			return nil, nil, err
 		}
@@ -199,9 +215,9 @@ func (w *tableWriter) partition(h *rows.PartitionHeader, r PartitionRows) error 
 
 func (w *tableWriter) partitionRow(h *rows.PartitionHeader, size int64) error {
 	pf, c, p := w.parts, w.parts.cols, &w.counts
-	c[pNode].bytes(w.node)
-	c[pSSTable].bytes(w.name)
-	c[pVersion].bytes(w.version)
+	c[pNode].word(0)
+	c[pSSTable].word(0)
+	c[pVersion].word(0)
 	c[pKey].bytes(w.key)
 	start := len(pf.arena)
 	pf.arena = hex.AppendEncode(pf.arena, h.Key)
@@ -308,10 +324,10 @@ func (w *tableWriter) unfiltered(u *rows.Unfiltered) error {
 }
 
 // begin starts a record: the columns every record has.
-func (w *tableWriter) begin(kind, entry []byte) []*col {
+func (w *tableWriter) begin(kind, entry int32) []*col {
 	c := w.cells.cols
-	c[cNode].bytes(w.node)
-	c[cSSTable].bytes(w.name)
+	c[cNode].word(0)
+	c[cSSTable].word(0)
 	c[cKey].bytes(w.key)
 	if w.murmur {
 		c[cToken].int64(w.token)
@@ -319,8 +335,8 @@ func (w *tableWriter) begin(kind, entry []byte) []*col {
 		c[cToken].null()
 	}
 	c[cClustering].list(w.clusterV)
-	c[cKind].bytes(kind)
-	c[cEntry].bytes(entry)
+	c[cKind].word(kind)
+	c[cEntry].word(entry)
 	return c
 }
 
@@ -353,7 +369,7 @@ func deletionRecord(c []*col, dt deletiontime.DeletionTime) {
 	c[cTombstone].bool(true)
 }
 
-func (w *tableWriter) marker(u *rows.Unfiltered, kind, entry []byte, inclusive bool, dt deletiontime.DeletionTime) error {
+func (w *tableWriter) marker(u *rows.Unfiltered, kind, entry int32, inclusive bool, dt deletiontime.DeletionTime) error {
 	c := w.begin(kind, entry)
 	c[cColumn].null()
 	c[cPath].null()
@@ -364,7 +380,7 @@ func (w *tableWriter) marker(u *rows.Unfiltered, kind, entry []byte, inclusive b
 	return w.end(u)
 }
 
-func (w *tableWriter) row(u *rows.Unfiltered, kind []byte, cols []column) error {
+func (w *tableWriter) row(u *rows.Unfiltered, kind int32, cols []column) error {
 	live := &u.Liveness
 	if live.HasTimestamp {
 		c := w.begin(kind, entryLiveness)
@@ -423,9 +439,9 @@ func (w *tableWriter) row(u *rows.Unfiltered, kind []byte, cols []column) error 
 	return nil
 }
 
-func (w *tableWriter) columnDeletion(u *rows.Unfiltered, kind []byte, cols []column, d *rows.ComplexDeletion) error {
+func (w *tableWriter) columnDeletion(u *rows.Unfiltered, kind int32, cols []column, d *rows.ComplexDeletion) error {
 	c := w.begin(kind, entryColumnDel)
-	c[cColumn].bytes(cols[d.Column].name)
+	c[cColumn].word(cols[d.Column].word)
 	c[cPath].null()
 	c[cValue].null()
 	c[cValueBytes].null()
@@ -434,7 +450,7 @@ func (w *tableWriter) columnDeletion(u *rows.Unfiltered, kind []byte, cols []col
 	return w.end(u)
 }
 
-func (w *tableWriter) cell(u *rows.Unfiltered, kind []byte, col *column, cell *rows.Cell) error {
+func (w *tableWriter) cell(u *rows.Unfiltered, kind int32, col *column, cell *rows.Cell) error {
 	pf := w.cells
 	// Render first: an error leaves no half-filled record.
 	pathStart, valueStart := -1, -1
@@ -482,7 +498,7 @@ func (w *tableWriter) cell(u *rows.Unfiltered, kind []byte, col *column, cell *r
 	}
 	valueEnd := len(pf.arena)
 	c := w.begin(kind, entryCell)
-	c[cColumn].bytes(col.name)
+	c[cColumn].word(col.word)
 	if pathStart >= 0 {
 		c[cPath].bytes(pf.arena[pathStart:pathEnd:pathEnd])
 	} else {
