@@ -382,7 +382,12 @@ func (w *tableWriter) marker(u *rows.Unfiltered, kind, entry int32, inclusive bo
 
 func (w *tableWriter) row(u *rows.Unfiltered, kind int32, cols []column) error {
 	live := &u.Liveness
-	if live.HasTimestamp {
+	// The row's own liveness (an INSERT's primary-key liveness) is a
+	// record only when no cell stands for the row: with cells, it carries
+	// the cells' timestamp and TTL, which are in their records, and a
+	// record for it beside every row's cells would cost a quarter more
+	// records (and break the runs of nulls the columns compress to).
+	if live.HasTimestamp && len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 {
 		c := w.begin(kind, entryLiveness)
 		c[cColumn].null()
 		c[cPath].null()
