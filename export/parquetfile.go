@@ -23,9 +23,9 @@ import (
 // about two batches (one filled while the other is encoded) plus one row
 // group, whatever the sstable's size.
 const (
-	batchRows      = 4096     // records per batch
-	batchArena     = 4 << 20  // bytes of values per batch, beyond which it is handed on early
-	rowGroupBytes  = 32 << 20 // compressed bytes per row group
+	batchRows     = 4096     // records per batch
+	batchArena    = 4 << 20  // bytes of values per batch, beyond which it is handed on early
+	rowGroupBytes = 32 << 20 // compressed bytes per row group
 	// Pages of 64 KiB rather than Parquet's usual 1 MiB: arrow-go's
 	// dictionary encoder keeps a page's indices in a buffer it grows by
 	// copying, which at 1 MiB pages (millions of indices, as RLE makes
