@@ -19,7 +19,7 @@
 // Every file is written under a hidden name, fsynced and renamed into
 // place, so a killed export leaves no file an engine would read. Memory
 // is bounded: records go to Parquet in batches and row groups of at most
-// 64 MiB, whatever the sstable's size.
+// 32 MiB, whatever the sstable's size.
 //
 // The partitions and cells datasets are read from a Source: an sstable
 // (SSTableSource) today, a table's merged view when the merge engine
@@ -83,7 +83,8 @@ type Exporter struct {
 	written map[string]string
 }
 
-// New returns an Exporter writing under dir, which is created if needed.
+// New returns an Exporter writing under dir, which is created with the
+// first file.
 func New(dir string, o Options) (*Exporter, error) {
 	if err := checkNode(o.Node); err != nil {
 		return nil, err
@@ -97,9 +98,6 @@ func New(dir string, o Options) (*Exporter, error) {
 	fs := o.fs
 	if fs == nil {
 		fs = osFS{}
-	}
-	if err := fs.MkdirAll(dir); err != nil {
-		return nil, err
 	}
 	return &Exporter{dir: dir, o: o, fs: fs, written: map[string]string{}}, nil
 }

@@ -331,6 +331,12 @@ func (pf *parquetFile) abort() {
 	pf.closed = true
 	pf.f.Close()
 	pf.fs.Remove(pf.tmp)
+	// The table=T and keyspace=K directories, if nothing else is in them
+	// (removing a directory that is not empty fails, and is meant to).
+	dir := filepath.Dir(pf.final)
+	if pf.fs.Remove(dir) == nil {
+		pf.fs.Remove(filepath.Dir(dir))
+	}
 }
 
 // size is the file's length once committed.

@@ -35,18 +35,19 @@ func exportCommand() *cli.Command {
 			"store, HDFS, a shared disk: the file names never collide), and one query reads the fleet. Files are\n" +
 			"written under hidden names and renamed into place once complete, so a killed export leaves nothing\n" +
 			"an engine would read; a damaged sstable is named on stderr and skipped, the rest are exported, exit 2.\n" +
-			"Parquet with ZSTD, row groups of at most 64 MiB: memory stays bounded whatever the table's size.\n" +
+			"Parquet with Snappy, row groups of at most 32 MiB: memory stays bounded whatever the table's size.\n" +
 			"docs/export.md lists every column. (--merge, a table's merged view in one file, comes with the\n" +
 			"merge engine.)\n\n" +
 			"Examples:\n" +
-			"  sstabletool export --out /backup/export -r /var/lib/cassandra/data             # every table of this node\n" +
-			"  sstabletool export --out /tmp/x --node n1 --datasets partitions,sstables -r /var/lib/cassandra/data/shop\n" +
-			"  sstabletool export --out /tmp/x --json nc-1-big-Data.db                        # files, rows and bytes as JSON\n" +
-			"  # the fleet: one export per node, then one query over all of them (DuckDB)\n" +
-			"  for n in node1 node2 node3; do ssh $n sstabletool export --out /tmp/exp -r /var/lib/cassandra/data; done\n" +
-			"  for n in node1 node2 node3; do rsync -a $n:/tmp/exp/ fleet/; done\n" +
+			"  sstabletool export --out /tmp/export -r /var/lib/cassandra/data              # every table of this node\n" +
+			"  sstabletool export --out /tmp/export --node n1 --datasets partitions,sstables -r /var/lib/cassandra/data/shop\n" +
+			"  sstabletool export --out /tmp/one --json nc-1-big-Data.db                     # files, rows and bytes as JSON\n" +
+			"  sstabletool export --out /tmp/named --schema shop.cql nc-1-big-Data.db        # keyspace and table from DESCRIBE output\n" +
+			"  # The fleet: one export per node, the directories copied into one place, one query.\n" +
+			"  for n in node1 node2 node3; do ssh $n sstabletool export --out /tmp/export -r /var/lib/cassandra/data; done\n" +
+			"  for n in node1 node2 node3; do rsync -a $n:/tmp/export/ fleet/; done\n" +
 			"  duckdb -c \"SELECT keyspace, \\\"table\\\", node, key, size FROM read_parquet('fleet/partitions/**/*.parquet',\n" +
-			"             hive_partitioning = true) ORDER BY size DESC LIMIT 20\"",
+			"      hive_partitioning = true) ORDER BY size DESC LIMIT 20\"",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "parquet", Usage: "output format: parquet (the only one)"},
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (created if needed; files already there of the same sstables are replaced)"},
@@ -98,18 +99,9 @@ func exportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, err := findSSTables(c)
-	if err != nil {
-		return err
-	}
 	var total, before int64
-	for _, f := range sc.found {
-		if fi, err := os.Stat(f.Path); err == nil {
-			total += fi.Size()
-		}
-	}
-	prog := newProgress("export", total)
 	var size int64
+	prog := newProgress("export", 0)
 	o := export.Options{Node: node, Datasets: ds, Now: now, Savings: oaSavings(a),
 		Progress: func(done, tot int64) {
 			if tot > 0 {
@@ -120,6 +112,16 @@ func exportAction(c *cli.Context) error {
 	if err != nil {
 		return usageError("export: %v", err)
 	}
+	sc, err := findSSTables(c)
+	if err != nil {
+		return err
+	}
+	for _, f := range sc.found {
+		if fi, err := os.Stat(f.Path); err == nil {
+			total += fi.Size()
+		}
+	}
+	prog.total = total
 	sum := exportSummary{Out: c.String("out"), Node: node, Files: []export.File{}}
 	err = sc.each(func(p string) error {
 		size = 0
