@@ -285,3 +285,4 @@ func (c *col) writeDict(w *file.ByteArrayColumnChunkWriter, def []int16) error {
 	defer indices.Release()
 	return w.WriteDictIndices(indices, def, nil)
 }
+
