@@ -80,6 +80,7 @@ func columnsOf(cols []rows.Column, types []*cqltype.Type, first int32) []column 
 // tableWriter writes one source's partitions and cells.
 type tableWriter struct {
 	src      Source
+	from     string // what errors name: an sstable's Data.db path
 	now      int64
 	node     []byte
 	name     []byte
@@ -100,7 +101,7 @@ type tableWriter struct {
 
 // source exports src's partitions and cells datasets.
 func (e *Exporter) source(src Source, n Names, from string) ([]File, *tableTotals, error) {
-	w := &tableWriter{src: src, now: e.o.Now, node: []byte(e.o.Node), name: []byte(src.Name()), version: []byte(src.Version()),
+	w := &tableWriter{src: src, from: from, now: e.o.Now, node: []byte(e.o.Node), name: []byte(src.Name()), version: []byte(src.Version()),
 		murmur: src.Partitioner() == token.Murmur3,
 		static: columnsOf(src.Schema().Static, src.StaticTypes(), 0)}
 	w.regular = columnsOf(src.Schema().Regular, src.RegularTypes(), int32(len(w.static)))
@@ -195,7 +196,7 @@ func (w *tableWriter) partition(h *rows.PartitionHeader, r PartitionRows) error 
 		w.times.unfiltered(u)
 		if w.cells != nil {
 			if err := w.unfiltered(u); err != nil {
-				return fmt.Errorf("Data.db unfiltered at %d: %w", u.Offset, err)
+				return fmt.Errorf("%s: Data.db unfiltered at %d: %w", w.from, u.Offset, err)
 			}
 		}
 	}
