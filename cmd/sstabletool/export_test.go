@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -247,6 +248,9 @@ func exportedTables(t *testing.T) []string {
 			t.Fatal(err)
 		}
 		p.Partitions = 40
+		if name == "wide-partitions" {
+			p.Partitions = 3 // thousands of rows each
+		}
 		v := nc.Version
 		if i%2 == 1 {
 			v = format.MustVersion("oa")
@@ -270,8 +274,10 @@ func exportedTables(t *testing.T) []string {
 func TestExportMatchesPartitionsDumpAndMetadata(t *testing.T) {
 	for _, p := range exportedTables(t) {
 		name := p
-		if r, err := filepath.Rel(fixtures.Dir(t), p); err == nil {
+		if r, err := filepath.Rel(fixtures.Dir(t), p); err == nil && !strings.HasPrefix(r, "..") {
 			name = r
+		} else if i := strings.Index(p, "/gen/"); i >= 0 {
+			name = p[i+1:]
 		}
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
@@ -602,8 +608,10 @@ func checkCells(t *testing.T, dumpOut string, parts []pqPartition, cells []pqCel
 		c.ValueBytes = nil
 		got = append(got, c)
 	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Fatalf("cells (-dump +export):\n%s", d)
+	// cmp.Diff only to word a difference: on tens of thousands of cells
+	// it costs seconds that reflect.DeepEqual does not.
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("cells (-dump +export):\n%s", cmp.Diff(want, got))
 	}
 }
 
