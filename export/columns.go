@@ -285,4 +285,3 @@ func (c *col) writeDict(w *file.ByteArrayColumnChunkWriter, def []int16) error {
 	defer indices.Release()
 	return w.WriteDictIndices(indices, def, nil)
 }
-
