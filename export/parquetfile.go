@@ -20,12 +20,14 @@ import (
 // Memory bounds. A batch is filled record by record and handed to the
 // column writers, which encode and compress it into pages; the pages of a
 // row group stay in memory until the row group is closed. So memory is
-// about two batches (one filled while the other is encoded) plus one row
-// group, whatever the sstable's size.
+// about batchesInFlight batches (one being filled while the others wait
+// for or go through the encoder) plus one row group, whatever the
+// sstable's size.
 const (
-	batchRows     = 4096     // records per batch
-	batchArena    = 4 << 20  // bytes of values per batch, beyond which it is handed on early
-	rowGroupBytes = 32 << 20 // compressed bytes per row group
+	batchesInFlight = 3
+	batchRows       = 4096     // records per batch
+	batchArena      = 4 << 20  // bytes of values per batch, beyond which it is handed on early
+	rowGroupBytes   = 32 << 20 // compressed bytes per row group
 	// Pages of 64 KiB rather than Parquet's usual 1 MiB: arrow-go's
 	// dictionary encoder keeps a page's indices in a buffer it grows by
 	// copying, which at 1 MiB pages (millions of indices, as RLE makes
@@ -50,9 +52,9 @@ func (b *batch) reset() {
 }
 
 // parquetFile is one dataset's file being written: a hidden staging file,
-// the Parquet writer over it, and the batch of records being filled. A
-// full batch is encoded in the background, its columns spread over the
-// cores, while the next one fills.
+// the Parquet writer over it, and the batch of records being filled. Full
+// batches go to an encoder goroutine, which writes them in order, each
+// one's columns spread over the cores, while the next ones fill.
 type parquetFile struct {
 	fs         fileSystem
 	final, tmp string
@@ -65,9 +67,12 @@ type parquetFile struct {
 	cols    []*col
 	arena   []byte
 	cur     *batch
-	spare   *batch     // the other batch, when it is not being encoded
-	pending chan error // the encoding of the other batch, when it is
-	rows    int64      // records handed on
+	free    chan *batch // batches the encoder is done with
+	work    chan *batch // full batches, for the encoder
+	done    chan error  // the encoder's first error, once work is closed
+	failed  atomic.Bool // the encoder has failed: stop filling
+	stopped bool        // work is closed
+	rows    int64       // records handed on
 	closed  bool
 }
 
@@ -117,7 +122,12 @@ func writerProperties(specs []spec) *parquet.WriterProperties {
 // columns' dictionaries, by column.
 func createParquet(fs fileSystem, final string, specs []spec, words map[int][][]byte, meta map[string]string) (*parquetFile, error) {
 	fields := make(schema.FieldList, 0, len(specs))
-	pf := &parquetFile{fs: fs, final: final, tmp: stagingName(final), cur: &batch{}, spare: &batch{}}
+	pf := &parquetFile{fs: fs, final: final, tmp: stagingName(final), cur: &batch{},
+		free: make(chan *batch, batchesInFlight), work: make(chan *batch, batchesInFlight), done: make(chan error, 1)}
+	batches := []*batch{pf.cur}
+	for range batchesInFlight - 1 {
+		batches = append(batches, &batch{})
+	}
 	leaf := 0
 	for i := range specs {
 		n, err := specs[i].node()
@@ -125,7 +135,7 @@ func createParquet(fs fileSystem, final string, specs []spec, words map[int][][]
 			return nil, err
 		}
 		fields = append(fields, n)
-		for _, b := range []*batch{pf.cur, pf.spare} {
+		for _, b := range batches {
 			c := &col{spec: specs[i]}
 			if c.dict {
 				if _, ok := words[i]; !ok {
@@ -162,7 +172,27 @@ func createParquet(fs fileSystem, final string, specs []spec, words map[int][][]
 		fs.Remove(pf.tmp)
 		return nil, err
 	}
+	for _, b := range batches[1:] {
+		pf.free <- b
+	}
+	go pf.encoder()
 	return pf, nil
+}
+
+// encoder writes the full batches in order until work is closed, and
+// then reports its first error. After an error it only hands the
+// batches back.
+func (pf *parquetFile) encoder() {
+	var err error
+	for b := range pf.work {
+		if err == nil {
+			if err = pf.encode(b); err != nil {
+				pf.failed.Store(true)
+			}
+		}
+		pf.free <- b
+	}
+	pf.done <- err
 }
 
 // endRecord closes the record whose columns were just appended to, and
@@ -177,37 +207,32 @@ func (pf *parquetFile) endRecord() (flushed bool, err error) {
 	return false, nil
 }
 
-// wait waits for the batch being encoded, if any.
-func (pf *parquetFile) wait() error {
-	if pf.pending == nil {
+// stop closes the encoder's queue and waits for it to finish, returning
+// its first error.
+func (pf *parquetFile) stop() error {
+	if pf.stopped {
 		return nil
 	}
-	err := <-pf.pending
-	pf.pending = nil
-	return err
+	pf.stopped = true
+	close(pf.work)
+	return <-pf.done
 }
 
-// handOff starts encoding the batch being filled and goes on with the
-// other one, once its own encoding is done.
+// handOff queues the batch being filled for the encoder and goes on with
+// a free one (waiting for the encoder to free one if it must).
 func (pf *parquetFile) handOff() error {
 	pf.cur.arena = pf.arena
+	if pf.failed.Load() {
+		return pf.stop()
+	}
 	if pf.cur.n == 0 {
 		return nil
 	}
-	if err := pf.wait(); err != nil {
-		return err
-	}
-	full := pf.cur
-	pf.cur, pf.spare = pf.spare, nil
+	pf.rows += int64(pf.cur.n)
+	pf.work <- pf.cur
+	pf.cur = <-pf.free
 	pf.cur.reset()
 	pf.cols, pf.arena = pf.cur.cols, pf.cur.arena
-	pf.rows += int64(full.n)
-	pf.pending = make(chan error, 1)
-	go func() {
-		err := pf.encode(full)
-		pf.spare = full
-		pf.pending <- err
-	}()
 	return nil
 }
 
@@ -289,7 +314,7 @@ func (pf *parquetFile) commit() error {
 		return errors.New("export: file closed twice")
 	}
 	err := pf.handOff()
-	if werr := pf.wait(); err == nil {
+	if werr := pf.stop(); err == nil {
 		err = werr
 	}
 	if err == nil && pf.rg != nil {
@@ -327,7 +352,7 @@ func (pf *parquetFile) abort() {
 	if pf.closed {
 		return
 	}
-	pf.wait()
+	pf.stop()
 	pf.closed = true
 	pf.f.Close()
 	pf.fs.Remove(pf.tmp)
