@@ -71,7 +71,7 @@ func columnsOf(cols []rows.Column, types []*cqltype.Type, first int32) []column 
 			}
 		}
 		if vt != nil {
-			out[i].value = vt.JSONAppender()
+			out[i].value = vt.CachingJSONAppender()
 		}
 	}
 	return out
@@ -110,7 +110,7 @@ func (e *Exporter) source(src Source, n Names, from string) ([]File, *tableTotal
 		columnWords = append(columnWords, c.name)
 	}
 	for _, t := range src.ClusteringTypes() {
-		w.clust = append(w.clust, t.JSONAppender())
+		w.clust = append(w.clust, t.CachingJSONAppender())
 	}
 	var paths []string
 	if e.o.Datasets&Partitions != 0 {
