@@ -73,10 +73,9 @@ type File struct {
 
 // Exporter writes the datasets of sstables under one directory.
 type Exporter struct {
-	dir   string
-	o     Options
-	fs    fileSystem
-	files []File
+	dir string
+	o   Options
+	fs  fileSystem
 	// written maps each file written so far to its source, so that two
 	// sources never write one file (the same sstable name in a table's
 	// directory and in one of its snapshots, say).
@@ -118,9 +117,6 @@ func checkNode(n string) error {
 	}
 	return nil
 }
-
-// Files lists every file written so far, in order.
-func (e *Exporter) Files() []File { return e.files }
 
 // path is the file of one dataset for a source.
 func (e *Exporter) path(dataset string, n Names, source string) string {

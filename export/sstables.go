@@ -122,7 +122,6 @@ func (e *Exporter) sstableRow(s *sstable.SSTable, name string, n Names, totals *
 		return File{}, err
 	}
 	f := File{Dataset: "sstables", Path: pf.final, Rows: pf.rows, Bytes: pf.size()}
-	e.files = append(e.files, f)
 	return f, nil
 }
 

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -274,6 +275,72 @@ func parquetRows(t *testing.T, path string) int64 {
 		}
 		if err != nil {
 			t.Fatalf("%s: row %d: %v", path, n, err)
+		}
+	}
+}
+
+// TestSourceWritesWhatSSTableWrites: the seam a merged view will use,
+// Exporter.Source, given an sstable as a Source, writes the very files
+// Exporter.SSTable writes for its partitions and cells.
+func TestSourceWritesWhatSSTableWrites(t *testing.T) {
+	s := stagingTable(t)
+	a, b := t.TempDir(), t.TempDir()
+	ea, err := New(a, Options{Node: "n", Datasets: Partitions | Cells, Now: 1700000000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa, err := ea.SSTable(s, Names{"ks", "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb, err := New(b, Options{Node: "n", Datasets: Partitions | Cells, Now: 1700000000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := eb.Source(SSTableSource(s), Names{"ks", "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fa) != 2 || len(fb) != 2 {
+		t.Fatalf("files %v and %v", fa, fb)
+	}
+	for i := range fa {
+		x, y := parquetRowsOf(t, fa[i].Path), parquetRowsOf(t, fb[i].Path)
+		if len(x) == 0 || len(x) != len(y) {
+			t.Fatalf("%s: %d rows through SSTable, %d through Source", fa[i].Dataset, len(x), len(y))
+		}
+		for j := range x {
+			if !x[j].Equal(y[j]) {
+				t.Fatalf("%s: row %d: %v through SSTable, %v through Source", fa[i].Dataset, j, x[j], y[j])
+			}
+		}
+	}
+}
+
+// parquetRowsOf reads every row of a file with parquet-go, as values.
+func parquetRowsOf(t *testing.T, path string) []pq.Row {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := pq.OpenFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	r := pq.NewReader(pf)
+	defer r.Close()
+	var out []pq.Row
+	for {
+		buf := make([]pq.Row, 64)
+		k, err := r.ReadRows(buf)
+		for _, row := range buf[:k] {
+			out = append(out, row.Clone())
+		}
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
 		}
 	}
 }

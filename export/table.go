@@ -164,7 +164,6 @@ func (e *Exporter) source(src Source, n Names, from string) ([]File, *tableTotal
 		}
 		f := File{Dataset: [...]string{"partitions", "cells"}[i], Path: pf.final, Rows: pf.rows, Bytes: pf.size()}
 		files = append(files, f)
-		e.files = append(e.files, f)
 	}
 	if e.o.Progress != nil {
 		e.o.Progress(total, total)
