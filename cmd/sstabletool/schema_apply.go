@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -88,34 +86,12 @@ func tableList(sch *cqltype.Schema) string {
 	return strings.Join(names, ", ")
 }
 
-// tableDir is a table's data directory name: <table>-<32 hex digits of
-// its id> (Cassandra 2.1 and later); a directory named as the table alone
-// is taken too.
-var tableDir = regexp.MustCompile(`^(\w+)-[0-9a-f]{32}$`)
-
-// dirTable reads the keyspace and table an sstable's directory names:
-// <keyspace>/<table>-<id>/, or a snapshot or backup inside one
-// (<table>-<id>/snapshots/<name>/, <table>-<id>/backups/).
+// dirTable reads the keyspace and table an sstable's directory names
+// (format.TableOf): <keyspace>/<table>-<id>/, or a snapshot or backup
+// inside one; ok says whether the name carried a table id.
 func dirTable(dir string) (keyspace, table string, ok bool) {
-	// An sstable named from inside its directory has the directory ".".
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	switch {
-	case filepath.Base(dir) == format.BackupsDir:
-		dir = filepath.Dir(dir)
-	case filepath.Base(filepath.Dir(dir)) == format.SnapshotsDir:
-		dir = filepath.Dir(filepath.Dir(dir))
-	}
-	base := filepath.Base(dir)
-	if m := tableDir.FindStringSubmatch(base); m != nil {
-		base, ok = m[1], true
-	}
-	ks := filepath.Base(filepath.Dir(dir))
-	if ks == "." || ks == string(filepath.Separator) {
-		ks = ""
-	}
-	return ks, base, ok
+	t := format.TableOf(dir)
+	return t.Keyspace, t.Table, t.HasID()
 }
 
 // pick chooses the schema's table for an sstable: --table; else the table
