@@ -29,6 +29,9 @@ func (p *Provenance) reset() {
 	p.Cells, p.ComplexDeletions = p.Cells[:0], p.ComplexDeletions[:0]
 }
 
+// Clone returns a copy that stays valid after the next Partition.Next.
+func (p *Provenance) Clone() Provenance { return p.clone() }
+
 func (p *Provenance) clone() Provenance {
 	c := *p
 	c.Cells, c.ComplexDeletions = slices.Clone(p.Cells), slices.Clone(p.ComplexDeletions)
