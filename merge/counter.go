@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"strconv"
 
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format/rows"
@@ -330,41 +329,4 @@ func resolveCounter(arena []byte, l, r *rows.Cell) (out rows.Cell, newArena []by
 // counterError names the cell whose context does not decode.
 func counterError(file string, off int64, err error) error {
 	return corrupt.New(file, "Data.db", off, "counter cell: "+err.Error(), nil)
-}
-
-// CounterShard is one shard of a counter context, as explanations list
-// them.
-type CounterShard struct {
-	ID     [counterIDLen]byte
-	Clock  int64
-	Count  int64
-	Global bool
-	Local  bool
-}
-
-// CounterShards decodes a counter context the way CounterContext walks
-// it (global and local shards found through the header, in order).
-func CounterShards(ctx []byte) ([]CounterShard, error) {
-	s, err := wrapCounter(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []CounterShard
-	for ; s.hasRemaining(); s.next() {
-		sh := CounterShard{Clock: s.clock(), Count: s.count(), Global: s.isGlobal, Local: s.isLocal}
-		copy(sh.ID[:], s.id())
-		out = append(out, sh)
-	}
-	return out, nil
-}
-
-func (c CounterShard) String() string {
-	kind := "remote"
-	switch {
-	case c.Global:
-		kind = "global"
-	case c.Local:
-		kind = "local"
-	}
-	return fmt.Sprintf("%x clock %s count %s (%s)", c.ID, strconv.FormatInt(c.Clock, 10), strconv.FormatInt(c.Count, 10), kind)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
+	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
 )
 
@@ -54,7 +55,7 @@ type Version struct {
 	// the deletion that shadows it. Nil for winners.
 	By *Cause
 	// Shards is a counter cell's context, decoded.
-	Shards []CounterShard
+	Shards []cqltype.CounterShard
 }
 
 // Cause is what a version lost to.

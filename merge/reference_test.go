@@ -894,7 +894,13 @@ func checkAgainstReference(t *testing.T, paths []string, o merge.Options, counte
 			continue
 		}
 		checkCellOrder(t, p, dumps)
-		if diff := cmp.Diff(normalize(w), normalize(p)); diff != "" {
+		// go-cmp words a difference; equal JSON is equal content, and
+		// much faster to tell.
+		nw, np := normalize(w), normalize(p)
+		if key(nw) == key(np) {
+			continue
+		}
+		if diff := cmp.Diff(nw, np); diff != "" {
 			t.Errorf("partition %v (-reconciled +merged):\n%s", p.Partition.Key, diff)
 		}
 	}

@@ -126,7 +126,7 @@ func (m *rowMerger) recordAll(v *version) {
 func (m *rowMerger) cellVersion(src int, c *rows.Cell, verdict Reason, by *Cause) Version {
 	v := Version{SSTable: src, What: WhatCell, Column: c.Column, Static: m.static, Cell: *c, Verdict: verdict, By: by}
 	if c.Column < len(m.cols) && m.cols[c.Column].Counter && !isTombstone(c) {
-		v.Shards, _ = CounterShards(c.Value)
+		v.Shards, _ = cqltype.CounterShards(c.Value)
 	}
 	return v
 }

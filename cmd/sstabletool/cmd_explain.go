@@ -249,7 +249,14 @@ func (x *explainer) what(v *merge.Version) string {
 		var parts []string
 		for _, sh := range v.Shards {
 			total += sh.Count
-			parts = append(parts, sh.String())
+			kind := "remote"
+			switch {
+			case sh.Global:
+				kind = "global"
+			case sh.Local:
+				kind = "local"
+			}
+			parts = append(parts, fmt.Sprintf("%x clock %d count %d (%s)", sh.ID, sh.Clock, sh.Count, kind))
 		}
 		s += fmt.Sprintf(" = %d ts %s [%s]", total, micros(c.Timestamp), strings.Join(parts, "; "))
 	default:
