@@ -118,7 +118,9 @@ func row(n int, cells ...rows.Cell) *rows.Unfiltered {
 	return &rows.Unfiltered{Kind: rows.KindRow, Clustering: ck(n), Deletion: deletiontime.Live, Cells: cells}
 }
 
-func value(ts int64, v string) rows.Cell { return rows.Cell{Column: 0, Timestamp: ts, Value: []byte(v)} }
+func value(ts int64, v string) rows.Cell {
+	return rows.Cell{Column: 0, Timestamp: ts, Value: []byte(v)}
+}
 
 func marker(kind clustering.Kind, n int, d deletiontime.DeletionTime) *rows.Unfiltered {
 	return &rows.Unfiltered{Kind: rows.KindMarker, Bound: clustering.Prefix{Kind: kind, Values: ck(n)}, Deletion: d}
@@ -231,7 +233,9 @@ func TestRangeTombstonesOfTwoSSTables(t *testing.T) {
 	}
 }
 
-func counterCell(ts int64, ctx []byte) rows.Cell { return rows.Cell{Column: 0, Timestamp: ts, Value: ctx} }
+func counterCell(ts int64, ctx []byte) rows.Cell {
+	return rows.Cell{Column: 0, Timestamp: ts, Value: ctx}
+}
 
 // counterCtx builds a context: each shard is id byte, clock, count, kind
 // ('g'lobal, 'l'ocal, 'r'emote).
