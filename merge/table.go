@@ -202,11 +202,18 @@ func (t *Table) sameTable() error {
 					t.Name(0), t.Name(i), tableName(dirs[0]), tableName(dirs[i]))
 			}
 		}
-		if a, b := first.Partitioner().Name(), s.Partitioner().Name(); a != b {
-			return fmt.Errorf("%s and %s are not one table: partitioners %s and %s", t.Name(0), t.Name(i), a, b)
+		what := "are not one table"
+		if byDir {
+			what = "are one table's (by their directory) but their headers are incompatible"
 		}
-		if a, b := first.KeyType().String(), s.KeyType().String(); a != b {
-			return fmt.Errorf("%s and %s are not one table: partition key types %s and %s", t.Name(0), t.Name(i), a, b)
+		if a, b := first.Partitioner().Name(), s.Partitioner().Name(); a != b {
+			return fmt.Errorf("%s and %s %s: partitioners %s and %s", t.Name(0), t.Name(i), what, a, b)
+		}
+		if a, b := first.KeyType(), s.KeyType(); a.String() != b.String() {
+			return fmt.Errorf("%s and %s %s: partition keys %s and %s", t.Name(0), t.Name(i), what, a.CQL(), b.CQL())
+		}
+		if !byDir && !sameClustering(first, s) {
+			return fmt.Errorf("%s and %s are not one table: clustering columns %s and %s", t.Name(0), t.Name(i), clusteringCQL(first), clusteringCQL(s))
 		}
 		if !byDir && !shareColumn(first, s) {
 			return fmt.Errorf("%s and %s are not one table: their directories do not name a table (<keyspace>/<table>-<id>) and they have no column in common", t.Name(0), t.Name(i))
@@ -220,6 +227,18 @@ func tableName(d format.TableDir) string {
 		return d.Table
 	}
 	return d.Keyspace + "." + d.Table + " in " + filepath.Base(d.Dir)
+}
+
+func sameClustering(a, b *sstable.SSTable) bool {
+	return clusteringCQL(a) == clusteringCQL(b)
+}
+
+func clusteringCQL(s *sstable.SSTable) string {
+	var parts []string
+	for _, t := range s.ClusteringTypes() {
+		parts = append(parts, t.CQL())
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 func shareColumn(a, b *sstable.SSTable) bool {

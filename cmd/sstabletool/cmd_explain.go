@@ -42,7 +42,7 @@ func explainCommand() *cli.Command {
 			"  sstabletool explain -k 'eu:2024' --now 2024-05-01T00:00:00Z orders-*/     # a two-column key, as of a date\n" +
 			"  sstabletool explain -k 42 --purge --gc-grace 3600 orders-*/ --json | jq '.entries[].versions[] | select(.verdict != \"won\")'",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "key", Aliases: []string{"k"}, Usage: "the partition `KEY` (composite keys as a:b)", Required: true},
+			&cli.StringFlag{Name: "key", Aliases: []string{"k"}, Usage: "the partition `KEY` (composite keys as a:b; required)"},
 			nowFlag, purgeFlag, gcGraceFlag, jsonFlag, accessFlag, schemaFlag, tableFlag,
 		},
 		Action: explainAction,
@@ -113,9 +113,9 @@ func (x *explainer) text(e *merge.Explanation) {
 		stdout.Write([]byte(x.b.String()))
 		return
 	}
-	x.printf("\npartition deletion: ")
+	x.printf("\npartition deletion:")
 	if len(e.PartitionDeletion) == 0 {
-		x.printf("none\n")
+		x.printf(" none\n")
 	} else {
 		x.printf("\n")
 		for _, v := range e.PartitionDeletion {
@@ -297,7 +297,7 @@ func (x *explainer) verdict(v *merge.Version) string {
 		if v.What == merge.WhatCell {
 			return "won, but expired at " + instant(at) + ": written as a tombstone"
 		}
-		return "won, but expired at " + instant(at) + ": the row is live only through its cells"
+		return "won, but expired at " + instant(at) + ": it no longer keeps the row alive"
 	case merge.Purged:
 		return "won, but purged: deleted before " + instant(x.e.GCBefore) + " (gc_grace)"
 	}

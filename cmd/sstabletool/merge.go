@@ -160,11 +160,11 @@ func mergeEach(c *cli.Context, verb string, fn func(g tableGroup) error) error {
 			return err
 		}
 		failed++
-		name := g.dir
-		if name == "" {
-			name = "the table"
+		if g.dir == "" || strings.Contains(err.Error(), g.dir) {
+			fmt.Fprintf(stderr, "sstabletool: %v\n", err)
+		} else {
+			fmt.Fprintf(stderr, "sstabletool: %s: %v\n", g.dir, err)
 		}
-		fmt.Fprintf(stderr, "sstabletool: %s: %v\n", name, err)
 	}
 	switch {
 	case failed == 0:

@@ -342,14 +342,18 @@ func (h *history) row(p, r int64, k int, first, tie bool) (*rows.Unfiltered, boo
 		u.Flags |= rows.FlagHasDeletion // deleted, then written again the same day
 	case action < h.rates.rowDel+h.rates.cellDel:
 		for ci, c := range t.regular {
-			if t.h(40, up, ur, uk<<8|uint64(ci))%2 == 0 {
+			switch del := t.h(40, up, ur, uk<<8|uint64(ci))%2 == 0; {
+			case !c.isMulti && del: // DELETE col
 				h.cells = append(h.cells, rows.Cell{Column: ci, Timestamp: ts, Flags: rows.CellFlagDeleted, LocalDeletionTime: seconds(ts)})
-			} else if c.isMulti && unit(t.h(41, up, ur, uk<<8|uint64(ci))) < h.rates.collection {
+			case c.isMulti && del: // DELETE col: the whole collection
+				u.ComplexDeletions = append(u.ComplexDeletions, rows.ComplexDeletion{Column: ci,
+					Deletion: deletiontime.DeletionTime{MarkedForDeleteAt: ts, LocalDeletionTime: seconds(ts)}})
+			case c.isMulti && unit(t.h(41, up, ur, uk<<8|uint64(ci))) < h.rates.collection: // DELETE col[key]
 				h.cells = h.elementTombstones(h.cells, c, ci, up, ur, uk, ts)
 			}
 		}
 		u.Cells = h.cells
-		return u, len(u.Cells) > 0
+		return u, len(u.Cells) > 0 || len(u.ComplexDeletions) > 0
 	}
 	ttl := int64(0)
 	if unit(t.h(42, up, ur, uk)) < t.shares.ttl {
