@@ -326,7 +326,8 @@ func resolveCounter(arena []byte, l, r *rows.Cell) (out rows.Cell, newArena []by
 	return rows.Cell{Column: l.Column, Timestamp: ts, Path: l.Path, Value: merged}, arena, tookNew, CounterMerged, nil
 }
 
-// counterError names the cell whose context does not decode.
-func counterError(file string, off int64, err error) error {
-	return corrupt.New(file, "Data.db", off, "counter cell: "+err.Error(), nil)
+// counterError names the sstable and the row whose counter cell does not
+// decode.
+func counterError(file string, rowOffset int64, err error) error {
+	return corrupt.New(file, "Data.db", rowOffset, "a counter context in the row here: "+err.Error(), nil)
 }

@@ -21,8 +21,14 @@ func history(t testing.TB, profile string, n int, seed uint64, partitions int64)
 	if partitions > 0 {
 		p.Partitions = partitions
 	}
+	p.Seed = seed
+	return historyOf(t, p, n)
+}
+
+func historyOf(t testing.TB, p *workload.Profile, n int) ([]string, int64) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ks", "history-0123456789abcdef0123456789abcdef")
-	res, err := generate.GenerateHistory(p, dir, generate.HistoryOptions{Options: generate.Options{Seed: seed}, SSTables: n})
+	res, err := generate.GenerateHistory(p, dir, generate.HistoryOptions{SSTables: n})
 	if err != nil {
 		t.Fatal(err)
 	}

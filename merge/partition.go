@@ -185,7 +185,7 @@ func (p *Partition) reset(t *Table, o *resolved, srcs []*source, rec *recorder) 
 	}
 	p.rm.cols, p.rm.static, p.rm.rec = t.regular, false, rec
 	p.sm.cols, p.sm.static, p.sm.rec = t.static, true, rec
-	p.rm.file, p.sm.file = t.Name, t.Name
+	p.rm.t, p.sm.t = t, t
 	p.open = resizeDT(p.open, len(srcs))
 	p.isOpen = resizeBool(p.isOpen, len(srcs))
 	p.biggest = -1

@@ -52,7 +52,7 @@ func (a activeDeletion) cause() *Cause {
 type rowMerger struct {
 	cols   []column // united columns of the row's kind
 	static bool
-	file   func(src int) string
+	t      *Table // names the sstables in errors
 
 	out   rows.Unfiltered
 	prov  Provenance
@@ -493,13 +493,13 @@ func (m *rowMerger) simpleColumn(vs []version, c int, active activeDeletion, con
 		group = append(group, cell)
 		srcs = append(srcs, vs[i].src)
 	}
-	return m.reconcile(group, srcs, counter, active, contributed)
+	return m.reconcile(vs, group, srcs, counter, active, contributed)
 }
 
 // reconcile is the reduction of Row.Merger's ColumnDataReducer (simple
 // columns) and CellReducer (one path of a complex column): the cells the
 // active deletion does not delete, reconciled in sstable order.
-func (m *rowMerger) reconcile(group []rows.Cell, srcs []int, counter bool, active activeDeletion, contributed func(int)) error {
+func (m *rowMerger) reconcile(vs []version, group []rows.Cell, srcs []int, counter bool, active activeDeletion, contributed func(int)) error {
 	var merged rows.Cell
 	mergedSrc, have := -1, false
 	for k := range group {
@@ -518,7 +518,7 @@ func (m *rowMerger) reconcile(group []rows.Cell, srcs []int, counter bool, activ
 			out, arena, took, _, err := resolveCounter(m.arena, &merged, cell)
 			m.arena = arena
 			if err != nil {
-				return counterError(m.file(srcs[k]), 0, err)
+				return counterError(m.t.Name(srcs[k]), offsetIn(vs, srcs[k]), err)
 			}
 			switch took {
 			case tookRight:
@@ -652,7 +652,7 @@ func (m *rowMerger) complexColumn(vs []version, c int, active activeDeletion, co
 				srcs = append(srcs, vs[i].src)
 			}
 		}
-		if err := m.reconcile(group, srcs, counter, cellActive, contributed); err != nil {
+		if err := m.reconcile(vs, group, srcs, counter, cellActive, contributed); err != nil {
 			return err
 		}
 	}

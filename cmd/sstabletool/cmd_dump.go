@@ -37,9 +37,9 @@ func dumpCommand() *cli.Command {
 			"  sstabletool dump nc-1-big-Data.db --json -t                        # timestamps as numbers\n" +
 			"  sstabletool dump nc-1-big-Data.db -d -k 1                          # one line per row, as sstabledump -d\n" +
 			"  sstabletool dump nc-1-big-Data.db -e --schema shop.cql             # keys only; types checked against DESCRIBE KEYSPACE shop\n" +
-			"  sstabletool dump --merge data/shop/orders-1b2c3d4e5f60718293a4b5c6d7e8f901/   # the table as compaction would write it now\n" +
-			"  sstabletool dump --merge --now 2024-05-01T00:00:00Z --purge --gc-grace 3600 orders-*/ -k 42\n" +
-			"  sstabletool dump --merge -r data/shop                              # each table of keyspace shop, merged",
+			"  sstabletool dump --merge /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2/  # as a major compaction would write it now\n" +
+			"  sstabletool dump --merge --now 2024-05-01T00:00:00Z --purge --gc-grace 3600 -k 2 .   # as of a date, purged, one partition\n" +
+			"  sstabletool dump --merge -r /var/lib/cassandra/data/shop          # each table of keyspace shop, merged on its own",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "key", Aliases: []string{"k"}, Usage: "dump only this partition `KEY` (repeatable; composite keys as a:b)"},
 			&cli.StringSliceFlag{Name: "exclude-key", Aliases: []string{"x"}, Usage: "skip this partition `KEY` (repeatable)"},

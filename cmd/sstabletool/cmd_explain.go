@@ -38,9 +38,9 @@ func explainCommand() *cli.Command {
 			"The sstables are numbered oldest first; [n] names one. The key is found through each sstable's\n" +
 			"Filter.db and index, so a large table is not read whole. --json prints the same as one object.\n\n" +
 			"Examples:\n" +
-			"  sstabletool explain -k 42 data/shop/orders-1b2c3d4e5f60718293a4b5c6d7e8f901/\n" +
-			"  sstabletool explain -k 'eu:2024' --now 2024-05-01T00:00:00Z orders-*/     # a two-column key, as of a date\n" +
-			"  sstabletool explain -k 42 --purge --gc-grace 3600 orders-*/ --json | jq '.entries[].versions[] | select(.verdict != \"won\")'",
+			"  sstabletool explain -k 2 /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2/\n" +
+			"  sstabletool explain -k 2 --now 2024-05-01T00:00:00Z nc-1-big-Data.db   # as of a date; sstables may be named one by one\n" +
+			"  sstabletool explain -k 2 --purge --gc-grace 3600 . --json | jq '.entries[].versions[] | select(.verdict != \"won\")'",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "key", Aliases: []string{"k"}, Usage: "the partition `KEY` (composite keys as a:b; required)"},
 			nowFlag, purgeFlag, gcGraceFlag, jsonFlag, accessFlag, schemaFlag, tableFlag,
