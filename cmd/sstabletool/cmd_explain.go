@@ -131,8 +131,28 @@ func (x *explainer) text(e *merge.Explanation) {
 		for _, v := range en.Versions {
 			x.version(&v)
 		}
+		for _, v := range mergedCounters(&en) {
+			x.printf("  => %s: the merged counter\n", x.what(&v))
+		}
 	}
 	stdout.Write([]byte(x.b.String()))
+}
+
+// mergedCounters are the counter cells an entry's output holds that the
+// merge combined from several sstables' shards (no one version is them).
+func mergedCounters(en *merge.Entry) []merge.Version {
+	if en.Output == nil || en.Provenance == nil {
+		return nil
+	}
+	var out []merge.Version
+	for i, c := range en.Output.Cells {
+		if i < len(en.Provenance.Cells) && en.Provenance.Cells[i] == merge.Merged {
+			v := merge.Version{SSTable: merge.Merged, What: merge.WhatCell, Column: c.Column, Static: en.Kind == rows.KindStaticRow, Cell: c}
+			v.Shards, _ = cqltype.CounterShards(c.Value)
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // position names an entry: its static row, clustering or bound.

@@ -36,6 +36,9 @@ type (
 		Bound      string        `json:"bound,omitempty"`
 		Written    bool          `json:"written"`
 		Versions   []versionJSON `json:"versions"`
+		// MergedCounters are the counters the merge combined from
+		// several versions' shards (their sstable is 0: none).
+		MergedCounters []versionJSON `json:"merged_counters,omitempty"`
 	}
 	versionJSON struct {
 		SSTable           int           `json:"sstable"`
@@ -93,6 +96,11 @@ func (x *explainer) json(e *merge.Explanation) *explainJSON {
 		}
 		for k := range en.Versions {
 			j.Versions = append(j.Versions, x.versionJSON(&en.Versions[k]))
+		}
+		for _, v := range mergedCounters(en) {
+			vj := x.versionJSON(&v)
+			vj.SSTable = 0
+			j.MergedCounters = append(j.MergedCounters, vj)
 		}
 		out.Entries = append(out.Entries, j)
 	}
