@@ -37,15 +37,3 @@ func (p *Provenance) clone() Provenance {
 	c.Cells, c.ComplexDeletions = slices.Clone(p.Cells), slices.Clone(p.ComplexDeletions)
 	return c
 }
-
-// setRow makes Row the newest of the contributing sstables.
-func (p *Provenance) setRow() {
-	r := max(p.Liveness, p.Deletion, p.ShadowableDeletion, p.End, p.Start)
-	for _, s := range p.Cells {
-		r = max(r, s)
-	}
-	for _, s := range p.ComplexDeletions {
-		r = max(r, s)
-	}
-	p.Row = r
-}

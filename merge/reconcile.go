@@ -35,14 +35,6 @@ func isLiveCell(c *rows.Cell, now int64) bool {
 	return !hasDeletionTime(c) || (c.TTL != 0 && now < c.LocalDeletionTime)
 }
 
-// cellLDT is Cell.localDeletionTime, NO_DELETION_TIME for a live cell.
-func cellLDT(c *rows.Cell) int64 {
-	if hasDeletionTime(c) {
-		return c.LocalDeletionTime
-	}
-	return noExpirationTime
-}
-
 // resolveRegular is Cells.resolveRegular: the newer timestamp; on a tie,
 // a tombstone or expiring cell over a live one (CASSANDRA-14592), a
 // tombstone over an expiring cell, the later local deletion time, then
@@ -88,9 +80,6 @@ func resolveRegular(l, r *rows.Cell) (int, Reason) {
 	}
 	return 0, Duplicate
 }
-
-// livenessEmpty is LivenessInfo.isEmpty.
-func livenessEmpty(l *rows.Liveness) bool { return !l.HasTimestamp }
 
 func livenessTimestamp(l *rows.Liveness) int64 {
 	if !l.HasTimestamp {
