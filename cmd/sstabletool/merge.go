@@ -76,9 +76,9 @@ type tableGroup struct {
 	found []format.Found
 }
 
-// groupTables groups the sstables found: by table directory with -r
-// (each table merges alone), else all in one group (which the merge
-// refuses if they are two tables).
+// groupTables groups the sstables found: by directory with -r (each
+// table merges alone), else all in one group (which the merge refuses if
+// they are two tables).
 func groupTables(sc *scan, recursive bool) []tableGroup {
 	if !recursive {
 		return []tableGroup{{found: sc.found}}
@@ -86,7 +86,12 @@ func groupTables(sc *scan, recursive bool) []tableGroup {
 	var groups []tableGroup
 	at := map[string]int{}
 	for _, f := range sc.found {
-		dir := format.TableOf(filepath.Dir(f.Path)).Dir
+		// By the sstable's own directory: a snapshot of a table (with
+		// --snapshots) is merged on its own, not into the live table.
+		dir := filepath.Dir(f.Path)
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
 		i, ok := at[dir]
 		if !ok {
 			i = len(groups)
