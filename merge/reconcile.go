@@ -49,11 +49,11 @@ func resolveRegular(l, r *rows.Cell) (int, Reason) {
 	lx, rx := hasDeletionTime(l), hasDeletionTime(r)
 	if lx || rx {
 		if lx != rx {
-			w := 0
+			w, c := 0, l
 			if rx {
-				w = 1
+				w, c = 1, r
 			}
-			if isTombstone([]*rows.Cell{l, r}[w]) {
+			if isTombstone(c) {
 				return w, TieTombstoneWins
 			}
 			return w, TieExpiringWins
