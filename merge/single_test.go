@@ -77,8 +77,14 @@ func TestOneSSTableMergesToItself(t *testing.T) {
 			// Expired before 1970: local expiration times that overflowed
 			// to negative values (CASSANDRA-14092). Compaction writes such
 			// cells as tombstones; Cassandra lost this data the same way.
-			if strings.Contains(got.String(), `"expired" : true`) || !strings.Contains(got.String(), `"deletion_info" : { "local_delete_time" : "-`) {
-				t.Errorf("%s: cells expired long ago are not written as tombstones:\n%s", p, got.String())
+			// (An expired row liveness stays as it is.)
+			for _, line := range strings.Split(got.String(), "\n") {
+				if strings.Contains(line, `"name" :`) && strings.Contains(line, `"expired" : true`) {
+					t.Errorf("%s: a cell expired long ago is not written as a tombstone: %s", p, line)
+				}
+			}
+			if !strings.Contains(got.String(), `"deletion_info" : { "local_delete_time" : "-`) {
+				t.Errorf("%s: no cell written as a tombstone of its (negative) write time:\n%s", p, got.String())
 			}
 			compared++
 			s.Close()
