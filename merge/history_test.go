@@ -2,6 +2,7 @@ package merge_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sstabletool/sstabletool/internal/fixtures"
@@ -51,6 +52,37 @@ func TestMergeMatchesReconciledDumpsOnHistories(t *testing.T) {
 			n := checkAgainstReference(t, paths, o, nil)
 			t.Logf("seed %d, now %d, purge %v gc %d: %d partitions", seed, o.Now, o.Purge, o.GCGraceSeconds, n)
 		}
+	}
+}
+
+// Two clustering columns: range tombstones on a prefix of the clustering
+// (WHERE ck1 = x), and to the partition's end.
+func TestMergeMatchesReconciledDumpsOnPrefixRanges(t *testing.T) {
+	profile := strings.Replace(generate.HistoryProfile, "clustering: [{name: seq, type: int}]",
+		"clustering: [{name: seq, type: int}, {name: tag, type: text}]", 1)
+	profile = strings.Replace(profile, "delete_range: 0.03", "delete_range: 0.1", 1)
+	paths, now := history(t, profile, 3, 6, 100)
+	for _, o := range []merge.Options{{Now: now, GCGraceSeconds: merge.DefaultGCGraceSeconds}, {Now: now, Purge: true, GCGraceSeconds: 86400}} {
+		checkAgainstReference(t, paths, o, nil)
+	}
+	var prefixes, ends int
+	for _, d := range dumpEach(t, paths, now) {
+		for _, p := range d {
+			for _, r := range p.Rows {
+				for _, b := range []*jBound{r.Start, r.End} {
+					switch {
+					case b == nil:
+					case len(b.Clustering) == 0 || string(b.Clustering[0]) == `"*"`:
+						ends++
+					case string(b.Clustering[len(b.Clustering)-1]) == `"*"`:
+						prefixes++
+					}
+				}
+			}
+		}
+	}
+	if prefixes == 0 || ends == 0 {
+		t.Errorf("the history should hold prefix bounds (%d) and bounds to the end (%d)", prefixes, ends)
 	}
 }
 

@@ -176,6 +176,12 @@ func (x *explainer) clustering(vs [][]byte) string {
 }
 
 func (x *explainer) bound(p clustering.Prefix) string {
+	if len(p.Values) == 0 && !p.Kind.IsBoundary() {
+		if p.Kind.IsStart() {
+			return "from the partition's start"
+		}
+		return "to the partition's end"
+	}
 	var s string
 	switch p.Kind {
 	case clustering.InclStartBound:

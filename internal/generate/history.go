@@ -236,28 +236,38 @@ func (h *history) partition(w *writer.SSTableWriter, p int64, k int, res *Histor
 	if !first {
 		span = n + 2 // later days may add rows
 	}
-	lo, hi, hiIncl := int64(-1), int64(-1), true
+	// A range deletion: from row lo to row hi (inclusive or not), or to
+	// the partition's end (DELETE ... WHERE ck >= x: an end bound of no
+	// values); with several clustering columns often on the first alone
+	// (a prefix: WHERE ck1 = x, ck1 <= y).
+	lo, hi, hiIncl, toEnd := int64(-1), int64(-1), true, false
 	if rangeDel && span >= 2 {
 		lo = int64(t.h(34, up, uk, 0) % uint64(span))
 		hi = lo + int64(t.h(35, up, uk, 0)%uint64(span-lo))
 		hiIncl = t.h(36, up, uk, 0)&1 == 0 || hi == lo
+		toEnd = t.h(57, up, uk, 0)%4 == 0
 	}
+	prefix := len(t.ck) >= 2 && t.h(56, up, uk, 0)&1 == 0
 	rangeAt := h.day(k) + 2000
+	bound := func(r int64, kind clustering.Kind) *rows.Unfiltered { return h.marker(r, kind, rangeAt, prefix) }
 	var items []*rows.Unfiltered
 	for r := int64(0); r < span; r++ {
 		if r == lo {
-			items = append(items, h.marker(r, clustering.InclStartBound, rangeAt))
+			items = append(items, bound(r, clustering.InclStartBound))
 		}
-		if r == hi && !hiIncl {
-			items = append(items, h.marker(r, clustering.ExclEndBound, rangeAt))
+		if r == hi && !hiIncl && !toEnd {
+			items = append(items, bound(r, clustering.ExclEndBound))
 		}
 		h.vals = h.vals[:0]
 		if u, ok := h.row(p, r, k, first, tie); ok {
 			items = append(items, u.Clone())
 		}
-		if r == hi && hiIncl {
-			items = append(items, h.marker(r, clustering.InclEndBound, rangeAt))
+		if r == hi && hiIncl && !toEnd {
+			items = append(items, bound(r, clustering.InclEndBound))
 		}
+	}
+	if toEnd {
+		items = append(items, bound(-1, clustering.InclEndBound))
 	}
 	if del.IsLive() && static == nil && len(items) == 0 {
 		return nil
@@ -296,9 +306,14 @@ func (h *history) clustering(r int64) [][]byte {
 	return h.clust
 }
 
-func (h *history) marker(r int64, kind clustering.Kind, at int64) *rows.Unfiltered {
-	var bound [][]byte
-	for _, c := range h.t.ck {
+// marker is a range tombstone bound at row r's clustering (its first value
+// alone with prefix; no value at all, the partition's end, for r < 0).
+func (h *history) marker(r int64, kind clustering.Kind, at int64, prefix bool) *rows.Unfiltered {
+	bound := [][]byte{}
+	for i, c := range h.t.ck {
+		if r < 0 || prefix && i > 0 {
+			break
+		}
 		bound = append(bound, appendValue(nil, c, uint64(r), true))
 	}
 	d := deletiontime.DeletionTime{MarkedForDeleteAt: at, LocalDeletionTime: seconds(at)}
