@@ -111,5 +111,3 @@ func firstDiff(a, b string) string {
 	}
 	return "lengths differ"
 }
-
-
