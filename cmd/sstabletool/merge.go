@@ -48,18 +48,19 @@ func parseNow(c *cli.Context) (int64, error) {
 // mergeOptions reads --now, --purge and --gc-grace for table t; sf is
 // --schema (nil without), whose gc_grace_seconds is the default.
 func mergeOptions(c *cli.Context, t *merge.Table, sf *schemaFile) (merge.Options, error) {
+	// Bad flags stop the command: no other table would do better.
 	now, err := parseNow(c)
 	if err != nil {
-		return merge.Options{}, err
+		return merge.Options{}, stop(err)
 	}
 	o := merge.Options{Now: now, Purge: c.Bool("purge"), GCGraceSeconds: merge.DefaultGCGraceSeconds}
 	switch {
 	case c.IsSet("gc-grace"):
 		if o.GCGraceSeconds = c.Int64("gc-grace"); o.GCGraceSeconds < 0 {
-			return o, usageError("--gc-grace %d: must not be negative", o.GCGraceSeconds)
+			return o, stop(usageError("--gc-grace %d: must not be negative", o.GCGraceSeconds))
 		}
 		if !o.Purge {
-			return o, usageError("--gc-grace says when tombstones are purged: it needs --purge")
+			return o, stop(usageError("--gc-grace says when tombstones are purged: it needs --purge"))
 		}
 	case sf != nil:
 		if ts, err := sf.pick(t.SSTables()[0]); err == nil && ts.HasGCGrace {
