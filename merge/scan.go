@@ -142,7 +142,8 @@ func (p *Partition) prime() (bool, error) {
 // index (Filter.db first, where present, then Summary.db and Index.db or
 // Partitions.db): a lookup reads no sstable whole. It returns nil when no
 // sstable holds the key or the merge leaves the partition empty. The
-// partition is valid until the next Get, Explain or Scan call.
+// partition is valid until the next Get or Explain (they share each
+// sstable's lookup decoder; a Scan has decoders of its own).
 func (t *Table) Get(key []byte, o Options) (*Partition, error) {
 	p, err := t.get(key, t.resolve(o), nil)
 	if err != nil || p == nil {
