@@ -6,12 +6,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/internal/dump"
+	"github.com/sstabletool/sstabletool/internal/inspect"
 	"github.com/sstabletool/sstabletool/merge"
 )
 
 // dumpMerged is dump --merge: each table of the sstables given, merged
 // and printed as one sstabledump document (with -r, one per table).
-func dumpMerged(c *cli.Context, sf *schemaFile) error {
+func dumpMerged(c *cli.Context, sf *inspect.SchemaFile) error {
 	return mergeEach(c, "merged", func(g tableGroup) error {
 		t, err := openTable(c, g, sf)
 		if err != nil {
@@ -22,7 +23,7 @@ func dumpMerged(c *cli.Context, sf *schemaFile) error {
 	})
 }
 
-func dumpTable(c *cli.Context, t *merge.Table, sf *schemaFile) error {
+func dumpTable(c *cli.Context, t *merge.Table, sf *inspect.SchemaFile) error {
 	o, err := mergeOptions(c, t, sf)
 	if err != nil {
 		return err
