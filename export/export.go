@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/vfs"
 )
 
 // Names are the keyspace and table an sstable belongs to: the Hive
@@ -60,7 +61,7 @@ type Options struct {
 	// reached in the source (Source.Length's unit) and that length.
 	Progress func(done, total int64)
 
-	fs fileSystem // tests inject faults here; nil means the disk
+	fs vfs.FS // tests inject faults here (internal/vfs/errorfs); nil means the disk
 }
 
 // File is one file an export wrote.
@@ -75,7 +76,7 @@ type File struct {
 type Exporter struct {
 	dir string
 	o   Options
-	fs  fileSystem
+	fs  vfs.FS
 	// written maps each file written so far to its source, so that two
 	// sources never write one file (the same sstable name in a table's
 	// directory and in one of its snapshots, say).
@@ -94,11 +95,7 @@ func New(dir string, o Options) (*Exporter, error) {
 	if o.Now == 0 {
 		o.Now = time.Now().Unix()
 	}
-	fs := o.fs
-	if fs == nil {
-		fs = osFS{}
-	}
-	return &Exporter{dir: dir, o: o, fs: fs, written: map[string]string{}}, nil
+	return &Exporter{dir: dir, o: o, fs: vfs.Or(o.fs), written: map[string]string{}}, nil
 }
 
 // checkNode refuses a node name that cannot be part of a file name, or
@@ -169,7 +166,7 @@ func (e *Exporter) claim(paths []string, from string) error {
 
 // create starts one file, creating its partition directories.
 func (e *Exporter) create(path string, specs []spec, words map[int][][]byte, src string, n Names) (*parquetFile, error) {
-	if err := e.fs.MkdirAll(filepath.Dir(path)); err != nil {
+	if err := e.fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
 	meta := map[string]string{"sstabletool.node": e.o.Node, "sstabletool.keyspace": n.Keyspace, "sstabletool.table": n.Table, "sstabletool.source": src}

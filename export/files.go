@@ -1,51 +1,24 @@
 package export
 
 import (
-	"io"
-	"os"
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/sstabletool/sstabletool/internal/vfs"
 )
 
-// fileSystem is every file operation the export makes, in this one place,
-// so that the project's file-system seam (staging, fsync, rename, remove,
-// with fault injection for tests) can stand in for it.
-type fileSystem interface {
-	MkdirAll(dir string) error
-	// Create creates (or truncates) a file for writing.
-	Create(path string) (outFile, error)
-	Rename(from, to string) error
-	Remove(path string) error
-	// SyncDir makes a directory's entries (a rename into it) durable.
-	SyncDir(dir string) error
-}
-
-// outFile is a file being written.
-type outFile interface {
-	io.Writer
-	Sync() error
-	Close() error
-}
-
-// osFS is fileSystem on the real disk.
-type osFS struct{}
-
-func (osFS) MkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }
-
-func (osFS) Create(path string) (outFile, error) {
-	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-}
-
-func (osFS) Rename(from, to string) error { return os.Rename(from, to) }
-func (osFS) Remove(path string) error     { return os.Remove(path) }
-
-func (osFS) SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
+// createStaged creates the file a Parquet file is written to before its
+// rename into place, through the project's one file-system seam. A run
+// killed midway may have left it: it is removed first (the seam's Create
+// refuses a name that exists), so the next export of the same sstable
+// overwrites it.
+func createStaged(fsys vfs.FS, tmp string) (vfs.File, error) {
+	if err := fsys.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
-	defer d.Close()
-	return d.Sync()
+	return fsys.Create(tmp, 0o644)
 }
 
 // stagingName is where a file is written before it is renamed into

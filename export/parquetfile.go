@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/klauspost/compress/s2"
+
+	"github.com/sstabletool/sstabletool/internal/vfs"
 )
 
 // Memory bounds. A batch is filled record by record and handed to the
@@ -56,9 +58,9 @@ func (b *batch) reset() {
 // batches go to an encoder goroutine, which writes them in order, each
 // one's columns spread over the cores, while the next ones fill.
 type parquetFile struct {
-	fs         fileSystem
+	fs         vfs.FS
 	final, tmp string
-	f          outFile
+	f          vfs.File
 	buf        *bufio.Writer
 	pw         *file.Writer
 	rg         file.BufferedRowGroupWriter
@@ -120,7 +122,7 @@ func writerProperties(specs []spec) *parquet.WriterProperties {
 // createParquet starts the file final (through its staging name) with the
 // columns specs and the key-value metadata meta; words are the dict
 // columns' dictionaries, by column.
-func createParquet(fs fileSystem, final string, specs []spec, words map[int][][]byte, meta map[string]string) (*parquetFile, error) {
+func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte, meta map[string]string) (*parquetFile, error) {
 	fields := make(schema.FieldList, 0, len(specs))
 	pf := &parquetFile{fs: fs, final: final, tmp: stagingName(final), cur: &batch{},
 		free: make(chan *batch, batchesInFlight), work: make(chan *batch, batchesInFlight), done: make(chan error, 1)}
@@ -153,7 +155,7 @@ func createParquet(fs fileSystem, final string, specs []spec, words map[int][][]
 	if err != nil {
 		return nil, err
 	}
-	f, err := fs.Create(pf.tmp)
+	f, err := createStaged(fs, pf.tmp)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -16,87 +15,16 @@ import (
 	"github.com/sstabletool/sstabletool/format/oa"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/generate"
+	"github.com/sstabletool/sstabletool/internal/vfs"
+	"github.com/sstabletool/sstabletool/internal/vfs/errorfs"
 	"github.com/sstabletool/sstabletool/workload"
 )
 
-var errCrashed = errors.New("injected crash")
+// failingRename is the disk with every rename failing with EIO: the last
+// step of an export's file (errorfs has no such fault of its own).
+type failingRename struct{ vfs.FS }
 
-// faultFS is the disk with one fault injected once limit bytes have been
-// written: every further write fails with ENOSPC (a full disk), or with
-// crash the process is as good as killed: nothing more is written,
-// renamed, synced or removed.
-type faultFS struct {
-	osFS
-	mu           sync.Mutex
-	limit, bytes int64
-	crash        bool
-	failRename   bool
-	hit          bool
-}
-
-type faultFile struct {
-	*os.File
-	fs *faultFS
-}
-
-func (fs *faultFS) dead() bool { fs.mu.Lock(); defer fs.mu.Unlock(); return fs.crash && fs.hit }
-
-func (fs *faultFS) Create(path string) (outFile, error) {
-	if fs.dead() {
-		return nil, errCrashed
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	return &faultFile{f, fs}, nil
-}
-
-func (f *faultFile) Write(p []byte) (int, error) {
-	fs := f.fs
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	if fs.hit || fs.bytes+int64(len(p)) > fs.limit {
-		fs.hit = true
-		if fs.crash {
-			return 0, errCrashed
-		}
-		return 0, syscall.ENOSPC
-	}
-	fs.bytes += int64(len(p))
-	return f.File.Write(p)
-}
-
-func (f *faultFile) Sync() error {
-	if f.fs.dead() {
-		return errCrashed
-	}
-	return f.File.Sync()
-}
-
-func (fs *faultFS) Rename(from, to string) error {
-	if fs.dead() {
-		return errCrashed
-	}
-	if fs.failRename {
-		return syscall.EIO
-	}
-	return os.Rename(from, to)
-}
-
-func (fs *faultFS) Remove(path string) error {
-	if fs.dead() {
-		return errCrashed
-	}
-	return os.Remove(path)
-}
-
-func (fs *faultFS) MkdirAll(dir string) error {
-	if fs.dead() {
-		return errCrashed
-	}
-	return os.MkdirAll(dir, 0o755)
-}
+func (failingRename) Rename(from, to string) error { return syscall.EIO }
 
 // stagingTable generates an sstable with enough cells for several batches.
 func stagingTable(t *testing.T) *sstable.SSTable {
@@ -153,7 +81,7 @@ func TestFullDiskLeavesNothing(t *testing.T) {
 	total := files[0].Bytes + files[1].Bytes
 	for _, limit := range []int64{0, 100, total / 3, files[0].Bytes, total - 10} {
 		dir := t.TempDir()
-		fs := &faultFS{limit: limit}
+		fs := errorfs.New(vfs.Default).NoSpaceAfterBytes(limit)
 		e, err := New(dir, Options{Node: "n", Datasets: Partitions | Cells, fs: fs})
 		if err != nil {
 			t.Fatal(err)
@@ -197,12 +125,12 @@ func TestKilledExportLeavesOnlyHiddenFiles(t *testing.T) {
 	}
 	for _, limit := range []int64{0, 5000, files[0].Bytes + 100, total / 2, total - 100} {
 		dir := t.TempDir()
-		fs := &faultFS{limit: limit, crash: true}
+		fs := errorfs.New(vfs.Default).CrashAfterBytes(limit)
 		e, err := New(dir, Options{Node: "n", fs: fs})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.SSTable(s, Names{"ks", "t"}); !errors.Is(err, errCrashed) {
+		if _, err := e.SSTable(s, Names{"ks", "t"}); !errors.Is(err, errorfs.ErrCrashed) {
 			t.Fatalf("limit %d: error %v, want the crash", limit, err)
 		}
 		parquet, other := visible(t, dir)
@@ -235,7 +163,7 @@ func TestKilledExportLeavesOnlyHiddenFiles(t *testing.T) {
 func TestFailedRenameLeavesNothing(t *testing.T) {
 	s := stagingTable(t)
 	dir := t.TempDir()
-	e, err := New(dir, Options{Node: "n", fs: &faultFS{limit: 1 << 40, failRename: true}})
+	e, err := New(dir, Options{Node: "n", fs: failingRename{vfs.Default}})
 	if err != nil {
 		t.Fatal(err)
 	}

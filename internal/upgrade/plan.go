@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -57,8 +56,6 @@ type Plan struct {
 	Count int `json:"count"`
 }
 
-var tableDirName = regexp.MustCompile(`^([A-Za-z0-9_]+)-[0-9a-f]{32}$`)
-
 // names are the keyspace and table a directory's place in a data
 // directory names: <data>/<keyspace>/<table>-<32 hex>/[.<index>/].
 func names(dir string) (keyspace, table string) {
@@ -71,8 +68,8 @@ func names(dir string) (keyspace, table string) {
 		}
 		return ks, t + base
 	}
-	if m := tableDirName.FindStringSubmatch(base); m != nil {
-		return filepath.Base(filepath.Dir(dir)), m[1]
+	if t, ok := format.TableOfDir(base); ok {
+		return filepath.Base(filepath.Dir(dir)), t
 	}
 	return "", ""
 }
@@ -239,28 +236,12 @@ func (p *Plan) table(dir, real string, ents []os.DirEntry) error {
 			up = append(up, d)
 		}
 	}
-	slices.SortFunc(up, func(a, b format.Descriptor) int { return compareIDs(a.Generation, b.Generation) })
+	slices.SortFunc(up, func(a, b format.Descriptor) int { return format.CompareGenerations(a.Generation, b.Generation) })
 	for _, d := range up {
 		t.Upgrade = append(t.Upgrade, d.Path(format.ComponentData))
 	}
 	p.Tables = append(p.Tables, t)
 	return nil
-}
-
-// compareIDs orders integer generations numerically, before UUID ids
-// (which sort by their text: time first).
-func compareIDs(a, b string) int {
-	na, oka := format.SequenceGeneration(a)
-	nb, okb := format.SequenceGeneration(b)
-	switch {
-	case oka && okb:
-		return na - nb
-	case oka:
-		return -1
-	case okb:
-		return 1
-	}
-	return strings.Compare(a, b)
 }
 
 // scanIDs finds the ids in use: every sstable file name in the directory,
