@@ -40,17 +40,6 @@ func ParseDatasets(s string) (Datasets, error) {
 	return d, nil
 }
 
-// String lists the datasets, comma-separated.
-func (d Datasets) String() string {
-	var names []string
-	for _, n := range datasetNames {
-		if d&n.d != 0 {
-			names = append(names, n.name)
-		}
-	}
-	return strings.Join(names, ",")
-}
-
 // Column indexes of each dataset, in the order of its specs.
 const (
 	pNode = iota
