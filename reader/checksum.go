@@ -183,22 +183,28 @@ func VerifyChunks(d *Data) []error {
 
 // checkEmptyChunk reports a chunk past the data length that holds bytes.
 func (d *Data) checkEmptyChunk(idx int64, b []byte) error {
-	off, stored := d.storedChunk(idx)
-	var n int
-	if int64(stored) >= d.threshold {
-		n = stored
-	} else {
-		// Limited to one chunk: the stored length prefix is not trusted.
-		out, err := d.comp.(limitedDecompressor).decompressLimit(nil, b[:stored], int(d.chunkLen))
-		if err != nil {
-			return corrupt.New(d.path, dataComponent, off, fmt.Sprintf("chunk %d, past the data length, to decompress with %s", idx, d.comp.Name()), err)
-		}
-		n = len(out)
+	off, _ := d.storedChunk(idx)
+	n, err := d.plainLength(idx, b)
+	if err != nil {
+		return corrupt.New(d.path, dataComponent, off, fmt.Sprintf("chunk %d, past the data length, to decompress with %s", idx, d.comp.Name()), err)
 	}
 	if n != 0 {
 		return corrupt.New(d.path, dataComponent, off,
-			fmt.Sprintf("chunk %d, past the data length of %d, to be empty", idx, d.length),
+			fmt.Sprintf("chunk %d, past the data length of %d, to be empty", idx, d.info.DataLength),
 			fmt.Errorf("it holds %d uncompressed bytes", n))
 	}
 	return nil
+}
+
+// plainLength is how many uncompressed bytes chunk idx holds (b is its
+// stored bytes and CRC): a raw chunk its stored length, else what it
+// decompresses to, limited to one chunk (no stored length prefix is
+// trusted).
+func (d *Data) plainLength(idx int64, b []byte) (int, error) {
+	_, stored := d.storedChunk(idx)
+	if int64(stored) >= d.threshold {
+		return stored, nil
+	}
+	out, err := d.comp.(limitedDecompressor).decompressLimit(nil, b[:stored], int(d.chunkLen))
+	return len(out), err
 }

@@ -316,10 +316,11 @@ func (c *CompressionInfo) rawThreshold(hasMaxCompressedLength bool) int64 {
 
 // Check reports what a strict verifier flags although Cassandra's reader
 // tolerates it: fewer chunks than the data length needs (the positions past
-// them cannot be read) and bytes after the last chunk offset. More chunks
-// than needed are not reported here: real writers end with an empty chunk,
-// and VerifyChunks checks that extra chunks hold nothing. path names the
-// file in the errors.
+// them cannot be read), more than one chunk beyond what it needs (the
+// length is damaged: Data reads take it from the chunks) and bytes after
+// the last chunk offset. One extra chunk is not reported here: real
+// writers end with an empty chunk, and VerifyChunks checks that extra
+// chunks hold nothing. path names the file in the errors.
 func (c *CompressionInfo) Check(path string) []error {
 	var errs []error
 	if n, want := len(c.ChunkOffsets), c.DataChunks(); n < want {
@@ -327,12 +328,27 @@ func (c *CompressionInfo) Check(path string) []error {
 			fmt.Sprintf("at least %d chunks for data length %d in chunks of %d", want, c.DataLength, c.ChunkLength),
 			fmt.Errorf("found %d: uncompressed bytes from %d on are in no chunk", n, int64(n)*int64(c.ChunkLength))))
 	}
+	if n, want := len(c.ChunkOffsets), c.DataChunks(); n > want+1 {
+		errs = append(errs, corrupt.New(path, compressionInfoComponent, c.countAt,
+			fmt.Sprintf("at most %d chunks (one empty chunk after the %d the data length %d needs in chunks of %d)", want+1, want, c.DataLength, c.ChunkLength),
+			fmt.Errorf("found %d: the data length is damaged (reads take it from the chunks)", n)))
+	}
 	if c.TrailingBytes > 0 {
 		end := c.offsetsAt + 8*int64(len(c.ChunkOffsets))
 		errs = append(errs, corrupt.New(path, compressionInfoComponent, end,
 			"nothing after the last chunk offset", fmt.Errorf("%d stray bytes", c.TrailingBytes)))
 	}
 	return errs
+}
+
+// NonCassandraOptions lists the options of a CompressionInfo.db that
+// Cassandra's own writers never store and its readers drop: today only
+// crc_check_chance.
+func (c *CompressionInfo) NonCassandraOptions() []string {
+	if _, ok := c.Options[CRCCheckChanceOption]; ok {
+		return []string{CRCCheckChanceOption}
+	}
+	return nil
 }
 
 // ChunkCount is the number of chunks.

@@ -51,6 +51,10 @@ type Report struct {
 	Partitions int64     `json:"partitions"`
 	Checks     []string  `json:"checks"`
 	Problems   []Problem `json:"problems"`
+	// Notes are what is worth knowing but no problem: what Cassandra's
+	// writers never produce and its readers accept (an option ScyllaDB
+	// writes). They do not make OK false.
+	Notes []Problem `json:"notes,omitempty"`
 }
 
 // OK reports whether no problem was found.
@@ -146,9 +150,18 @@ func checkComponentsPresent(s *sstable.SSTable, r *Report) {
 		r.add(Problem{File: s.Path(format.ComponentTOC), Component: format.ComponentTOC, Offset: e.Offset,
 			Message: fmt.Sprintf("line %d, %s, is not a component file name: %s (ignored)", e.Line, e.Quoted(), e.Why)})
 	}
+	for _, c := range s.UnlistedComponents() {
+		r.add(Problem{File: s.Path(format.ComponentTOC), Component: format.ComponentTOC, Offset: -1,
+			Message: fmt.Sprintf("does not list %s, which is on disk (Cassandra takes an sstable's components from TOC.txt)", c)})
+	}
 	missing := s.MissingComponents()
 	if len(s.TOC()) == 0 {
-		for _, c := range []string{format.ComponentSummary, format.ComponentFilter, format.ComponentDigest} {
+		derived := []string{format.ComponentSummary, format.ComponentFilter, format.ComponentDigest}
+		if s.Version().IsBTI() {
+			// BTI has no summary; its tries are checked with the structure.
+			derived = derived[1:]
+		}
+		for _, c := range derived {
 			if !s.HasComponent(c) {
 				missing = append(missing, c)
 			}
@@ -176,8 +189,13 @@ func checkChecksums(s *sstable.SSTable, r *Report) {
 	dataPath := s.Path(format.ComponentData)
 	if s.Data().Compressed() {
 		r.Checks = append(r.Checks, "Data.db chunk CRC32s")
-		for _, err := range s.Data().Info().Check(s.Path(format.ComponentCompressionInfo)) {
+		info := s.Data().Info()
+		for _, err := range info.Check(s.Path(format.ComponentCompressionInfo)) {
 			r.addErr(s.Path(format.ComponentCompressionInfo), "CompressionInfo.db", err)
+		}
+		for _, k := range info.NonCassandraOptions() {
+			r.Notes = append(r.Notes, Problem{File: s.Path(format.ComponentCompressionInfo), Component: "CompressionInfo.db", Offset: -1,
+				Message: fmt.Sprintf("compressor option %s=%s is not Cassandra's: ScyllaDB writes it, Cassandra 3.0 to 5.0 drop it when they read the file (5.1 refuses it); it changes nothing in Data.db", k, info.Options[k])})
 		}
 		for _, err := range reader.VerifyChunks(s.Data()) {
 			r.addErr(dataPath, "Data.db", err)

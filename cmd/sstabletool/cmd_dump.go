@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -84,22 +83,18 @@ func dumpAction(c *cli.Context) error {
 	if len(keys) > 0 {
 		// Partitions print in Data.db order whatever the order of -k, and
 		// once each, as sstabledump's scanner over the keys' tokens does.
-		var positions []int64
+		var want [][]byte
 		for _, b := range keys {
-			if exclude[string(b)] {
-				continue
-			}
-			e, ok, err := s.Find(b)
-			if err != nil {
-				return badData(err)
-			}
-			if ok {
-				positions = append(positions, e.Position)
+			if !exclude[string(b)] {
+				want = append(want, b)
 			}
 		}
-		slices.Sort(positions)
+		positions, err := s.FindPositions(want)
+		if err != nil {
+			return badData(err)
+		}
 		out.begin()
-		for _, pos := range slices.Compact(positions) {
+		for _, pos := range positions {
 			if err := dumpAt(s, out, pos); err != nil {
 				out.flush()
 				return badData(err)

@@ -90,7 +90,14 @@ func openOptions(c *cli.Context) (sstable.Options, error) {
 	if err != nil {
 		return sstable.Options{}, usageError("--access: %v", err)
 	}
-	return sstable.Options{Access: a}, nil
+	return sstable.Options{Access: a, OnIndexDamage: warnIndexDamage}, nil
+}
+
+// warnIndexDamage says on stderr that a key lookup found the partition
+// index damaged and scans Data.db instead: the answer is Data.db's, as
+// sstabledump -e would give it.
+func warnIndexDamage(err error) {
+	fmt.Fprintf(stderr, "sstabletool: %v\n", err)
 }
 
 // sstableError is an sstable a command could not read, as --json lists it

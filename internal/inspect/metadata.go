@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,11 @@ type Metadata struct {
 	Generation           string   `json:"generation"`
 	Components           []string `json:"components"`
 	InvalidTOCEntries    []string `json:"invalid_toc_entries,omitempty"` // TOC.txt lines that are no component name, strconv.Quote'd so no control byte prints
+	// UnlistedComponents are on disk but not in TOC.txt (all that are
+	// there when TOC.txt is missing), and are listed in Components too;
+	// MissingComponents are in TOC.txt but not on disk.
+	UnlistedComponents []string `json:"unlisted_components,omitempty"`
+	MissingComponents  []string `json:"missing_components,omitempty"`
 	Partitioner          string   `json:"partitioner"`
 	BloomFilterFPChance  float64  `json:"bloom_filter_fp_chance"`
 	MinTimestamp         int64    `json:"min_timestamp"`
@@ -106,13 +112,16 @@ type TombstoneBin struct {
 type Compression struct {
 	// Compressor is the compressor's full class name, as Cassandra resolves
 	// the name stored (usually the simple name, LZ4Compressor).
-	Compressor     string            `json:"compressor"`
-	Options        map[string]string `json:"options,omitempty"`
-	ChunkLength    int               `json:"chunk_length"`
-	Chunks         int               `json:"chunks"`
-	Ratio          float64           `json:"ratio"`
-	DataLength     int64             `json:"uncompressed_length"`
-	CompressedSize int64             `json:"compressed_length"`
+	Compressor string            `json:"compressor"`
+	Options    map[string]string `json:"options,omitempty"`
+	// NonCassandraOptions are the options Cassandra's writers never store
+	// (crc_check_chance, which ScyllaDB writes); reads ignore them.
+	NonCassandraOptions []string `json:"non_cassandra_options,omitempty"`
+	ChunkLength         int      `json:"chunk_length"`
+	Chunks              int      `json:"chunks"`
+	Ratio               float64  `json:"ratio"`
+	DataLength          int64    `json:"uncompressed_length"`
+	CompressedSize      int64    `json:"compressed_length"`
 }
 
 // SummaryInfo describes Summary.db.
@@ -217,6 +226,17 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 	}
 	for _, e := range s.BadTOCEntries() {
 		m.InvalidTOCEntries = append(m.InvalidTOCEntries, e.Quoted())
+	}
+	// What TOC.txt says, and what it does not say is there.
+	m.UnlistedComponents = s.UnlistedComponents()
+	if !s.HasComponent(format.ComponentTOC) {
+		m.UnlistedComponents = s.FoundComponents()
+	}
+	m.Components = append(slices.Clone(m.Components), m.UnlistedComponents...)
+	for _, c := range s.MissingComponents() {
+		if c != format.ComponentTOC {
+			m.MissingComponents = append(m.MissingComponents, c)
+		}
 	}
 	if v := st.Validation; v != nil {
 		m.Partitioner = v.Partitioner
@@ -343,7 +363,7 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 	if ci := s.Data().Info(); ci != nil {
 		m.Compression = &Compression{
 			Compressor: FullCompressorClass(ci.Compressor), Options: ci.Options, ChunkLength: ci.ChunkLength, Chunks: ci.ChunkCount(),
-			DataLength: ci.DataLength, CompressedSize: m.DataSize,
+			DataLength: ci.DataLength, CompressedSize: m.DataSize, NonCassandraOptions: ci.NonCassandraOptions(),
 		}
 		if st.Stats != nil {
 			m.Compression.Ratio = st.Stats.CompressionRatio

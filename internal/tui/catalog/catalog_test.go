@@ -274,7 +274,7 @@ func TestHistogram(t *testing.T) {
 func TestPartitionPages(t *testing.T) {
 	tb := open(t, fixture(t, "nc", "legacy_nc_clust", "nc"))
 	l, _ := tb.ListPartitions()
-	p, err := tb.OpenPartition(l.Offsets[0])
+	p, err := tb.OpenPartition(l, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
