@@ -105,6 +105,13 @@ func (c *ChunkChecksums) Verify(f File) []error {
 	var errs []error
 	size := f.Size()
 	chunk := int64(c.ChunkSize)
+	// Writers store their buffer's size: Cassandra's is 64 KiB, ScyllaDB
+	// has written 4 KiB; always a power of two. A damaged size still
+	// divides a Data.db smaller than both into one chunk with the same
+	// CRC, so only its shape tells.
+	if chunk&(chunk-1) != 0 {
+		errs = append(errs, corrupt.New(f.Path(), crcComponent, 0, "a chunk size that is a power of two (Cassandra writes 65536)", fmt.Errorf("found %d", chunk)))
+	}
 	chunks := (size + chunk - 1) / chunk
 	if chunks > int64(len(c.CRCs)) {
 		errs = append(errs, corrupt.New(f.Path(), crcComponent, 4+4*int64(len(c.CRCs)),

@@ -48,8 +48,9 @@ type CompressionInfo struct {
 	// ignores them; verify reports them.
 	TrailingBytes int
 
-	// countAt is where the chunk count is stored (0 when not decoded).
-	countAt int64
+	// countAt is where the chunk count is stored (0 when not decoded);
+	// maxAt the max compressed length (0 when the version has none).
+	countAt, maxAt int64
 	// offsetsAt is the position of ChunkOffsets[0] in the decoded bytes,
 	// kept so errors about an offset can name where it is stored.
 	offsetsAt int64
@@ -173,6 +174,7 @@ func DecodeCompressionInfo(b []byte, hasMaxCompressedLength bool) (*CompressionI
 	c.ChunkLength = int(chunkLength)
 	if hasMaxCompressedLength {
 		at = d.off
+		c.maxAt = int64(at)
 		m, err := d.i32("max compressed length")
 		if err != nil {
 			return nil, err
@@ -315,7 +317,8 @@ func (c *CompressionInfo) rawThreshold(hasMaxCompressedLength bool) int64 {
 }
 
 // Check reports what a strict verifier flags although Cassandra's reader
-// tolerates it: fewer chunks than the data length needs (the positions past
+// tolerates it: a max compressed length CompressionParams would refuse,
+// fewer chunks than the data length needs (the positions past
 // them cannot be read), more than one chunk beyond what it needs (the
 // length is damaged: Data reads take it from the chunks) and bytes after
 // the last chunk offset. One extra chunk is not reported here: real
@@ -327,6 +330,16 @@ func (c *CompressionInfo) Check(path string) []error {
 		errs = append(errs, corrupt.New(path, compressionInfoComponent, c.countAt,
 			fmt.Sprintf("at least %d chunks for data length %d in chunks of %d", want, c.DataLength, c.ChunkLength),
 			fmt.Errorf("found %d: uncompressed bytes from %d on are in no chunk", n, int64(n)*int64(c.ChunkLength))))
+	}
+	// CompressionParams.validate: a max compressed length is
+	// Integer.MAX_VALUE (min_compress_ratio 0) or ceil(chunk length /
+	// ratio) for a ratio of at least 1. The reader never validates the
+	// stored one; a damaged one makes chunks read as raw or compressed
+	// wrongly.
+	if m := c.MaxCompressedLength; c.maxAt > 0 && m != math.MaxInt32 && (m < 1 || m > c.ChunkLength) {
+		errs = append(errs, corrupt.New(path, compressionInfoComponent, c.maxAt,
+			fmt.Sprintf("a max compressed length of 2147483647 (min_compress_ratio 0) or from 1 to the chunk length %d (a ratio of 1 or more)", c.ChunkLength),
+			fmt.Errorf("found %d, which CompressionParams refuses", m)))
 	}
 	if n, want := len(c.ChunkOffsets), c.DataChunks(); n > want+1 {
 		errs = append(errs, corrupt.New(path, compressionInfoComponent, c.countAt,

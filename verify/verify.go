@@ -132,6 +132,7 @@ func check(path string, opts sstable.Options, skimRows bool, progress func(done,
 	defer s.Close()
 	r.Checks = append(r.Checks, "Statistics.db checksums and layout")
 	checkComponentsPresent(s, r)
+	checkHeaderTypes(s, r)
 	checkChecksums(s, r)
 	checkStructure(s, r, skimRows, progress)
 	return r
@@ -265,6 +266,8 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 		}
 	}
 	sc := newSummaryCheck(s, r)
+	stc := newStatsCheck(s, r, skimRows)
+	fc := newFilterCheck(s, r, bf)
 	var prevKey []byte
 	var bw *blockWalk
 	var rawEntry, canonEntry []byte // reused for indexed entries
@@ -298,6 +301,8 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 				Message: fmt.Sprintf("partition key %x is not after the previous key %x in %s order", h.Key, prevKey, s.Partitioner().Name())})
 		}
 		prevKey = append(prevKey[:0], h.Key...)
+		fc.key(h.Key)
+		stc.startPartition(&h)
 		if bf != nil && !bf.MightContain(h.Key) {
 			r.add(Problem{File: s.Path(format.ComponentFilter), Component: "Filter.db", Offset: -1,
 				Message: fmt.Sprintf("bloom filter does not contain key %x (partition at Data.db byte %d)", h.Key, h.Offset)})
@@ -331,7 +336,7 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 		if bc != nil {
 			rw = bc.partition(&h)
 		}
-		err = walkPartition(dec, &h, bw, rw, skimRows)
+		err = walkPartition(dec, &h, bw, rw, skimRows, stc.unfiltered)
 		if bc != nil && err == nil {
 			bc.done(&h, rw)
 		}
@@ -343,6 +348,7 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 			r.addErr(dataPath, "Data.db", err)
 			return
 		}
+		stc.endPartition(dec.Pos() - h.Offset)
 		bw = nil
 		if progress != nil {
 			progress(h.Offset, total)
@@ -361,6 +367,8 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 		bc.finish(r.Partitions)
 	}
 	sc.finish()
+	stc.finish(true)
+	fc.finish(s, r.Partitions, true)
 	checkFilterKind(s, r, bf)
 }
 
@@ -368,25 +376,10 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 // skimming, rows stepped over by their sizes), except that a partition
 // with a promoted index is decoded unfiltered by unfiltered beside its
 // blocks.
-func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw *rowsWalk, skimRows bool) error {
-	if rw != nil {
-		for {
-			u, err := dec.Next(false)
-			if err != nil {
-				return err
-			}
-			if u == nil {
-				rw.finish()
-				return nil
-			}
-			rw.unfiltered(u)
-		}
-	}
-	if bw == nil {
-		if skimRows {
-			return dec.SkipRest()
-		}
-		return dec.SkipRestDecoding()
+// each, when the rows are decoded, sees every unfiltered.
+func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw *rowsWalk, skimRows bool, each func(*rows.Unfiltered)) error {
+	if bw == nil && rw == nil && skimRows {
+		return dec.SkipRest()
 	}
 	for {
 		u, err := dec.Next(false)
@@ -394,10 +387,21 @@ func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw
 			return err
 		}
 		if u == nil {
-			bw.finish(dec.Pos() - h.Offset)
+			switch {
+			case rw != nil:
+				rw.finish()
+			case bw != nil:
+				bw.finish(dec.Pos() - h.Offset)
+			}
 			return nil
 		}
-		bw.unfiltered(u, u.Offset-h.Offset)
+		each(u)
+		switch {
+		case rw != nil:
+			rw.unfiltered(u)
+		case bw != nil:
+			bw.unfiltered(u, u.Offset-h.Offset)
+		}
 	}
 }
 
@@ -457,6 +461,11 @@ type summaryCheck struct {
 	// lastKey is the last Index.db key seen.
 	lastKey []byte
 	seen    bool
+	// rebuilt samples Index.db as Cassandra's IndexSummaryBuilder does at
+	// Summary.db's own min index interval and sampling level (nil when
+	// those cannot be built with); reported counts problems found.
+	rebuilt  *summary.Builder
+	reported int
 }
 
 func newSummaryCheck(s *sstable.SSTable, r *Report) *summaryCheck {
@@ -471,7 +480,13 @@ func newSummaryCheck(s *sstable.SSTable, r *Report) *summaryCheck {
 	}
 	c.sum = sum
 	r.Checks = append(r.Checks, "Summary.db first, last and sampled keys are Index.db's")
+	c.rebuilt, _ = summary.NewBuilder(0, sum.MinIndexInterval, sum.SamplingLevel)
 	return c
+}
+
+func (c *summaryCheck) add(p Problem) {
+	c.reported++
+	c.r.add(p)
 }
 
 func (c *summaryCheck) entry(pos int64, key []byte) {
@@ -479,18 +494,21 @@ func (c *summaryCheck) entry(pos int64, key []byte) {
 		return
 	}
 	c.lastKey, c.seen = append(c.lastKey[:0], key...), true
+	if c.rebuilt != nil {
+		c.rebuilt.Add(key, pos)
+	}
 	if pos == 0 && !bytes.Equal(c.sum.First, key) {
-		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
 			Message: fmt.Sprintf("first key %x, Index.db's first key %x", c.sum.First, key)})
 	}
 	for c.next < c.sum.Len() && c.sum.Position(c.next) < pos {
-		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
 			Message: fmt.Sprintf("sample %d points at Index.db byte %d, which is not an entry", c.next, c.sum.Position(c.next))})
 		c.next++
 	}
 	if c.next < c.sum.Len() && c.sum.Position(c.next) == pos {
 		if !bytes.Equal(key, c.sum.Key(c.next)) {
-			c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+			c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
 				Message: fmt.Sprintf("sample %d key %x, Index.db entry key %x", c.next, c.sum.Key(c.next), key)})
 		}
 		c.next++
@@ -505,11 +523,49 @@ func (c *summaryCheck) finish() {
 		return
 	}
 	if c.seen && !bytes.Equal(c.sum.Last, c.lastKey) {
-		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
 			Message: fmt.Sprintf("last key %x, Index.db's last key %x", c.sum.Last, c.lastKey)})
 	}
 	for ; c.next < c.sum.Len(); c.next++ {
-		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
 			Message: fmt.Sprintf("sample %d points at Index.db byte %d, past the last entry", c.next, c.sum.Position(c.next))})
+	}
+	c.compareRebuilt()
+}
+
+// compareRebuilt compares Summary.db with the summary Cassandra would
+// build from Index.db at Summary.db's own min index interval and sampling
+// level: which entries are sampled (a damaged interval or level, or a
+// sample moved to another entry) and the size at full sampling. Only when
+// the samples themselves raised nothing, which would echo here.
+func (c *summaryCheck) compareRebuilt() {
+	if c.rebuilt == nil || !c.seen || c.reported > 0 {
+		return
+	}
+	want, err := c.rebuilt.Build()
+	if err != nil {
+		return
+	}
+	got := c.sum
+	at := fmt.Sprintf("min index interval %d and sampling level %d", got.MinIndexInterval, got.SamplingLevel)
+	if want.Len() != got.Len() {
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: 4,
+			Message: fmt.Sprintf("%d samples; %s sample Index.db's entries into %d", got.Len(), at, want.Len())})
+	} else {
+		for i := range want.Len() {
+			if want.Position(i) != got.Position(i) {
+				c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+					Message: fmt.Sprintf("sample %d is Index.db's entry at byte %d; %s sample the one at byte %d", i, got.Position(i), at, want.Position(i))})
+				break
+			}
+		}
+	}
+	// Cassandra rounds keys / interval up; ScyllaDB's writer rounds it
+	// down (its one-partition sstables say 0). Readers only estimate
+	// with it.
+	floor := int(c.rebuilt.Keys() / int64(got.MinIndexInterval))
+	if got.SizeAtFullSampling != want.SizeAtFullSampling && got.SizeAtFullSampling != floor {
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: 20,
+			Message: fmt.Sprintf("size at full sampling %d; Index.db's entries at min index interval %d give %d", got.SizeAtFullSampling, got.MinIndexInterval, want.SizeAtFullSampling)})
 	}
 }

@@ -1,20 +1,24 @@
-package writer
+package stats
 
 import (
 	"bytes"
+	"math"
 	"sort"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
-	"github.com/sstabletool/sstabletool/format/stats"
 )
 
-// collector gathers Statistics.db's stats component as MetadataCollector
-// does while an sstable is written.
-type collector struct {
-	sizes, cellsPer    stats.EstimatedHistogram
+// Collector gathers Statistics.db's stats component from the partitions,
+// rows and markers of an sstable as MetadataCollector does while it is
+// written: the writer builds the component with it, and verify rebuilds
+// it from Data.db to compare with what Statistics.db stores. Call
+// PartitionDeletion at each partition's start, Static, Row or Marker for
+// each unfiltered, EndPartition at its end, then Fill.
+type Collector struct {
+	sizes, cellsPer    EstimatedHistogram
 	minTS, maxTS       int64
 	minLDT, maxLDT     int64
 	minTTL, maxTTL     int64
@@ -28,13 +32,18 @@ type collector struct {
 	seenClust          bool
 }
 
-func (c *collector) init() {
-	c.sizes = stats.NewEstimatedHistogram(stats.PartitionSizeBuckets)
-	c.cellsPer = stats.NewEstimatedHistogram(stats.CellsPerPartitionBuckets)
-	c.drop = map[int64]int64{}
+// NewCollector returns a Collector for a table whose clustering columns
+// have these types (nil entries compare as bytes).
+func NewCollector(clusteringTypes []*cqltype.Type) *Collector {
+	return &Collector{
+		sizes:    NewEstimatedHistogram(PartitionSizeBuckets),
+		cellsPer: NewEstimatedHistogram(CellsPerPartitionBuckets),
+		drop:     map[int64]int64{},
+		types:    clusteringTypes,
+	}
 }
 
-func (c *collector) ts(v int64) {
+func (c *Collector) ts(v int64) {
 	if !c.seenTS || v < c.minTS {
 		c.minTS = v
 	}
@@ -44,7 +53,7 @@ func (c *collector) ts(v int64) {
 	c.seenTS = true
 }
 
-func (c *collector) ldt(v int64) {
+func (c *Collector) ldt(v int64) {
 	if !c.seenLDT || v < c.minLDT {
 		c.minLDT = v
 	}
@@ -52,13 +61,13 @@ func (c *collector) ldt(v int64) {
 		c.maxLDT = v
 	}
 	c.seenLDT = true
-	if v != stats.NoDeletionTime {
+	if v != NoDeletionTime {
 		// StreamingTombstoneHistogramBuilder rounds up to 60 seconds.
 		c.drop[(v+59)/60*60]++
 	}
 }
 
-func (c *collector) ttl(v int64) {
+func (c *Collector) ttl(v int64) {
 	if !c.seenTTL || v < c.minTTL {
 		c.minTTL = v
 	}
@@ -68,28 +77,41 @@ func (c *collector) ttl(v int64) {
 	c.seenTTL = true
 }
 
-func (c *collector) deletion(d deletiontime.DeletionTime) {
+func (c *Collector) deletion(d deletiontime.DeletionTime) {
 	if !d.IsLive() {
 		c.ts(d.MarkedForDeleteAt)
 		c.ldt(d.LocalDeletionTime)
 	}
 }
 
-func (c *collector) partitionDeletion(d deletiontime.DeletionTime) {
+// PartitionDeletion records a partition's deletion, at its start.
+func (c *Collector) PartitionDeletion(d deletiontime.DeletionTime) {
 	if !d.IsLive() {
 		c.partitionDeletions = true
 	}
 	c.deletion(d)
 }
 
-func (c *collector) row(u *rows.Unfiltered, cells *int64) {
+// Static records the static row, unless it is empty (Cassandra collects
+// the stats of a static row only when it has something), and returns its
+// cells.
+func (c *Collector) Static(u *rows.Unfiltered) int64 {
+	if len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 && !u.Liveness.HasTimestamp && !u.HasDeletion() {
+		return 0
+	}
+	return c.Row(u)
+}
+
+// Row records a row (Rows.collectStats) and returns its cells, which the
+// caller adds up for the partition's EndPartition.
+func (c *Collector) Row(u *rows.Unfiltered) (cells int64) {
 	if u.Liveness.HasTimestamp {
 		c.ts(u.Liveness.Timestamp)
 		c.ttl(u.Liveness.TTL)
 		if u.Liveness.Expiring() {
 			c.ldt(u.Liveness.LocalExpirationTime)
 		} else {
-			c.ldt(stats.NoDeletionTime)
+			c.ldt(NoDeletionTime)
 		}
 	}
 	if u.HasDeletion() || (!u.Deletion.IsLive() && u.Deletion != (deletiontime.DeletionTime{})) {
@@ -102,9 +124,9 @@ func (c *collector) row(u *rows.Unfiltered, cells *int64) {
 	last := -1
 	for i := range u.Cells {
 		cell := &u.Cells[i]
-		*cells++
+		cells++
 		c.ts(cell.Timestamp)
-		ttl, ldt := int64(0), int64(stats.NoDeletionTime)
+		ttl, ldt := int64(0), int64(NoDeletionTime)
 		if cell.IsExpiring() {
 			ttl, ldt = cell.TTL, cell.LocalDeletionTime
 		} else if cell.IsTombstone() {
@@ -122,9 +144,11 @@ func (c *collector) row(u *rows.Unfiltered, cells *int64) {
 	if u.Kind == rows.KindRow {
 		c.clust(clustering.Prefix{Kind: clustering.Clustering, Values: u.Clustering})
 	}
+	return cells
 }
 
-func (c *collector) marker(u *rows.Unfiltered) {
+// Marker records a range tombstone bound or boundary.
+func (c *Collector) Marker(u *rows.Unfiltered) {
 	if u.Bound.Kind.IsBoundary() {
 		c.deletion(u.EndDeletion)
 		c.deletion(u.StartDeletion)
@@ -134,28 +158,30 @@ func (c *collector) marker(u *rows.Unfiltered) {
 	c.clust(u.Bound)
 }
 
-func (c *collector) endPartition(size, cells int64) {
+// EndPartition records a partition's size in bytes (header to end of
+// partition byte) and its cells.
+func (c *Collector) EndPartition(size, cells int64) {
 	c.sizes.Add(size)
 	c.cellsPer.Add(cells)
 }
 
 // clust widens the covered slice with one clustering or bound.
-func (c *collector) clust(p clustering.Prefix) {
+func (c *Collector) clust(p clustering.Prefix) {
 	if !c.seenClust {
-		c.minClust, c.maxClust, c.seenClust = clonePrefix(p), clonePrefix(p), true
+		c.minClust, c.maxClust, c.seenClust = p.Clone(), p.Clone(), true
 		return
 	}
 	if c.compare(p, c.minClust, true) < 0 {
-		c.minClust = clonePrefix(p)
+		c.minClust = p.Clone()
 	}
 	if c.compare(p, c.maxClust, false) > 0 {
-		c.maxClust = clonePrefix(p)
+		c.maxClust = p.Clone()
 	}
 }
 
 // compare orders two prefixes by their values with the clustering types
 // (a shorter prefix sorts by its kind: starts before, ends after).
-func (c *collector) compare(a, b clustering.Prefix, forMin bool) int {
+func (c *Collector) compare(a, b clustering.Prefix, forMin bool) int {
 	n := min(len(a.Values), len(b.Values))
 	for i := 0; i < n; i++ {
 		var r int
@@ -190,12 +216,37 @@ func (c *collector) compare(a, b clustering.Prefix, forMin bool) int {
 	return rank(a) - rank(b)
 }
 
+// Fill sets the fields of s the Collector computes: the two histograms,
+// the minimum and maximum timestamp, local deletion time and TTL (with
+// Cassandra's values for "none"), the tombstone drop times, the covered
+// clusterings, the row and column counts and whether any partition is
+// deleted.
+func (c *Collector) Fill(s *Stats) {
+	s.PartitionSizes, s.CellsPerPartition = c.sizes, c.cellsPer
+	s.MinTimestamp, s.MaxTimestamp = c.minTS, c.maxTS
+	if !c.seenTS {
+		s.MinTimestamp, s.MaxTimestamp = math.MaxInt64, math.MinInt64
+	}
+	s.MinLocalDeletionTime, s.MaxLocalDeletionTime = c.minLDT, c.maxLDT
+	if !c.seenLDT {
+		s.MinLocalDeletionTime, s.MaxLocalDeletionTime = NoDeletionTime, NoDeletionTime
+	}
+	s.MinTTL, s.MaxTTL = int32(c.minTTL), int32(c.maxTTL)
+	if !c.seenTTL {
+		s.MinTTL, s.MaxTTL = 0, 0
+	}
+	s.TombstoneDropTimes = c.tombstoneHistogram()
+	s.CoveredClustering = c.covered()
+	s.TotalColumnsSet, s.TotalRows = c.columnsSet, c.rows
+	s.HasPartitionLevelDeletions = c.partitionDeletions
+}
+
 // covered is the slice of clusterings the sstable holds, with inclusive
 // bounds around the smallest and largest clustering (StatsMetadata's
 // coveredClustering); ALL when there are none.
-func (c *collector) covered() stats.Slice {
+func (c *Collector) covered() Slice {
 	if !c.seenClust {
-		return stats.AllClusterings
+		return AllClusterings
 	}
 	start := clustering.Prefix{Kind: clustering.InclStartBound, Values: c.minClust.Values}
 	end := clustering.Prefix{Kind: clustering.InclEndBound, Values: c.maxClust.Values}
@@ -205,13 +256,13 @@ func (c *collector) covered() stats.Slice {
 	if c.maxClust.Kind != clustering.Clustering {
 		end.Kind = c.maxClust.Kind
 	}
-	return stats.Slice{Start: start, End: end}
+	return Slice{Start: start, End: end}
 }
 
 // tombstoneHistogram keeps at most 100 bins (Cassandra's default), merging
 // the closest neighbours as StreamingTombstoneHistogramBuilder does when
 // it overflows (the merged point is the count-weighted mean).
-func (c *collector) tombstoneHistogram() stats.TombstoneHistogram {
+func (c *Collector) tombstoneHistogram() TombstoneHistogram {
 	type bin struct {
 		t float64
 		n int64
@@ -233,9 +284,9 @@ func (c *collector) tombstoneHistogram() stats.TombstoneHistogram {
 		bins[best] = bin{(a.t*float64(a.n) + b.t*float64(b.n)) / float64(n), n}
 		bins = append(bins[:best+1], bins[best+2:]...)
 	}
-	h := stats.TombstoneHistogram{MaxBinSize: int32(len(bins))}
+	h := TombstoneHistogram{MaxBinSize: int32(len(bins))}
 	for _, b := range bins {
-		h.Bins = append(h.Bins, stats.TombstoneBin{DeletionTime: int64(b.t), Count: b.n})
+		h.Bins = append(h.Bins, TombstoneBin{DeletionTime: int64(b.t), Count: b.n})
 	}
 	return h
 }
