@@ -168,6 +168,11 @@ func VerifyChunks(d *Data) []error {
 	var errs []error
 	var ra readAhead
 	dataChunks := d.info.DataChunks()
+	if d.lengthFixed {
+		// The stored length is damaged (reported as such): chunks past it
+		// are the data, and only those past the chunks' length are extra.
+		dataChunks = int(max((d.length+d.chunkLen-1)/d.chunkLen, 1))
+	}
 	for i := range d.info.ChunkOffsets {
 		b, err := d.readStored(int64(i), &ra)
 		if err != nil {
@@ -197,7 +202,7 @@ func (d *Data) checkEmptyChunk(idx int64, b []byte) error {
 	}
 	if n != 0 {
 		return corrupt.New(d.path, dataComponent, off,
-			fmt.Sprintf("chunk %d, past the data length of %d, to be empty", idx, d.info.DataLength),
+			fmt.Sprintf("chunk %d, past the data length of %d, to be empty", idx, d.length),
 			fmt.Errorf("it holds %d uncompressed bytes", n))
 	}
 	return nil

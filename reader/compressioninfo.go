@@ -51,6 +51,7 @@ type CompressionInfo struct {
 	// countAt is where the chunk count is stored (0 when not decoded);
 	// maxAt the max compressed length (0 when the version has none).
 	countAt, maxAt int64
+	lengthAt       int64 // the data length
 	// offsetsAt is the position of ChunkOffsets[0] in the decoded bytes,
 	// kept so errors about an offset can name where it is stored.
 	offsetsAt int64
@@ -185,6 +186,7 @@ func DecodeCompressionInfo(b []byte, hasMaxCompressedLength bool) (*CompressionI
 		c.MaxCompressedLength = int(m)
 	}
 	at = d.off
+	c.lengthAt = int64(at)
 	if c.DataLength, err = d.i64("uncompressed data length"); err != nil {
 		return nil, err
 	}
@@ -363,6 +365,10 @@ func (c *CompressionInfo) NonCassandraOptions() []string {
 	}
 	return nil
 }
+
+// DataLengthOffset is where DataLength is stored in CompressionInfo.db
+// (0 when c was not decoded from bytes).
+func (c *CompressionInfo) DataLengthOffset() int64 { return c.lengthAt }
 
 // ChunkCount is the number of chunks.
 func (c *CompressionInfo) ChunkCount() int { return len(c.ChunkOffsets) }

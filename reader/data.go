@@ -150,7 +150,10 @@ func newData(f File, o DataOptions, ci []byte) (*Data, error) {
 	if err := d.checkChunkBounds(o.CompressionInfoPath); err != nil {
 		return nil, err
 	}
-	if n := len(info.ChunkOffsets); n > info.DataChunks()+1 {
+	// More chunks than the length needs, beyond the one empty chunk a
+	// writer may leave at the end, or a zero length (a zeroed field) over
+	// chunks that hold data: the stored length is damaged.
+	if n := len(info.ChunkOffsets); n > info.DataChunks()+1 || info.DataLength == 0 {
 		if err := d.lengthFromChunks(o.CompressionInfoPath); err != nil {
 			return nil, err
 		}
@@ -158,14 +161,12 @@ func newData(f File, o DataOptions, ci []byte) (*Data, error) {
 	return d, nil
 }
 
-// lengthFromChunks replaces a data length that the chunks contradict:
-// more chunks than it needs, beyond the one empty chunk a writer may leave
-// at the end, mean the stored length is damaged (a zeroed length would
-// otherwise read as an empty table, where Cassandra's index-driven reads
-// fail). Every chunk but the last one holding data is full, so the length
-// is the chunk length times that chunk's index plus what it holds; the
-// chunks read are CRC-checked as any read would. The stored length stays
-// in Info for verify, which reports it.
+// lengthFromChunks replaces a data length that the chunks contradict (a
+// zeroed length would otherwise read as an empty table, where Cassandra's
+// index-driven reads fail). Every chunk but the last one holding data is
+// full, so the length is the chunk length times that chunk's index plus
+// what it holds; the chunks read are CRC-checked as any read would. The
+// stored length stays in Info for verify, which reports it.
 func (d *Data) lengthFromChunks(ciPath string) error {
 	info := d.info
 	var ra readAhead
@@ -182,15 +183,13 @@ func (d *Data) lengthFromChunks(ciPath string) error {
 			return corrupt.New(ciPath, compressionInfoComponent, info.countAt,
 				fmt.Sprintf("a data length (%d stored) that its %d chunks of %d bytes do not contradict, or chunks that tell the length", info.DataLength, len(info.ChunkOffsets), info.ChunkLength), err)
 		}
-		if n == 0 && idx == int64(len(info.ChunkOffsets))-1 {
+		if n == 0 && idx > 0 && idx == int64(len(info.ChunkOffsets))-1 {
 			continue // the empty chunk writers end with
 		}
 		d.length = idx*d.chunkLen + int64(n)
-		d.lengthFixed = true
+		d.lengthFixed = d.length != info.DataLength
 		return nil
 	}
-	d.length = 0
-	d.lengthFixed = true
 	return nil
 }
 

@@ -194,6 +194,10 @@ func checkChecksums(s *sstable.SSTable, r *Report) {
 		for _, err := range info.Check(s.Path(format.ComponentCompressionInfo)) {
 			r.addErr(s.Path(format.ComponentCompressionInfo), "CompressionInfo.db", err)
 		}
+		if s.Data().LengthFromChunks() {
+			r.add(Problem{File: s.Path(format.ComponentCompressionInfo), Component: "CompressionInfo.db", Offset: info.DataLengthOffset(),
+				Message: fmt.Sprintf("uncompressed data length %d, but the chunks hold %d bytes (reads take the chunks' length)", info.DataLength, s.Data().Length())})
+		}
 		for _, k := range info.NonCassandraOptions() {
 			r.Notes = append(r.Notes, Problem{File: s.Path(format.ComponentCompressionInfo), Component: "CompressionInfo.db", Offset: -1,
 				Message: fmt.Sprintf("compressor option %s=%s is not Cassandra's: ScyllaDB writes it, Cassandra 3.0 to 5.0 drop it when they read the file (5.1 refuses it); it changes nothing in Data.db", k, info.Options[k])})

@@ -181,6 +181,7 @@ func (s *SSTable) findIndexed(key []byte) (*index.Entry, bool, error) {
 	}
 	start := int64(0)
 	limit := -1 // entries to scan; -1 = to the end
+	sample := -1
 	sum, err := s.lookupSummary()
 	if err != nil {
 		return nil, false, err
@@ -189,9 +190,10 @@ func (s *SSTable) findIndexed(key []byte) (*index.Entry, bool, error) {
 		i := sum.FloorIndex(key, cmp)
 		if i < 0 {
 			// Before the first key.
-			return nil, false, s.provedAbsent(key, -1, nil, indexPlace{s.Path(format.ComponentSummary), format.ComponentSummary, -1})
+			return nil, false, s.provedAbsent(key, -1, nil, indexPlace{file: s.Path(format.ComponentSummary), component: format.ComponentSummary, at: -1,
+				what: "its first sample, above the key,"})
 		}
-		start = sum.Position(i)
+		start, sample = sum.Position(i), i
 		// The interval's entries and the next sample's, which sorts after
 		// the key (Cassandra's getPosition reads as many).
 		limit = sum.EffectiveIntervalAfter(i) + 1
@@ -230,10 +232,17 @@ func (s *SSTable) findIndexed(key []byte) (*index.Entry, bool, error) {
 	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
 		return nil, false, err
 	}
+	pl := indexPlace{file: s.Path(format.ComponentIndex), component: format.ComponentIndex, at: belowAt}
 	if belowAt < 0 {
-		belowAt = start
+		// Nothing below the key from where the summary led: that sample
+		// (or the entry it points at) is what proves wrong.
+		pl.at = start
+		if sample >= 0 {
+			pl = indexPlace{file: s.Path(format.ComponentSummary), component: format.ComponentSummary, at: -1,
+				what: fmt.Sprintf("sample %d (Index.db byte %d)", sample, start)}
+		}
 	}
-	return nil, false, s.provedAbsent(key, belowPos, below, indexPlace{s.Path(format.ComponentIndex), format.ComponentIndex, belowAt})
+	return nil, false, s.provedAbsent(key, belowPos, below, pl)
 }
 
 // lookupSummary is Summary for lookups: a Summary.db that cannot be read
@@ -280,9 +289,15 @@ func (s *SSTable) keyAt(pos int64, key []byte, file, component string, at int64)
 type indexPlace struct {
 	file, component string
 	at              int64
+	// what, when set, says which part of the component (a Summary.db
+	// sample) led the lookup there.
+	what string
 }
 
 func (pl indexPlace) corrupt(expected string, err error) error {
+	if pl.what != "" {
+		expected = pl.what + " to lead to " + expected
+	}
 	return corrupt.New(pl.file, pl.component, pl.at, expected, err)
 }
 
@@ -383,9 +398,9 @@ func (s *SSTable) findBTI(key []byte) (*index.Entry, bool, error) {
 		return nil, false, err
 	}
 	if !ok {
-		return nil, false, s.provedAbsent(key, -1, nil, indexPlace{pp, format.ComponentPartitions, -1})
+		return nil, false, s.provedAbsent(key, -1, nil, indexPlace{file: pp, component: format.ComponentPartitions, at: -1})
 	}
-	pl := indexPlace{pp, format.ComponentPartitions, f.NodePos}
+	pl := indexPlace{file: pp, component: format.ComponentPartitions, at: f.NodePos}
 	pos, rowsKey, err := s.btiEntry(f.PartitionPayload, pl)
 	if err != nil {
 		return nil, false, err

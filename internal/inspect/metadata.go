@@ -27,11 +27,8 @@ type Metadata struct {
 	Generation           string   `json:"generation"`
 	Components           []string `json:"components"`
 	InvalidTOCEntries    []string `json:"invalid_toc_entries,omitempty"` // TOC.txt lines that are no component name, strconv.Quote'd so no control byte prints
-	// UnlistedComponents are on disk but not in TOC.txt (all that are
-	// there when TOC.txt is missing), and are listed in Components too;
-	// MissingComponents are in TOC.txt but not on disk.
-	UnlistedComponents []string `json:"unlisted_components,omitempty"`
-	MissingComponents  []string `json:"missing_components,omitempty"`
+	UnlistedComponents   []string `json:"unlisted_components,omitempty"` // on disk, not in TOC.txt (all of them without a TOC.txt); in Components too
+	MissingComponents    []string `json:"missing_components,omitempty"`  // in TOC.txt, not on disk
 	Partitioner          string   `json:"partitioner"`
 	BloomFilterFPChance  float64  `json:"bloom_filter_fp_chance"`
 	MinTimestamp         int64    `json:"min_timestamp"`
