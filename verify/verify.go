@@ -9,7 +9,11 @@
 // the entry is byte for byte its canonical encoding), Summary.db's first
 // and last keys are Index.db's and its samples are Index.db entries, the
 // bloom filter holds every key and is not the empty always-present filter
-// unless bloom_filter_fp_chance is 1. Data.db is decoded completely in one
+// unless bloom_filter_fp_chance is 1, TOC.txt lists every component on
+// disk. What the writer derives from the data is rebuilt and compared
+// (rebuild.go): Filter.db, Summary.db's sampling, Statistics.db's
+// partition sizes, row count and timestamps (the only check of them before
+// na, which stores no checksum). Data.db is decoded completely in one
 // pass.
 package verify
 
