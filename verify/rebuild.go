@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
@@ -58,6 +57,9 @@ func newStatsCheck(s *sstable.SSTable, r *Report, skimRows bool) *statsCheck {
 		if n < 0 {
 			c.problem("partition size histogram bucket %d holds %d partitions (a count below zero)", i, n)
 		}
+	}
+	if offs := st.CellsPerPartition.Offsets; !slices.Equal(offs, stats.NewOffsets(len(offs), false)) {
+		c.problem("cells per partition histogram offsets are not EstimatedHistogram's %d offsets", len(offs))
 	}
 	for i, n := range st.CellsPerPartition.Buckets {
 		if n < 0 {
@@ -210,31 +212,8 @@ func (c *filterCheck) finish(s *sstable.SSTable, partitions int64, complete bool
 // header; Cassandra loads each class by name and refuses the sstable when
 // it cannot.
 func checkHeaderTypes(s *sstable.SSTable, r *Report) {
-	h := s.Stats().Header
-	if h == nil {
-		return
-	}
-	check := func(what string, tn stats.TypeName) {
-		t := tn.Type
-		if t == nil {
-			var err error
-			if t, err = cqltype.Parse(tn.Class); err != nil {
-				return // Open would have failed
-			}
-		}
-		for _, c := range t.UnknownClasses() {
-			r.add(Problem{File: s.Path(format.ComponentStatistics), Component: "Statistics.db", Offset: -1,
-				Message: fmt.Sprintf("serialization header: %s has type class %q, which is not one of Cassandra's (Cassandra refuses an sstable whose type class it cannot load; its values read here as bytes)", what, c)})
-		}
-	}
-	check("the partition key", h.KeyType)
-	for i, t := range h.ClusteringTypes {
-		check(fmt.Sprintf("clustering column %d", i), t)
-	}
-	for _, c := range h.StaticColumns {
-		check(fmt.Sprintf("static column %q", c.Name), c.Type)
-	}
-	for _, c := range h.RegularColumns {
-		check(fmt.Sprintf("column %q", c.Name), c.Type)
+	for _, f := range s.ForeignTypes() {
+		r.add(Problem{File: s.Path(format.ComponentStatistics), Component: "Statistics.db", Offset: -1,
+			Message: fmt.Sprintf("serialization header: %s has type class %q, which is not one of Cassandra's (Cassandra refuses an sstable whose type class it cannot load; its values read here as bytes)", f.Column, f.Class)})
 	}
 }

@@ -287,6 +287,11 @@ func openFound(c *cli.Context, path string, sf *schemaFile) (*sstable.SSTable, e
 	if err != nil {
 		return nil, err
 	}
+	if c.Command.Name != "verify" { // verify reports them as problems
+		for _, f := range s.ForeignTypes() {
+			fmt.Fprintf(stderr, "sstabletool: %s: Statistics.db: %s has type class %q, which is not one of Cassandra's; its values are shown as bytes\n", path, f.Column, f.Class)
+		}
+	}
 	if sf != nil {
 		if _, err := sf.apply(s); err != nil {
 			s.Close()

@@ -27,6 +27,46 @@ func (f HeaderFix) String() string {
 // HeaderFixes lists the corrections made to the serialization header.
 func (s *SSTable) HeaderFixes() []HeaderFix { return s.headerFixes }
 
+// A ForeignType is a type class in the serialization header that is not
+// one of Cassandra's: a custom AbstractType, or a damaged class name (which
+// still parses, as a custom type). Cassandra loads each class by name and
+// refuses the sstable when it cannot; the decoder reads such values as
+// bytes.
+type ForeignType struct {
+	Column string // "the partition key", "clustering column 0", `column "v"`, `static column "s"`
+	Class  string // the unknown class, as stored
+}
+
+// ForeignTypes lists the type classes of the serialization header that are
+// not Cassandra's (verify reports each; read commands warn).
+func (s *SSTable) ForeignTypes() []ForeignType {
+	h := s.statistics.Header
+	if h == nil {
+		return nil
+	}
+	var out []ForeignType
+	check := func(what string, tn stats.TypeName) {
+		t, err := typeOf(tn)
+		if err != nil {
+			return // Open would have failed
+		}
+		for _, c := range t.UnknownClasses() {
+			out = append(out, ForeignType{Column: what, Class: c})
+		}
+	}
+	check("the partition key", h.KeyType)
+	for i, t := range h.ClusteringTypes {
+		check(fmt.Sprintf("clustering column %d", i), t)
+	}
+	for _, c := range h.StaticColumns {
+		check(fmt.Sprintf("static column %q", c.Name), c.Type)
+	}
+	for _, c := range h.RegularColumns {
+		check(fmt.Sprintf("column %q", c.Name), c.Type)
+	}
+	return out
+}
+
 // ApplyHeaderFixes records in h, a serialization header written for this
 // sstable's data (a converted copy of Stats().Header), the column types
 // the decoder reads the data with wherever a HeaderFix changed them, as
