@@ -489,8 +489,17 @@ func newSummaryCheck(s *sstable.SSTable, r *Report) *summaryCheck {
 	c.sum = sum
 	r.Checks = append(r.Checks, "Summary.db first, last and sampled keys are Index.db's")
 	c.rebuilt, _ = summary.NewBuilder(0, sum.MinIndexInterval, sum.SamplingLevel)
+	if sum.MinIndexInterval != defaultMinIndexInterval {
+		// Legitimate for a table that sets min_index_interval; on fewer
+		// keys than the interval nothing else tells a damaged one.
+		r.Notes = append(r.Notes, Problem{File: c.path, Component: "Summary.db", Offset: 0,
+			Message: fmt.Sprintf("min index interval %d, not the default %d: Cassandra rebuilds a summary whose interval is not the table's min_index_interval", sum.MinIndexInterval, defaultMinIndexInterval)})
+	}
 	return c
 }
+
+// defaultMinIndexInterval is the table option min_index_interval's default.
+const defaultMinIndexInterval = 128
 
 func (c *summaryCheck) add(p Problem) {
 	c.reported++
