@@ -21,7 +21,9 @@ func dumpCommand() *cli.Command {
 			"JSON (--json is accepted and changes nothing); -d prints sstabledump -d's one line per row instead:\n" +
 			"\"[key]@position\" and the row, marker or partition deletion as Cassandra's toString shows it\n" +
 			"(not JSON, so -d refuses --json, --jsonl and -e).\n" +
-			"A partition key of several columns is given whole, as a:b (a ':' inside a value as \\:).\n\n" +
+			"A partition key of several columns is given whole, as a:b (a ':' inside a value as \\:).\n" +
+			"-k's keys are found through the partition index and checked against Data.db; where the index is\n" +
+			"damaged the lookup says so on stderr and scans Data.db instead, so -k and -e -k always agree.\n\n" +
 			"Examples:\n" +
 			"  sstabletool dump nc-1-big-Data.db\n" +
 			"  sstabletool dump nc-1-big-Data.db -k 2 -k 3                        # only these partitions, found via Summary.db and Index.db\n" +
