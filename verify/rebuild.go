@@ -67,7 +67,7 @@ func newStatsCheck(s *sstable.SSTable, r *Report, skimRows bool) *statsCheck {
 		}
 	}
 	if !skimRows {
-		c.col = stats.NewCollector(s.ClusteringTypes())
+		c.col = stats.NewTimestampCollector()
 	}
 	r.Checks = append(r.Checks, "Statistics.db partition sizes, row count and timestamps against Data.db")
 	return c

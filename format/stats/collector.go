@@ -30,6 +30,20 @@ type Collector struct {
 	types              []*cqltype.Type
 	minClust, maxClust clustering.Prefix
 	seenClust          bool
+	// timestampsOnly leaves out what a checker does not compare
+	// (NewTimestampCollector).
+	timestampsOnly bool
+}
+
+// NewTimestampCollector returns a Collector for a checker: it gathers the
+// two histograms, the row and column counts and the minimum and maximum
+// timestamp, and leaves out the clustering bounds, the local deletion
+// times and TTLs and their drop-time histogram (Fill reports none), the
+// most costly per row.
+func NewTimestampCollector() *Collector {
+	c := NewCollector(nil)
+	c.timestampsOnly = true
+	return c
 }
 
 // NewCollector returns a Collector for a table whose clustering columns
@@ -54,6 +68,9 @@ func (c *Collector) ts(v int64) {
 }
 
 func (c *Collector) ldt(v int64) {
+	if c.timestampsOnly {
+		return
+	}
 	if !c.seenLDT || v < c.minLDT {
 		c.minLDT = v
 	}
@@ -68,6 +85,9 @@ func (c *Collector) ldt(v int64) {
 }
 
 func (c *Collector) ttl(v int64) {
+	if c.timestampsOnly {
+		return
+	}
 	if !c.seenTTL || v < c.minTTL {
 		c.minTTL = v
 	}
@@ -167,6 +187,9 @@ func (c *Collector) EndPartition(size, cells int64) {
 
 // clust widens the covered slice with one clustering or bound.
 func (c *Collector) clust(p clustering.Prefix) {
+	if c.timestampsOnly {
+		return
+	}
 	if !c.seenClust {
 		c.minClust, c.maxClust, c.seenClust = p.Clone(), p.Clone(), true
 		return
