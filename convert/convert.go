@@ -18,22 +18,15 @@ package convert
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"slices"
 	"strings"
 
-	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
-	"github.com/sstabletool/sstabletool/internal/format/filter"
-	"github.com/sstabletool/sstabletool/internal/format/index"
-	"github.com/sstabletool/sstabletool/internal/format/summary"
+	"github.com/sstabletool/sstabletool/internal/vfs"
 	"github.com/sstabletool/sstabletool/internal/writer"
 	"github.com/sstabletool/sstabletool/reader"
 )
@@ -109,11 +102,6 @@ type Options struct {
 	// estimating is set by Estimate: what Convert would refuse is noted in
 	// Result.Refusals and the estimate goes on with the values capped.
 	estimating bool
-
-	// crash injection for tests (see writer.Staging.CrashAfter).
-	crashBytes   int64
-	crashRenames int
-	crash        bool
 }
 
 // Component is one component's size before and after.
@@ -211,18 +199,21 @@ func (s stagingSink) create(name string) (io.Writer, func() (int64, error), erro
 // o.To into outDir, crash-safely (see package writer). It returns the
 // result even on a verification failure, with the error.
 func Convert(srcPath, outDir string, o Options) (*Result, error) {
+	return convertOn(vfs.Default, srcPath, outDir, o)
+}
+
+// convertOn is Convert writing through fsys: the seam where the tests
+// inject crashes, fsync errors and a full disk.
+func convertOn(fsys vfs.FS, srcPath, outDir string, o Options) (*Result, error) {
 	src, err := sstable.Open(srcPath, sstable.Options{Access: o.Access})
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
 	outDesc := src.Desc().WithVersion(o.To)
-	st, err := writer.NewStaging(outDir, outDesc.Prefix())
+	st, err := writer.NewStaging(fsys, outDir, outDesc.Prefix())
 	if err != nil {
 		return nil, err
-	}
-	if o.crash {
-		st.CrashAfter(o.crashBytes, o.crashRenames)
 	}
 	committed := false
 	defer func() {
@@ -305,439 +296,6 @@ func headerRefusal(h *stats.Header, from, to format.Version) string {
 	return fmt.Sprintf("%s; row bodies are copied as deltas from it, so run sstablescrub on the node first (it rewrites them)", strings.Join(notes, "; "))
 }
 
-// rewrite produces every component of the converted sstable into out, in
-// named steps: check the source, open the output streams, convert
-// Statistics.db, copy the partitions (relinking Data.db and indexing it),
-// finish the streams, then write the small components and TOC.txt and
-// account for the sizes.
-func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
-	if o.To.Name == "" {
-		return nil, errors.New("convert: no target version")
-	}
-	rw := &rewriter{src: src, o: o, out: out, from: src.Version(), to: o.To, dataPath: src.Path(format.ComponentData)}
-	rw.res = &Result{Source: rw.dataPath, From: rw.from.Name, To: rw.to.Name}
-	for _, step := range []func() error{rw.check, rw.openOutputs, rw.convertStatistics, rw.copyPartitions, rw.finishStreams, rw.writeComponents} {
-		if err := step(); err != nil {
-			if rw.dw != nil {
-				rw.dw.Abort()
-			}
-			return rw.res, err
-		}
-	}
-	return rw.res, nil
-}
-
-// rewriter is the state rewrite's steps share.
-type rewriter struct {
-	src      *sstable.SSTable
-	o        Options
-	out      sink
-	from, to format.Version
-	dataPath string
-	res      *Result
-
-	// openOutputs
-	dw         *writer.DataWriter
-	dataDone   func() (int64, error)
-	indexComps []string
-	idxDone    func() (int64, error)
-	rowsDone   func() (int64, error)
-	iw         *writer.IndexWriter
-	bf         *filter.BloomFilter
-	// convertStatistics
-	st *stats.Statistics
-	// copyPartitions
-	first, last []byte
-	// finishStreams
-	dr         *writer.DataResult
-	extra      []writer.Component
-	sizesAfter map[string]int64
-}
-
-// check refuses what cannot be converted before anything is written.
-func (rw *rewriter) check() error {
-	src, from, to := rw.src, rw.from, rw.to
-	if !from.IsBTI() && src.Index() == nil {
-		return fmt.Errorf("%s: Index.db is missing; convert needs every component", rw.dataPath)
-	}
-	if src.Stats().Stats == nil || src.Stats().Validation == nil || src.Stats().Header == nil {
-		return fmt.Errorf("%s: Statistics.db lacks a component convert needs", src.Path(format.ComponentStatistics))
-	}
-	if !to.HasUIntDeletionTime && src.Stats().Stats.MaxLocalDeletionTime != stats.NoDeletionTime &&
-		src.Stats().Stats.MaxLocalDeletionTime > stats.LegacyMaxDeletionTime {
-		// Rows, markers and cells store deletion times as deltas that a
-		// legacy reader widens into a signed int; rewriting those bodies is
-		// out of scope, so refuse rather than write values read back wrong.
-		return fmt.Errorf("%s: holds deletion times up to %d, past the 2038 limit of %s inside row bodies; not convertible", rw.dataPath, src.Stats().Stats.MaxLocalDeletionTime, to.Name)
-	}
-	return nil
-}
-
-// openOutputs starts Data.db (with the source's compression unless asked
-// otherwise), the index writer and the bloom filter.
-func (rw *rewriter) openOutputs() error {
-	src, o, to := rw.src, rw.o, rw.to
-	comp := writer.CompressionFrom(src.Data().Info())
-	if o.Compression != nil {
-		comp = o.Compression
-	}
-	if o.Uncompressed {
-		comp = nil
-	}
-	if comp != nil && comp.MaxCompressedLength == 0 {
-		comp.MaxCompressedLength = 1<<31 - 1
-	}
-	dataW, dataDone, err := rw.out.create(format.ComponentData)
-	if err != nil {
-		return err
-	}
-	rw.dataDone = dataDone
-	if rw.dw, err = writer.NewDataWriter(dataW, comp, to.HasMaxCompressedLength); err != nil {
-		return err
-	}
-	// Summary.db (or Partitions.db and Rows.db) and Filter.db are derived
-	// from the keys, so they are built anew from what is written, whether
-	// or not the source has them: the summary with the source's sampling
-	// (Cassandra's defaults without one), the filter with Statistics.db's
-	// bloom_filter_fp_chance, sized for the exact partition count as
-	// Cassandra sizes it on flush.
-	keys, err := countKeys(src)
-	if err != nil {
-		return err
-	}
-	minInterval, level, err := summarySampling(src)
-	if err != nil {
-		return err
-	}
-	rw.indexComps = writer.IndexComponents(to)
-	idxW, idxDone, err := rw.out.create(rw.indexComps[0])
-	if err != nil {
-		return err
-	}
-	rw.idxDone = idxDone
-	var rowsW io.Writer
-	rw.rowsDone = func() (int64, error) { return 0, nil }
-	if to.IsBTI() {
-		if rowsW, rw.rowsDone, err = rw.out.create(rw.indexComps[1]); err != nil {
-			return err
-		}
-	}
-	if rw.iw, err = writer.NewIndexWriter(writer.IndexConfig{Version: to, Partitioner: src.Partitioner(),
-		ClusteringTypes: src.ClusteringTypes(), ClusteringFixed: src.Schema().ClusteringFixed,
-		ColumnIndexSize: o.ColumnIndexSize, ExpectedKeys: keys, MinIndexInterval: minInterval, SamplingLevel: level}, idxW, rowsW); err != nil {
-		return err
-	}
-	if rw.bf, err = filter.New(keys, src.Stats().Validation.BloomFilterFPChance); err != nil {
-		return fmt.Errorf("%s: Filter.db: %w", src.Path(format.ComponentStatistics), err)
-	}
-	return nil
-}
-
-// convertStatistics converts Statistics.db field by field (stats.Convert)
-// and settles the serialization header's minima (headerRefusal).
-func (rw *rewriter) convertStatistics() error {
-	src, from, to, res := rw.src, rw.from, rw.to, rw.res
-	why := headerRefusal(src.Stats().Header, from, to)
-	unused := minimaUnused(src.Stats().Stats)
-	if why != "" && unused {
-		// No row body holds a deletion time or TTL (Statistics.db says
-		// so, and verification re-checks every cell): the minima are never
-		// added to anything, so the target gets sane ones.
-		why = ""
-	}
-	if why != "" {
-		if !rw.o.estimating {
-			return fmt.Errorf("%s: not convertible: %s", rw.dataPath, why)
-		}
-		res.Refusals = append(res.Refusals, why)
-	}
-	st, losses, err := src.Stats().Convert(to)
-	if err != nil {
-		return err
-	}
-	// Row bodies are copied as they are, so the header must say how they
-	// are stored: a 3.x frozen UDT recorded as UserType(...) is written as
-	// the FrozenType(...) the decoder read it as.
-	src.ApplyHeaderFixes(st.Header)
-	res.Losses = losses
-	if headerRefusal(src.Stats().Header, from, to) != "" {
-		// Unused minima (see above) are written as the epochs; for an
-		// estimate of a refused sstable this is what a scrubbed header
-		// would hold: one vint byte each.
-		if unused {
-			res.Losses = append(res.Losses, stats.Loss{Field: "Header.MinLocalDeletionTime/MinTTL",
-				Reason: fmt.Sprintf("stored minima (deltas %d and %d) that %s cannot hold are unused (no deletion time or TTL in Data.db); written as the epochs", src.Stats().Header.RawMinLocalDeletionTime, src.Stats().Header.RawMinTTL, to.Name)})
-		}
-		st.Header.MinLocalDeletionTime, st.Header.MinTTL = stats.DeletionTimeEpoch, 0
-		st.Header.HasRaw = false
-	}
-	rw.st = st
-	return nil
-}
-
-// copyPartitions relinks Data.db partition by partition (relinker) and
-// gives each partition to the index writer: with the source's promoted
-// index moved, or blocks cut anew from the rows (blockCutter).
-func (rw *rewriter) copyPartitions() error {
-	src, o, from, to, res, dataPath := rw.src, rw.o, rw.from, rw.to, rw.res, rw.dataPath
-	sizes := rw.st.Stats.PartitionSizes
-	rl := &relinker{src: src.Data().Cursor(0), schema: src.Schema(), dst: rw.dw,
-		to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes || o.estimating,
-		file: dataPath, counts: &res.Counts}
-	// Index blocks are cut anew from the rows whenever a trie index is
-	// read or written (a big promoted index is cut at big's granularity,
-	// a BTI sstable has none to move) or a granularity is asked for; a
-	// big-to-big conversion otherwise moves the source's blocks, so that
-	// Index.db keeps Cassandra's exact cut.
-	var cut *blockCutter
-	if from.IsBTI() || to.IsBTI() || o.ColumnIndexSize > 0 {
-		cut = &blockCutter{dec: src.Decoder(0), src: src, iw: rw.iw, counts: &res.Counts}
-	}
-	var scan *index.Scanner
-	if !from.IsBTI() {
-		scan = index.NewScanner(src.Index(), src.IndexCodec(), 0, true)
-	}
-	var (
-		events   []event
-		total    = src.Data().Length()
-		histMiss bool
-	)
-	for {
-		var e *index.Entry
-		var wantKey []byte
-		if scan != nil {
-			if !scan.Next() {
-				break
-			}
-			e = scan.Entry()
-			if e.Position != rl.src.Pos() {
-				return corrupt.New(src.Path(format.ComponentIndex), "Index.db", scan.EntryPos(),
-					fmt.Sprintf("the next partition's Data.db position %d", rl.src.Pos()), fmt.Errorf("entry says %d", e.Position))
-			}
-			wantKey = e.Key
-		} else if rl.src.Pos() >= total {
-			break
-		}
-		pr, evs, err := rl.partition(wantKey, events)
-		events = evs
-		if err != nil {
-			return err
-		}
-		if cut != nil {
-			if err := cut.partition(&pr, events); err != nil {
-				return err
-			}
-		} else {
-			if err := rl.relinkEntry(e, &pr, events, scan.EntryPos()); err != nil {
-				return err
-			}
-			if err := rw.iw.AddEntry(e); err != nil {
-				return fmt.Errorf("%s: %w", dataPath, err)
-			}
-		}
-		if res.cut.n == 0 && res.Partitions > 0 && pr.oldStart >= total/2 {
-			res.cut = boundary{a: pr.oldStart, b: pr.newStart, n: res.Partitions}
-		}
-		rw.bf.Add(pr.key)
-		if !sizes.Remove(pr.oldSize) {
-			histMiss = true
-		}
-		sizes.Add(pr.newSize)
-		if rw.first == nil {
-			rw.first = append([]byte(nil), pr.key...)
-		}
-		rw.last = append(rw.last[:0], pr.key...)
-		res.Partitions++
-		if o.Progress != nil && res.Partitions%1024 == 0 {
-			o.Progress(rl.src.Pos(), total)
-		}
-	}
-	if scan != nil {
-		if err := scan.Err(); err != nil {
-			return fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
-		}
-	}
-	if rl.src.Pos() != total {
-		return corrupt.New(dataPath, "Data.db", rl.src.Pos(), "no partition beyond those Index.db lists", fmt.Errorf("%d bytes left", total-rl.src.Pos()))
-	}
-	if from.IsBTI() && src.Partitions() != nil && src.Partitions().KeyCount != res.Partitions {
-		return corrupt.New(src.Path(format.ComponentPartitions), format.ComponentPartitions, src.Partitions().KeysPos,
-			fmt.Sprintf("a key count equal to the %d partitions of Data.db", res.Partitions), fmt.Errorf("footer says %d", src.Partitions().KeyCount))
-	}
-	if histMiss {
-		res.Losses = append(res.Losses, stats.Loss{Field: "Stats.PartitionSizes",
-			Reason: "the source histogram does not count every partition's size; sizes were added for the rewritten partitions anyway"})
-	}
-	if o.Progress != nil {
-		o.Progress(total, total)
-	}
-	return nil
-}
-
-// finishStreams closes Data.db and the index, collecting their sizes.
-func (rw *rewriter) finishStreams() error {
-	var err error
-	if rw.dr, err = rw.dw.Finish(); err != nil {
-		return err
-	}
-	rw.sizesAfter = map[string]int64{}
-	if rw.sizesAfter[format.ComponentData], err = rw.dataDone(); err != nil {
-		return err
-	}
-	if rw.extra, err = rw.iw.Finish(); err != nil {
-		return err
-	}
-	if rw.sizesAfter[rw.indexComps[0]], err = rw.idxDone(); err != nil {
-		return err
-	}
-	rowsSize, err := rw.rowsDone()
-	if err != nil {
-		return err
-	}
-	if rw.to.IsBTI() {
-		rw.sizesAfter[rw.indexComps[1]] = rowsSize
-	}
-	return nil
-}
-
-// writeComponents finishes Statistics.db with what was written (the
-// compression ratio, the key range), writes the small components and
-// TOC.txt (writer.SmallComponents, writer.TOCFor), and accounts for every
-// component's size before and after.
-func (rw *rewriter) writeComponents() error {
-	src, from, to, res, dr, st := rw.src, rw.from, rw.to, rw.res, rw.dr, rw.st
-	st.Stats.CompressionRatio = dr.CompressionRatio()
-	if to.HasKeyRange && rw.first != nil {
-		st.Stats.FirstKey, st.Stats.LastKey = rw.first, rw.last
-	}
-	if to.HasKeyRange && !from.HasKeyRange {
-		res.Losses = slices.DeleteFunc(res.Losses, func(l stats.Loss) bool { return l.Field == "Stats.FirstKey/LastKey" })
-	}
-	statsBytes, err := st.Encode(to)
-	if err != nil {
-		return fmt.Errorf("%s: encoding Statistics.db: %w", rw.dataPath, err)
-	}
-	res.stats = st
-	small, err := writer.SmallComponents(to, statsBytes, rw.extra, rw.bf.Encode(to.HasOldBloomFilterFormat), dr)
-	if err != nil {
-		return fmt.Errorf("%s: %w", rw.dataPath, err)
-	}
-	written := []string{format.ComponentData}
-	written = append(written, rw.indexComps[0])
-	if to.IsBTI() {
-		written = append(written, rw.indexComps[1])
-	}
-	for _, c := range small {
-		if err := rw.writeWhole(c.Name, c.Bytes); err != nil {
-			return err
-		}
-		written = append(written, c.Name)
-	}
-	toc := writer.TOCFor(src.TOC(), written)
-	if err := rw.writeWhole(format.ComponentTOC, writer.TOCText(toc)); err != nil {
-		return err
-	}
-	for _, name := range toc {
-		res.Components = append(res.Components, Component{Name: name, Before: fileSize(src.Path(name)), After: rw.sizesAfter[name]})
-	}
-	// The source's index components that the target format has no place
-	// for (Index.db and Summary.db for a trie-indexed target, and back)
-	// are gone after the conversion.
-	for _, name := range writer.IndexComponents(from) {
-		if !slices.Contains(toc, name) && src.HasComponent(name) {
-			res.Dropped = append(res.Dropped, Component{Name: name, Before: fileSize(src.Path(name))})
-		}
-	}
-	res.Index = Component{Name: strings.Join(writer.IndexComponents(from), "+") + " -> " + strings.Join(rw.indexComps, "+")}
-	for _, name := range writer.IndexComponents(from) {
-		res.Index.Before += fileSize(src.Path(name))
-	}
-	for _, name := range rw.indexComps {
-		res.Index.After += rw.sizesAfter[name]
-	}
-	res.DataUncompressed = Component{Name: "Data.db (uncompressed)", Before: src.Data().Length(), After: dr.Length}
-	res.CompressionInfo, res.Checksums = dr.Info, dr.Checksums
-	return nil
-}
-
-// writeWhole writes one component built in memory and records its size.
-func (rw *rewriter) writeWhole(name string, b []byte) error {
-	w, done, err := rw.out.create(name)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(b); err != nil {
-		return err
-	}
-	n, err := done()
-	if err != nil {
-		return err
-	}
-	rw.sizesAfter[name] = n
-	return nil
-}
-
-// countKeys counts Index.db's entries (heads only): the filter and the
-// summary are sized for the partition count before the keys arrive.
-func countKeys(src *sstable.SSTable) (int64, error) {
-	if src.Version().IsBTI() {
-		if src.Partitions() != nil {
-			// Partitions.db's footer counts them; the conversion checks
-			// the count against Data.db's partitions.
-			return src.Partitions().KeyCount, nil
-		}
-		// The tries are derived from Data.db like Summary.db and
-		// Filter.db: without them, Data.db is counted by a skim.
-		return countPartitions(src)
-	}
-	scan := index.NewScanner(src.Index(), src.IndexCodec(), 0, false)
-	var n int64
-	for scan.Next() {
-		n++
-	}
-	if err := scan.Err(); err != nil {
-		return n, fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
-	}
-	return n, nil
-}
-
-// countPartitions walks Data.db by sizes alone.
-func countPartitions(src *sstable.SSTable) (int64, error) {
-	d := src.Decoder(0)
-	var h rows.PartitionHeader
-	var n int64
-	for {
-		err := d.ReadPartitionHeader(&h)
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err == nil {
-			_, err = d.SkimRest()
-		}
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
-}
-
-// defaultMinIndexInterval is min_index_interval's default (TableParams).
-const defaultMinIndexInterval = 128
-
-// summarySampling is the source Summary.db's min index interval and
-// sampling level, or what Cassandra writes a new sstable with (the table
-// default interval, full sampling) when the source has none.
-func summarySampling(src *sstable.SSTable) (minInterval, level int, err error) {
-	if !src.HasComponent(format.ComponentSummary) {
-		return defaultMinIndexInterval, summary.BaseSamplingLevel, nil
-	}
-	sum, err := src.Summary()
-	if err != nil {
-		return 0, 0, err
-	}
-	return sum.MinIndexInterval, sum.SamplingLevel, nil
-}
-
 // PlaceCount is the count of LIVE and non-LIVE DeletionTimes in one place.
 type PlaceCount struct {
 	Place   string `json:"place"`
@@ -761,12 +319,4 @@ func (c Counts) MarshalJSON() ([]byte, error) {
 		BlocksWithoutMarker int64        `json:"index_blocks_without_marker"`
 		Capped              int64        `json:"capped"`
 	}{c.ByPlace(), c.BlocksWithoutMarker, c.Capped})
-}
-
-func fileSize(p string) int64 {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }

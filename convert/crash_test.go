@@ -3,6 +3,7 @@ package convert
 import (
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/vfs"
+	"github.com/sstabletool/sstabletool/internal/vfs/errorfs"
 	"github.com/sstabletool/sstabletool/internal/writer"
 	"github.com/sstabletool/sstabletool/verify"
 )
@@ -51,9 +54,9 @@ func stagingDirs(t *testing.T, dir string) []string {
 	return out
 }
 
-// TestCrashAnywhere kills the conversion at random points (a byte count
-// across all files written, or a rename, the commit marker's included)
-// and checks: the output directory shows no sstable unless the run
+// TestCrashAnywhere kills the conversion at random points through the FS
+// seam (errorfs: a byte count across all files written, a rename, the
+// commit marker's included, or any other change of the disk) and checks: the output directory shows no sstable unless the run
 // finished; the killed run's staging directory is inside the output
 // directory and nothing is left beside it; the next run repairs what was
 // left (removes an unfinished staging directory, completes a decided
@@ -105,24 +108,48 @@ func crashAnywhere(t *testing.T, group, name string, to format.Version, trials i
 			}
 			os.WriteFile(filepath.Join(out, "unrelated.txt"), []byte("x"), 0o644)
 		}
-		o := Options{To: to, Verify: i%3 == 0, crash: true, crashBytes: -1, crashRenames: -1}
-		if rng.IntN(3) == 0 {
+		o := Options{To: to, Verify: i%3 == 0}
+		efs := errorfs.New(vfs.Default)
+		var at string
+		switch k := rng.IntN(6); {
+		case k < 2:
 			// The marker and every file are renamed; past them the run finishes.
-			o.crashRenames = rng.IntN(len(full.Components) + 2)
-		} else {
-			o.crashBytes = rng.Int64N(total + 1)
+			n := rng.Int64N(int64(len(full.Components)) + 2)
+			efs.CrashAt(n, errorfs.Renames)
+			at = fmt.Sprintf("rename %d", n)
+		case k < 3:
+			// Any change: a directory made, a file created, an fsync...
+			n := rng.Int64N(int64(3*len(full.Components)) + 12)
+			efs.CrashAt(n, errorfs.Changes)
+			at = fmt.Sprintf("change %d", n)
+		default:
+			n := rng.Int64N(total + 1)
+			efs.CrashAfterBytes(n)
+			at = fmt.Sprintf("byte %d", n)
 		}
-		res, err := Convert(src, out, o)
-		if err != nil && !errors.Is(err, writer.ErrInjectedCrash) {
-			t.Fatalf("trial %d: unexpected error %v", i, err)
+		res, err := convertOn(efs, src, out, o)
+		if err != nil && !errors.Is(err, errorfs.ErrCrashed) {
+			t.Fatalf("trial %d (crash at %s): unexpected error %v", i, at, err)
+		}
+		if err != nil != efs.Crashed() {
+			t.Fatalf("trial %d (crash at %s): error %v, yet crashed %v", i, at, err, efs.Crashed())
 		}
 		found, orphans := findReadable(t, i, out)
 		if ents, _ := os.ReadDir(parent); len(ents) != 1 {
 			t.Fatalf("trial %d: the run left something beside the output directory: %v", i, ents)
 		}
+		// A kill after the last rename (an fsync of the destination, the
+		// staging directory's removal) leaves the whole sstable in place:
+		// the commit was done. Any earlier one leaves none visible.
+		whole := err != nil && len(found) == 1 && orphans == 0 && sameFiles(hashDir(t, out), want)
 		switch {
+		case whole:
+			t.Logf("trial %d: killed after the commit was done (%s)", i, at)
+			if len(stagingDirs(t, out)) > 1 {
+				t.Fatalf("trial %d: staging directories in the output: %v", i, stagingDirs(t, out))
+			}
 		case err != nil && len(found) != 0 && !partitionsWithoutData(found):
-			t.Fatalf("trial %d (bytes %d renames %d): crashed, yet %v is in the output directory", i, o.crashBytes, o.crashRenames, found)
+			t.Fatalf("trial %d (crash at %s): crashed, yet %v is in the output directory", i, at, found)
 		case err != nil && len(stagingDirs(t, out)) != 1:
 			t.Fatalf("trial %d: crashed, staging directories in the output: %v", i, stagingDirs(t, out))
 		case err == nil:
@@ -139,7 +166,7 @@ func crashAnywhere(t *testing.T, group, name string, to format.Version, trials i
 		// when the killed run had not decided its commit.
 		res2, err2 := Convert(src, out, Options{To: to})
 		switch {
-		case err == nil:
+		case err == nil || whole && !strings.Contains(fmt.Sprint(err2), "completed the commit"):
 			if err2 == nil || !strings.Contains(err2.Error(), "already holds") || res2 != nil && len(res2.Recovered) > 0 {
 				t.Fatalf("trial %d: rerun over a finished output: %v", i, err2)
 			}
@@ -191,6 +218,21 @@ func crashAnywhere(t *testing.T, group, name string, to format.Version, trials i
 		complete, trials, completedByRecovery, removedByRecovery)
 }
 
+// sameFiles reports whether got holds the files of want, byte for byte,
+// and no other sstable's (the unrelated file of half the trials apart).
+func sameFiles(got, want map[string][32]byte) bool {
+	delete(got, "unrelated.txt")
+	if len(got) != len(want) {
+		return false
+	}
+	for name, h := range want {
+		if got[name] != h {
+			return false
+		}
+	}
+	return true
+}
+
 // findReadable is the sstables a scan of dir finds, and how many it
 // reports as missing Data.db: a run killed between its renames leaves
 // components without Data.db, which the scan names as such (never as an
@@ -227,7 +269,7 @@ func TestPartialSetWithoutStagingIsExplained(t *testing.T) {
 // A staging directory whose owner is alive is left alone.
 func TestLiveStagingIsLeftAlone(t *testing.T) {
 	out := t.TempDir()
-	st, err := writer.NewStaging(out, "oa-7-big-")
+	st, err := writer.NewStaging(nil, out, "oa-7-big-")
 	if err != nil {
 		t.Fatal(err)
 	}

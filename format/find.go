@@ -6,8 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/sstabletool/sstabletool/internal/format/txnlog"
 )
 
 // StagingDirPrefix starts the name of the directories sstabletool's writer
@@ -338,13 +339,6 @@ func componentsByPrefix(entries []os.DirEntry) map[string]*prefixComponents {
 	return out
 }
 
-// txnLogName is LogFile.FILE_REGEX: "[<format>-]<version>_txn_<op>_<id>.log",
-// or "txn_<op>_<id>.log" in early 3.0.
-var txnLogName = regexp.MustCompile(`^((?:[a-z]+-)?.{2}_)?txn_(.*)_(.*)\.log$`)
-
-// txnRecord is LogRecord.REGEX: "<type>:[<path>,<time>,<files>][<checksum>]".
-var txnRecord = regexp.MustCompile(`(?i)^(add|remove|commit|abort):\[([^,]*),?([^,]*),?([^,]*)\]\[(\d*)\]$`)
-
 // txnLeftovers reads the transaction logs among entries and returns the
 // sstable prefixes ("nb-5-big-") they mark as not live, each with why.
 // A log is the record of a compaction, flush or upgrade in progress:
@@ -354,7 +348,7 @@ var txnRecord = regexp.MustCompile(`(?i)^(add|remove|commit|abort):\[([^,]*),?([
 func txnLeftovers(dir string, entries []os.DirEntry) (map[string]string, error) {
 	var out map[string]string
 	for _, e := range entries {
-		if e.IsDir() || !txnLogName.MatchString(e.Name()) {
+		if e.IsDir() || !txnlog.IsLogName(e.Name()) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
@@ -372,22 +366,19 @@ func txnLeftovers(dir string, entries []os.DirEntry) (map[string]string, error) 
 		sc := bufio.NewScanner(strings.NewReader(string(b)))
 		sc.Buffer(nil, len(b)+1)
 		for sc.Scan() {
-			m := txnRecord.FindStringSubmatch(strings.TrimSpace(sc.Text()))
-			if m == nil {
-				continue
-			}
-			prefix := filepath.Base(m[2])
+			r := txnlog.ParseRecord(strings.TrimSpace(sc.Text()))
+			prefix := filepath.Base(r.Path)
 			if !strings.HasSuffix(prefix, "-") {
 				prefix += "-"
 			}
-			switch strings.ToLower(m[1]) {
-			case "add":
+			switch r.Type {
+			case txnlog.Add:
 				adds = append(adds, prefix)
-			case "remove":
+			case txnlog.Remove:
 				removes = append(removes, prefix)
-			case "commit":
+			case txnlog.Commit:
 				committed = true
-			case "abort":
+			case txnlog.Abort:
 				aborted = true
 			}
 		}

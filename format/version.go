@@ -1,7 +1,12 @@
-// Package format decodes the components of Cassandra big-format sstables.
-// Every decoder is driven by one Version value whose feature flags mirror
-// BigFormat.BigVersion, so version-specific packages (format/nc, format/oa)
-// only name versions and hold what truly differs.
+// Package format is what every decoder of Cassandra's sstables (big and
+// BTI) starts from: the Version, whose feature flags mirror
+// BigFormat.BigVersion and BtiFormat.BtiVersion, so that version-specific
+// packages (format/nc, format/oa) only name versions and hold what truly
+// differs; the Descriptor, an sstable's name and its components' file
+// names and TOC.txt; and the data-directory layout: table directory names
+// (TableOfDir) and Find, which turns paths into sstables the way the
+// commands take them. The components themselves are decoded by the
+// packages beside it (format/rows, format/stats, format/sstable...).
 package format
 
 import (

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // Picture is what the charts show, computed once from a report so that the
@@ -67,7 +69,7 @@ func NewPicture(rep *Report, title string) *Picture {
 	s := &rep.Settings
 	if s.HeapSpace > 0 || s.OffheapSpace > 0 {
 		p.FlushRule = fmt.Sprintf("trigger: heap %s or off heap %s × cleanup threshold %.2f",
-			HumanBytes(s.HeapSpace), HumanBytes(s.OffheapSpace), s.CleanupThreshold)
+			words.PrettyMemory(s.HeapSpace, ""), words.PrettyMemory(s.OffheapSpace, ""), s.CleanupThreshold)
 	}
 	seenKind := map[string]bool{}
 	for i := range rep.Results {
@@ -144,6 +146,8 @@ func settingsLine(s *Settings) string {
 	var parts []string
 	if s.Source == "sstables" {
 		parts = append(parts, fmt.Sprintf("%d sstable(s)", len(s.SSTables)))
+	} else if s.Table != "" {
+		parts = append(parts, "table "+s.Table+" ("+s.ProfileFormat+" profile "+s.ProfileFile+")")
 	} else if s.Profile != "" {
 		parts = append(parts, "profile "+s.Profile)
 	}

@@ -547,6 +547,10 @@ type Settings struct {
 	ToolVersion      string   `json:"tool_version"`
 	Source           string   `json:"source"` // "profile" or "sstables"
 	Profile          string   `json:"profile,omitempty"`
+	ProfileFile      string   `json:"profile_file,omitempty"`   // the profile's path, when it was read from a file
+	ProfileFormat    string   `json:"profile_format,omitempty"` // "cassandra-stress" for a cassandra-stress user profile
+	Table            string   `json:"table,omitempty"`          // a cassandra-stress profile's keyspace.table
+	IgnoredFields    []string `json:"ignored_fields,omitempty"` // its fields that change nothing in the memtables (docs/workload.md)
 	SSTables         []string `json:"sstables,omitempty"`
 	Ops              int64    `json:"ops"`
 	Seed             uint64   `json:"seed"`

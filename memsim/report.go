@@ -7,31 +7,9 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
-)
 
-// HumanBytes renders a byte count in binary units, as Cassandra's
-// FBUtilities.prettyPrintMemory does (e.g. 5.700GiB).
-func HumanBytes(n int64) string {
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	v := float64(n)
-	u := 0
-	for v >= 1024 && u < len(units)-1 {
-		v /= 1024
-		u++
-	}
-	s := fmt.Sprintf("%.3f%s", v, units[u])
-	if u == 0 {
-		s = fmt.Sprintf("%d%s", n, units[0])
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
-}
+	"github.com/sstabletool/sstabletool/internal/words"
+)
 
 // WriteTable prints one line per memtable and allocation type.
 func WriteTable(w io.Writer, rs []Result) error {
@@ -43,8 +21,8 @@ func WriteTable(w io.Writer, rs []Result) error {
 			flush = fmt.Sprint(r.FirstFlushOp)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%s\t%.2f\t%s\t%.2f\t\n",
-			r.Memtable, r.Allocation, r.Partitions, HumanBytes(r.OnHeap), HumanBytes(r.OffHeap), HumanBytes(r.LiveData),
-			r.OnHeapPerPartition, r.OffHeapPerPartition, r.OverheadPerCell, HumanBytes(r.GoStructure), r.MapSeconds, flush, r.FlushesPerMillion)
+			r.Memtable, r.Allocation, r.Partitions, words.PrettyMemory(r.OnHeap, ""), words.PrettyMemory(r.OffHeap, ""), words.PrettyMemory(r.LiveData, ""),
+			r.OnHeapPerPartition, r.OffHeapPerPartition, r.OverheadPerCell, words.PrettyMemory(r.GoStructure, ""), r.MapSeconds, flush, r.FlushesPerMillion)
 	}
 	return tw.Flush()
 }
@@ -245,8 +223,8 @@ func WriteHTML(w io.Writer, rep *Report, p *Picture) error {
 		io.WriteString(w, "<table><tr><th>memtable</th><th>allocation</th><th>partitions</th><th>on heap</th><th>off heap</th><th>live data</th><th>on heap/partition</th><th>off heap/partition</th><th>overhead/cell</th><th>first flush op</th><th>flushes/M writes</th></tr>\n")
 		for _, r := range rep.Results {
 			fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%d</td><td>%.2f</td></tr>\n",
-				html.EscapeString(r.Memtable), html.EscapeString(r.Allocation), r.Partitions, HumanBytes(r.OnHeap), HumanBytes(r.OffHeap),
-				HumanBytes(r.LiveData), r.OnHeapPerPartition, r.OffHeapPerPartition, r.OverheadPerCell, r.FirstFlushOp, r.FlushesPerMillion)
+				html.EscapeString(r.Memtable), html.EscapeString(r.Allocation), r.Partitions, words.PrettyMemory(r.OnHeap, ""), words.PrettyMemory(r.OffHeap, ""),
+				words.PrettyMemory(r.LiveData, ""), r.OnHeapPerPartition, r.OffHeapPerPartition, r.OverheadPerCell, r.FirstFlushOp, r.FlushesPerMillion)
 		}
 		io.WriteString(w, "</table>\n")
 	}

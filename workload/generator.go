@@ -78,6 +78,8 @@ type Generator struct {
 	nowSec     int64
 
 	scratch []byte
+
+	stress *stressGen // a cassandra-stress profile's inserts, instead of the above
 }
 
 // NewGenerator returns the Source for p (which must be valid) replaying ops
@@ -90,6 +92,10 @@ func NewGenerator(p *Profile, ops int64) (*Generator, error) {
 		ops = p.Ops
 	}
 	g := &Generator{p: p, total: ops, readsAfter: p.Reads.Ops}
+	if p.Stress != nil {
+		g.stress, g.schema, g.readsAfter = newStressGen(p), p.Stress.schema, 0
+		return g, nil
+	}
 	g.rng = rand.New(rand.NewPCG(p.Seed, 0x9e3779b97f4a7c15))
 	g.rows, _ = ParseDist(p.RowsPerPartition)
 	var s float64
@@ -197,9 +203,12 @@ func (g *Generator) Next(op *Op) (bool, error) {
 	if g.i >= g.total+g.readsAfter {
 		return false, nil
 	}
-	op.Reset()
 	i := g.i
 	g.i++
+	if g.stress != nil {
+		return true, g.stress.next(op, i)
+	}
+	op.Reset()
 	if i >= g.total || (g.p.Reads.Ratio > 0 && g.rng.Float64() < g.p.Reads.Ratio) {
 		g.read(op)
 		return true, nil

@@ -36,6 +36,12 @@ type Profile struct {
 	// TimestampStart is the write timestamp (microseconds) of op 0; op i
 	// writes at TimestampStart+i so later writes win.
 	TimestampStart int64 `yaml:"timestamp_start" json:"timestamp_start"`
+
+	// Stress is set when the profile is a cassandra-stress user profile:
+	// its table and distributions then take the place of Schema,
+	// RowsPerPartition, PartitionOrder, Mix, TTL and Reads, and Partitions
+	// counts partition seeds (see StressTable).
+	Stress *StressTable `yaml:"-" json:"-"`
 }
 
 // SchemaSpec is the table shape.
@@ -119,12 +125,18 @@ func (e *ProfileError) Unwrap() error { return e.Err }
 // maxProfileBytes bounds what ParseProfile reads: profiles are small.
 const maxProfileBytes = 1 << 20
 
-// ParseProfile reads a YAML or JSON profile. Unknown fields are errors so a
-// typo does not silently fall back to a default. file names the source in
-// errors and may be "".
+// ParseProfile reads a YAML or JSON profile, in this package's format or
+// a cassandra-stress user profile (recognised by its fields: keyspace,
+// table_definition, columnspec, insert, queries, ...). Unknown fields are
+// errors so a typo does not silently fall back to a default. file names the
+// source in errors and may be "".
 func ParseProfile(data []byte, file string) (*Profile, error) {
 	if len(data) > maxProfileBytes {
 		return nil, &ProfileError{File: file, Err: fmt.Errorf("%d bytes is larger than the %d-byte limit", len(data), maxProfileBytes)}
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) == nil && hasStressField(&doc) {
+		return parseStress(data, file)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -175,6 +187,12 @@ func (p *Profile) Validate() error {
 	}
 	if p.Ops < 0 || p.Reads.Ops < 0 {
 		return perr("ops", "must be >= 0")
+	}
+	if p.TimestampStart == 0 {
+		p.TimestampStart = 1_700_000_000_000_000
+	}
+	if p.Stress != nil {
+		return nil // checked when it was parsed; the fields below do not apply
 	}
 	if len(p.Schema.PartitionKey) == 0 {
 		return perr("schema.partition_key", "needs at least one column")
@@ -272,9 +290,6 @@ func (p *Profile) Validate() error {
 	}
 	if r.Fixed+r.Inside+r.PartlyOutside+r.Outside == 0 {
 		p.Reads.Fixed, p.Reads.Inside, p.Reads.PartlyOutside, p.Reads.Outside = 1, 1, 1, 1
-	}
-	if p.TimestampStart == 0 {
-		p.TimestampStart = 1_700_000_000_000_000
 	}
 	return nil
 }

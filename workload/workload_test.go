@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/fnv"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -297,12 +299,31 @@ func FuzzParseProfile(f *testing.F) {
 		f.Add([]byte(builtins[n]))
 	}
 	f.Add([]byte(`{"partitions":3,"schema":{"partition_key":[{"name":"k","type":"blob","size":"exp(5)"}]}}`))
+	for _, name := range stressExamples {
+		b, err := os.ReadFile(filepath.Join("testdata", "stress", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseProfile(data, "fuzz")
 		if err != nil {
 			return
 		}
 		p.Partitions = min(p.Partitions, 1000)
+		if st := p.Stress; st != nil {
+			// Keep each input quick: levels below the first are drawn whole
+			// for every partition, and a tiny select chance skips many.
+			for _, c := range st.ck[min(1, len(st.ck)):] {
+				if c.cluster.maxValue() > 1000 {
+					return
+				}
+			}
+			if st.selectRow.maxValue() < 0.01 {
+				return
+			}
+		}
 		g, err := NewGenerator(p, 50)
 		if err != nil {
 			t.Fatalf("valid profile rejected by NewGenerator: %v", err)

@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/internal/generate"
-	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/tui"
 )
 
@@ -42,7 +41,7 @@ func browseAction(c *cli.Context) error {
 		return err
 	}
 	var paths []string
-	var unreadable []catalog.Unreadable
+	var unreadable []tui.Unreadable
 	if c.NArg() == 0 {
 		dir, err := os.MkdirTemp("", "sstabletool-demo-")
 		if err != nil {
@@ -68,7 +67,7 @@ func browseAction(c *cli.Context) error {
 		}
 		for _, f := range sc.found {
 			if f.Err != nil {
-				unreadable = append(unreadable, catalog.Unreadable{Path: f.Path, Err: f.Err})
+				unreadable = append(unreadable, tui.Unreadable{Path: f.Path, Err: f.Err})
 				continue
 			}
 			paths = append(paths, f.Path)

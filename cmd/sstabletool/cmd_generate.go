@@ -17,14 +17,17 @@ func generateCommand() *cli.Command {
 		Usage:     "write a synthetic sstable from a workload profile (docs/workload.md)",
 		ArgsUsage: "--format nb|nc|oa|da --out DIR [--profile FILE|NAME]",
 		Description: "Writes one sstable whose partitions, rows, values, deletions and TTLs follow the profile\n" +
-			"(a YAML/JSON file, or a built-in name: demo (the default), " + strings.Join(workload.BuiltinNames(), ", ") + ").\n" +
+			"(a YAML/JSON file, a cassandra-stress user profile, or a built-in name: demo (the default),\n" +
+			strings.Join(workload.BuiltinNames(), ", ") + "). For a cassandra-stress profile --partitions counts partition\n" +
+			"seeds, and the table is its table_definition (docs/workload.md).\n" +
 			"The mix's weights become shares of deleted partitions, rows, cells and range tombstones\n" +
 			"(docs/writer.md). Deterministic for a given --seed.\n\n" +
 			"Examples:\n" +
 			"  sstabletool generate --out /tmp/gen --partitions 300                                            # the demo profile, as oa\n" +
 			"  sstabletool generate --format nc --profile wide-partitions --partitions 20 --out /tmp/wide\n" +
 			"  sstabletool generate --format da --profile wide-partitions --partitions 20 --out /tmp/wide-bti   # trie-indexed\n" +
-			"  sstabletool generate --out /tmp/ts --profile time-series-ttl --seed 7 --partitions 200 --json",
+			"  sstabletool generate --out /tmp/ts --profile time-series-ttl --seed 7 --partitions 200 --json\n" +
+			"  sstabletool generate --out /tmp/orders --profile orders-stress.yaml --partitions 40                # a cassandra-stress profile",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa), or da (BTI: Partitions.db and Rows.db in place of Index.db and Summary.db)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR`", Required: true},
@@ -74,11 +77,20 @@ func generateAction(c *cli.Context) error {
 		return badData(err)
 	}
 	if c.Bool("json") {
-		return writeJSON(map[string]any{"data_path": res.DataPath, "version": v.Name, "profile": p.Name,
-			"partitions": res.Partitions, "rows": res.Rows, "uncompressed_bytes": res.DataBytes})
+		out := map[string]any{"data_path": res.DataPath, "version": v.Name, "profile": p.Name,
+			"partitions": res.Partitions, "rows": res.Rows, "uncompressed_bytes": res.DataBytes}
+		if st := p.Stress; st != nil {
+			out["table"], out["profile_format"], out["partition_seeds"], out["ignored_fields"] = st.QualifiedName(), "cassandra-stress", p.Partitions, st.Ignored
+		}
+		return writeJSON(out)
 	}
 	for _, n := range res.Recovered {
 		fmt.Fprintf(stdout, "recovered: %s\n", n)
+	}
+	if st := p.Stress; st != nil {
+		fmt.Fprintf(stdout, "wrote %s (%s, %d partitions of %d seeds, %d rows, table %s of cassandra-stress profile %s)\n",
+			res.DataPath, v.Name, res.Partitions, p.Partitions, res.Rows, st.QualifiedName(), c.String("profile"))
+		return nil
 	}
 	fmt.Fprintf(stdout, "wrote %s (%s, %d partitions, %d rows, profile %s)\n", res.DataPath, v.Name, res.Partitions, res.Rows, p.Name)
 	return nil

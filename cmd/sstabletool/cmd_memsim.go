@@ -32,7 +32,8 @@ func memsimCommand() *cli.Command {
 		Usage:     "replay a workload into skip-list, trie and hash-ordered memtables and show their memory footprint",
 		ArgsUsage: " ",
 		Description: "memsim replays a workload profile (built-in: " + strings.Join(workload.BuiltinNames(), ", ") + ",\n" +
-			"or a YAML/JSON file, see docs/workload.md) into Go memtables built like Cassandra's and prints,\n" +
+			"a YAML/JSON file, or a cassandra-stress user profile with your table_definition and columnspec,\n" +
+			"see docs/workload.md) into Go memtables built like Cassandra's and prints,\n" +
 			"per memtable and memtable_allocation_type, the bytes Cassandra would account on and off heap,\n" +
 			"per partition against the live data, and how many flushes per million writes that makes.\n" +
 			"Defaults model JDK 11 and Cassandra before CASSANDRA-14227 (--cassandra 4.1), the conditions of\n" +
@@ -40,6 +41,7 @@ func memsimCommand() *cli.Command {
 			"Examples:\n" +
 			"  sstabletool memsim --ops 20000 --svg /tmp/memsim.svg              # the picture (also --html, --tui)\n" +
 			"  sstabletool memsim --from-sstable .                               # replay this table's own data\n" +
+			"  sstabletool memsim --profile orders-stress.yaml --ops 100000      # your table's cassandra-stress profile\n" +
 			"  sstabletool memsim --bench --ops 20000 --json > bench.json       # speed, each memtable alone",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Value: "small-partitions", Usage: "built-in profile name or profile file"},
@@ -226,6 +228,13 @@ func runMemsim(c *cli.Context) error {
 		}
 		set.Source, set.Profile, set.Ops, set.Seed, set.Partitions = "profile", p.Name, n, p.Seed, p.Partitions
 		title = fmt.Sprintf("memsim --profile %s --ops %s", p.Name, memsim.Count(n))
+		if _, builtin := workload.Builtin(c.String("profile")); !builtin {
+			set.ProfileFile = c.String("profile")
+		}
+		if st := p.Stress; st != nil {
+			set.ProfileFormat, set.Table, set.IgnoredFields = "cassandra-stress", st.QualifiedName(), st.Ignored
+			title = fmt.Sprintf("memsim: table %s, cassandra-stress profile %s, %s ops", st.QualifiedName(), set.ProfileFile, memsim.Count(n))
+		}
 	}
 	set.Partitioner = o.Partitioner.String()
 	set.JDK, set.Cassandra, set.Shards = o.JDK, o.Cassandra, o.Shards
@@ -325,6 +334,13 @@ func writeText(w io.Writer, rep *memsim.Report, pic *memsim.Picture) error {
 	if len(rep.Results) == 0 {
 		return nil
 	}
+	if s := &rep.Settings; s.Table != "" {
+		fmt.Fprintf(w, "table %s from the %s profile %s (one op is one row's write)\n", s.Table, s.ProfileFormat, s.ProfileFile)
+		if len(s.IgnoredFields) > 0 {
+			fmt.Fprintf(w, "ignored (no effect on the memtables): %s\n", strings.Join(s.IgnoredFields, ", "))
+		}
+		fmt.Fprintln(w)
+	}
 	if err := memsim.WriteTable(w, rep.Results); err != nil {
 		return err
 	}
@@ -343,8 +359,8 @@ func writeText(w io.Writer, rep *memsim.Report, pic *memsim.Picture) error {
 	if kc := rep.KeyCache; kc != nil {
 		fmt.Fprintf(w, "\nkey cache (CASSANDRA-9738), %d entries (%d with a promoted index, %d of them held with their IndexInfos):\n"+
 			"  on heap %s (%.1f B/entry), off heap serialized %s (%.1f B/entry, of which %d B is the OHC library's entry header, not Cassandra's)\n",
-			kc.Entries, kc.Indexed, kc.IndexedOnHeap, memsim.HumanBytes(kc.OnHeap), kc.OnHeapPerEntry,
-			memsim.HumanBytes(kc.OffHeap), kc.OffHeapPerEntry, kc.OHCEntryHeader)
+			kc.Entries, kc.Indexed, kc.IndexedOnHeap, words.PrettyMemory(kc.OnHeap, ""), kc.OnHeapPerEntry,
+			words.PrettyMemory(kc.OffHeap, ""), kc.OffHeapPerEntry, kc.OHCEntryHeader)
 	}
 	return nil
 }
@@ -368,6 +384,9 @@ func savedTitle(rep *memsim.Report, path string) string {
 	t := "memsim: " + filepath.Base(path)
 	if s.Source == "profile" && s.Profile != "" {
 		t = fmt.Sprintf("memsim --profile %s --ops %s", s.Profile, memsim.Count(s.Ops))
+	}
+	if s.Source == "profile" && s.Table != "" {
+		t = fmt.Sprintf("memsim: table %s, %s profile %s, %s ops", s.Table, s.ProfileFormat, s.ProfileFile, memsim.Count(s.Ops))
 	}
 	if rep.Bench != nil && len(rep.Results) == 0 {
 		t = strings.Replace(t, "memsim", "memsim --bench", 1)

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/internal/inspect"
+	"github.com/sstabletool/sstabletool/internal/tui/theme"
 	"github.com/sstabletool/sstabletool/internal/words"
 )
 
@@ -46,19 +47,10 @@ func metadataCommand() *cli.Command {
 	}, sstableArgs)
 }
 
-// useColors reports whether -c colors the output: on a terminal, or when
-// CLICOLOR_FORCE asks for them anyway.
+// useColors reports whether -c colors the output: where the one colour
+// policy (theme.Detect: a terminal, NO_COLOR, CLICOLOR_FORCE) allows it.
 func useColors(c *cli.Context) bool {
-	if !c.Bool("colors") {
-		return false
-	}
-	if f := os.Getenv("CLICOLOR_FORCE"); f != "" && f != "0" {
-		return true
-	}
-	if os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	return isTerminal(stdout)
+	return c.Bool("colors") && theme.Detect(stdout) > colorprofile.ASCII
 }
 
 func metadataAction(c *cli.Context) error {
@@ -190,7 +182,7 @@ func (pr metadataPrinter) histograms(m *inspect.Metadata) {
 }
 
 func (pr metadataPrinter) bytesName(v int64) string {
-	return fmt.Sprintf("%d %s", v, pr.style.quiet(inspect.ToByteString(v)))
+	return fmt.Sprintf("%d %s", v, pr.style.quiet(words.ToByteString(v)))
 }
 
 func countName(v int64) string { return fmt.Sprint(v) }
@@ -242,7 +234,7 @@ func (pr metadataPrinter) scan(s *inspect.ScanInfo) {
 	}
 	pr.section("Largest Partitions")
 	for _, kv := range s.Largest {
-		fmt.Fprintln(pr.w, "  "+entry(kv)+st.wrap(ansiWhite, " ("+inspect.ToByteString(kv.Value)+")"))
+		fmt.Fprintln(pr.w, "  "+entry(kv)+st.wrap(ansiWhite, " ("+words.ToByteString(kv.Value)+")"))
 	}
 	// sstablemetadata prints its tombstone leaders only when their lines
 	// are longer than 10 characters in all.

@@ -435,7 +435,7 @@ func (p *partitionsPrinter) summary(sum *sstableSummary) error {
 		if err != nil {
 			return "overflow"
 		}
-		return inspect.PrettyMemory(v)
+		return words.PrettyMemory(v, " ")
 	}
 	if p.partitionsOnly {
 		fmt.Fprintf(w, "         %20s\n", "Partition size")
@@ -455,8 +455,8 @@ func (p *partitionsPrinter) summary(sum *sstableSummary) error {
 	}{{"~p50", .5}, {"~p75", .75}, {"~p90", .90}, {"~p95", .95}, {"~p99", .99}, {"~p999", .999}} {
 		line(q.label, size(q.q), pct(st.Rows, q.q), pct(st.Cells, q.q), pct(st.Tombstones, q.q))
 	}
-	line("min", inspect.PrettyMemory(st.MinSize), i64(st.MinRows), i64(st.MinCells), i64(st.MinTombstones))
-	line("max", inspect.PrettyMemory(st.MaxSize), i64(st.MaxRows), i64(st.MaxCells), i64(st.MaxTombstones))
+	line("min", words.PrettyMemory(st.MinSize, " "), i64(st.MinRows), i64(st.MinCells), i64(st.MinTombstones))
+	line("max", words.PrettyMemory(st.MaxSize, " "), i64(st.MaxRows), i64(st.MaxCells), i64(st.MaxTombstones))
 	_, err := fmt.Fprintf(w, "  count  %20d\n", st.Count())
 	return err
 }

@@ -42,7 +42,7 @@ func schemaAction(c *cli.Context) error {
 	defer s.Close()
 	names := inspect.DefaultNames(s)
 	if sf != nil {
-		if names, err = sf.apply(s); err != nil {
+		if names, err = sf.Apply(s); err != nil {
 			return badData(err)
 		}
 	}

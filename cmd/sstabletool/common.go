@@ -16,6 +16,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/inspect"
 	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 	"github.com/sstabletool/sstabletool/reader"
 )
@@ -266,7 +267,7 @@ func openSSTableNoSchema(c *cli.Context, arg string) (*sstable.SSTable, error) {
 
 // openSSTable opens the one sstable an argument names and checks it
 // against --schema (sf, nil without).
-func openSSTable(c *cli.Context, arg string, sf *schemaFile) (*sstable.SSTable, error) {
+func openSSTable(c *cli.Context, arg string, sf *inspect.SchemaFile) (*sstable.SSTable, error) {
 	path, err := singleSSTable(arg)
 	if err != nil {
 		return nil, err
@@ -278,7 +279,7 @@ func openSSTable(c *cli.Context, arg string, sf *schemaFile) (*sstable.SSTable, 
 // openFound opens an sstable a scan found (its Data.db path) and checks it
 // against --schema (sf, nil without). A bad --access stops the scan;
 // anything else is this sstable's failure.
-func openFound(c *cli.Context, path string, sf *schemaFile) (*sstable.SSTable, error) {
+func openFound(c *cli.Context, path string, sf *inspect.SchemaFile) (*sstable.SSTable, error) {
 	o, err := openOptions(c)
 	if err != nil {
 		return nil, stop(err)
@@ -293,7 +294,7 @@ func openFound(c *cli.Context, path string, sf *schemaFile) (*sstable.SSTable, e
 		}
 	}
 	if sf != nil {
-		if _, err := sf.apply(s); err != nil {
+		if _, err := sf.Apply(s); err != nil {
 			s.Close()
 			return nil, err
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/internal/fixtures"
-	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/tui"
 )
 
@@ -106,6 +105,27 @@ CREATE TABLE shop.orders (
     AND comment = '';
 `
 
+// ordersStress is a cassandra-stress user profile of shop.orders.
+const ordersStress = `keyspace: shop
+table: orders
+table_definition: |
+  CREATE TABLE orders (pk text, ck text, val text, PRIMARY KEY (pk, ck))
+columnspec:
+  - name: pk
+    size: uniform(8..16)
+  - name: ck
+    cluster: uniform(1..50)
+  - name: val
+    size: gaussian(20..200)
+insert:
+  partitions: uniform(1..4)
+  select: uniform(1..10)/10
+  batchtype: UNLOGGED
+queries:
+  last:
+    cql: select * from orders where pk = ? limit 1
+`
+
 // TestHelpExamples runs every example of every command's --help as
 // written, in a node's data directory made of real fixture sstables:
 // /var/lib/cassandra/data/shop/orders-<id>/ holds an nc table (the
@@ -123,13 +143,16 @@ func TestHelpExamples(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(orders, "shop.cql"), []byte(shopSchema), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(orders, "orders-stress.yaml"), []byte(ordersStress), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(orders)
 	t.Setenv("CI", "1")
 
 	savedOut, savedErr, savedBrowse := stdout, stderr, browse
 	defer func() { stdout, stderr, browse = savedOut, savedErr, savedBrowse }()
 	var browsed []string
-	browse = func(paths []string, o tui.Options) ([]catalog.Unreadable, error) {
+	browse = func(paths []string, o tui.Options) ([]tui.Unreadable, error) {
 		browsed = paths
 		return o.Unreadable, nil
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/hex"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/internal/upgrade"
+	"github.com/sstabletool/sstabletool/internal/vfs"
+	"github.com/sstabletool/sstabletool/internal/vfs/errorfs"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
@@ -34,6 +35,10 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stress, err := filepath.Abs("../../workload/testdata/stress")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *update,
@@ -49,6 +54,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", root+"/cassandra")
 			env.Setenv("SCHEMAS", schemas) // CQL files, e.g. DESCRIBE KEYSPACE output
+			env.Setenv("STRESS", stress)   // Cassandra's example cassandra-stress profiles
 			env.Setenv("NO_COLOR", "1")
 			return nil
 		},
@@ -163,9 +169,8 @@ func cmdUpgradeCrash(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	p, err := upgrade.NewPlan([]string{ts.MkAbs(args[1])}, format.MustVersion("oa"))
 	ts.Check(err)
-	o := upgrade.Options{Jobs: 1, Force: true}
-	o.CrashAfter(n)
-	if _, err := upgrade.Run(p, o); !errors.Is(err, upgrade.ErrInjectedCrash) {
+	efs := errorfs.New(vfs.Default).CrashAt(n, errorfs.Changes)
+	if _, err := upgrade.RunOn(efs, p, upgrade.Options{Jobs: 1, Force: true}); !efs.Crashed() {
 		ts.Fatalf("upgrade ran past change %d: %v", n, err)
 	}
 }

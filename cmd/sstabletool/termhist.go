@@ -6,8 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/sstabletool/sstabletool/format/stats"
 )
 
@@ -104,36 +104,28 @@ func (st style) bar(count, max int64, width int) string {
 	return b.String()
 }
 
-// visibleLen is the printed width of s: runes less ANSI sequences.
-func visibleLen(s string) int {
-	for _, c := range []string{ansiReset, ansiBlue, ansiCyan, ansiWhite} {
-		s = strings.ReplaceAll(s, c, "")
-	}
-	return utf8.RuneCountInString(s)
-}
-
 func padRight(s string, n int) string {
-	if d := n - visibleLen(s); d > 0 {
+	if d := n - ansi.StringWidth(s); d > 0 {
 		return s + strings.Repeat(" ", d)
 	}
 	return s
 }
 
 func padLeft(s string, n int) string {
-	if d := n - visibleLen(s); d > 0 {
+	if d := n - ansi.StringWidth(s); d > 0 {
 		return strings.Repeat(" ", d) + s
 	}
 	return s
 }
 
 func (h termHistogram) print(w io.Writer, st style) {
-	maxOffset, maxCount := visibleLen(h.title), 5
+	maxOffset, maxCount := ansi.StringWidth(h.title), 5
 	var max, sum int64
 	for _, b := range h.bins {
 		max = maxInt(max, b.count)
 		sum += b.count
 		maxCount = maxInt(maxCount, len(fmt.Sprint(b.count)))
-		maxOffset = maxInt(maxOffset, visibleLen(h.offsetName(b.offset)))
+		maxOffset = maxInt(maxOffset, ansi.StringWidth(h.offsetName(b.offset)))
 	}
 	title, bar := h.title, "|"
 	if st.color {

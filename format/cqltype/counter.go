@@ -95,3 +95,13 @@ func counterBody(ctx []byte) (int, error) {
 	}
 	return body, nil
 }
+
+// AppendGlobalCounter appends the counter context of one global shard
+// (CounterContext.createGlobal): what a counter update leaves in a memtable
+// and in an sstable once CounterMutation has applied it.
+func AppendGlobalCounter(dst []byte, id [counterIDLen]byte, clock, count int64) []byte {
+	dst = append(dst, 0, 1, 0x80, 0) // one header entry: shard 0, global (index + Short.MIN_VALUE)
+	dst = append(dst, id[:]...)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(clock))
+	return binary.BigEndian.AppendUint64(dst, uint64(count))
+}

@@ -48,7 +48,7 @@ func (t *Type) FromString(s string) ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("%q is not an integer", s)
 		}
-		return twosComplementBytes(v), nil
+		return VarintBytes(v), nil
 	case Float, Double:
 		bits := 64
 		if t.Kind == Float {
@@ -118,7 +118,9 @@ func (t *Type) FromString(s string) ([]byte, error) {
 	return nil, fmt.Errorf("cannot parse a %s value from text; give it as hex with --hex-key", t.CQL())
 }
 
-func twosComplementBytes(v *big.Int) []byte {
+// VarintBytes is a varint value as Cassandra stores it, BigInteger.toByteArray:
+// the shortest big-endian two's-complement bytes of v (one zero byte for 0).
+func VarintBytes(v *big.Int) []byte {
 	if v.Sign() >= 0 {
 		b := v.Bytes()
 		if len(b) == 0 || b[0]&0x80 != 0 {

@@ -1,8 +1,10 @@
-// Package sstable opens every component of one big-format sstable and ties
-// the format packages together: the descriptor and TOC, Statistics.db (for
-// the version's serialization header and partitioner), Data.db through
-// reader (compressed or not, mmap or buffered), Index.db, Summary.db and
-// Filter.db. Commands and features use this instead of opening files.
+// Package sstable opens every component of one sstable, big or BTI, and
+// ties the format packages together: the descriptor and TOC, Statistics.db
+// (for the version's serialization header and partitioner), Data.db through
+// reader (compressed or not, mmap or buffered), Index.db and Summary.db or
+// Partitions.db and Rows.db, and Filter.db. It is where a Go program starts
+// reading an sstable: Open, then EachPartition or ScanPartitions, or Find a
+// key. Commands and features use this instead of opening files.
 package sstable
 
 import (

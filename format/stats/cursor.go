@@ -8,6 +8,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/internal/format/vint"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // ComponentName is the component every error of this package names.
@@ -54,7 +55,7 @@ func (c *cursor) need(n int, what string) bool {
 		return false
 	}
 	if n < 0 || n > c.remaining() {
-		c.fail(c.pos, fmt.Sprintf("%s (%s), but only %s left in the component", what, plural(n, "byte"), plural(c.remaining(), "byte")),
+		c.fail(c.pos, fmt.Sprintf("%s (%s), but only %s left in the component", what, words.Plural(n, "byte"), words.Plural(c.remaining(), "byte")),
 			io.ErrUnexpectedEOF)
 		return false
 	}
@@ -183,13 +184,6 @@ func appendBool(dst []byte, v bool) []byte {
 
 func appendF64(dst []byte, v float64) []byte {
 	return binary.BigEndian.AppendUint64(dst, math.Float64bits(v))
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 // initialCap bounds the capacity reserved for a count read from the file:

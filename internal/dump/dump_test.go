@@ -138,8 +138,6 @@ type result struct {
 	err string
 }
 
-func (r result) String() string { return fmt.Sprintf("%d bytes, error %q", len(r.out), r.err) }
-
 func errText(err error) string {
 	if err == nil {
 		return ""

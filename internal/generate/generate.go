@@ -254,25 +254,15 @@ func (t *table) rowsIn(p int64) int64 {
 
 // Generate writes the sstable the profile describes into dir.
 func Generate(p *workload.Profile, dir string, o Options) (*Result, error) {
+	if p.Stress != nil {
+		return generateStress(p, dir, o)
+	}
 	t, err := newTable(p, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	if o.Version.Name == "" {
-		o.Version = oa.Version
-	}
-	t.schema.Version = o.Version
-	comp := o.Compression
-	if comp == nil && !o.Uncompressed {
-		comp = &writer.Compression{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 16 << 10, MaxCompressedLength: 1<<31 - 1}
-	}
-	if o.Uncompressed {
-		comp = nil
-	}
 	n := p.Partitions
-	w, err := writer.NewSSTableWriter(dir, writer.Config{Version: o.Version, Generation: o.Generation, Header: t.header,
-		Schema: t.schema, Partitioner: stats.Murmur3Partitioner, Compression: comp, ColumnIndexSize: o.ColumnIndexSize,
-		ExpectedKeys: n})
+	w, err := newWriter(dir, &o, t.header, t.schema, n)
 	if err != nil {
 		return nil, err
 	}
@@ -319,6 +309,25 @@ func Generate(p *workload.Profile, dir string, o Options) (*Result, error) {
 	ok = true
 	res.DataPath = path
 	return res, nil
+}
+
+// newWriter opens the sstable writer for the options (oa and LZ4 with
+// 16 KiB chunks unless they say otherwise).
+func newWriter(dir string, o *Options, h *stats.Header, sch *rows.Schema, keys int64) (*writer.SSTableWriter, error) {
+	if o.Version.Name == "" {
+		o.Version = oa.Version
+	}
+	sch.Version = o.Version
+	comp := o.Compression
+	if comp == nil && !o.Uncompressed {
+		comp = &writer.Compression{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 16 << 10, MaxCompressedLength: 1<<31 - 1}
+	}
+	if o.Uncompressed {
+		comp = nil
+	}
+	return writer.NewSSTableWriter(dir, writer.Config{Version: o.Version, Generation: o.Generation, Header: h,
+		Schema: sch, Partitioner: stats.Murmur3Partitioner, Compression: comp, ColumnIndexSize: o.ColumnIndexSize,
+		ExpectedKeys: keys})
 }
 
 // partGen produces one partition at a time, reusing its buffers.

@@ -1,12 +1,12 @@
 package inspect
 
 // Figures printed the way Cassandra's tools print them, for output an
-// operator compares with sstablemetadata's or sstablepartitions'.
+// operator compares with sstablemetadata's or sstablepartitions'. The
+// byte sizes (prettyPrintMemory, toByteString) are internal/words'.
 
 import (
 	"fmt"
 	"math"
-	"math/big"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -14,70 +14,6 @@ import (
 
 	"github.com/sstabletool/sstabletool/format/cqltype"
 )
-
-// fixedHalfUp is n / 2^shift with the given decimals, rounded half up as
-// Java's String.format("%.Nf") rounds (Go's %.Nf rounds ties to even).
-// Quotients of powers of two are exact in binary, so ties are real.
-func fixedHalfUp(n int64, shift uint, decimals int) string {
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	scale := big.NewInt(1)
-	for range decimals {
-		scale.Mul(scale, big.NewInt(10))
-	}
-	x := new(big.Int).Mul(big.NewInt(n), scale)
-	q := new(big.Int).Rsh(x, shift)
-	rem := new(big.Int).Sub(x, new(big.Int).Lsh(q, shift))
-	if rem.Lsh(rem, 1).Cmp(new(big.Int).Lsh(big.NewInt(1), shift)) >= 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	digits := q.String()
-	if len(digits) <= decimals {
-		digits = strings.Repeat("0", decimals-len(digits)+1) + digits
-	}
-	out := digits
-	if decimals > 0 {
-		out = digits[:len(digits)-decimals] + "." + digits[len(digits)-decimals:]
-	}
-	if neg {
-		out = "-" + out
-	}
-	return out
-}
-
-// PrettyMemory is FBUtilities.prettyPrintMemory(bytes, " "), which
-// sstablepartitions prints sizes with: below 1 KiB "123 B", above with
-// three decimals and a binary unit ("65.630 KiB").
-func PrettyMemory(b int64) string {
-	abs := b
-	if abs < 0 {
-		abs = -abs
-	}
-	idx := (63 - bits.LeadingZeros64(uint64(abs))) / 10
-	if idx <= 0 {
-		return fmt.Sprintf("%d B", b)
-	}
-	return fixedHalfUp(b, uint(10*idx), 3) + " " + string("KMGTPEZYRQ"[idx-1]) + "iB"
-}
-
-// ToByteString is SSTableMetadataViewer.ToByteString: "" for 0 (Java's
-// null), "123 B", else one decimal and a 1024-based unit written kB, MB,
-// GB... ("71.7 kB").
-func ToByteString(b int64) string {
-	switch {
-	case b == 0:
-		return ""
-	case b < 1024:
-		return fmt.Sprintf("%d B", b)
-	}
-	exp := int(math.Log(float64(b)) / math.Log(1024))
-	if exp < 1 || exp > 5 {
-		return fmt.Sprintf("%d B", b)
-	}
-	return fixedHalfUp(b, uint(10*exp), 1) + " " + string("kMGTP"[exp-1]) + "B"
-}
 
 // DurationString is SSTableMetadataViewer.DurationString of a span in
 // microseconds: "Days: 0 Hours: 0 Minutes: 2 Seconds: 41".

@@ -5,31 +5,6 @@ import (
 	"testing"
 )
 
-// PrettyMemory is FBUtilities.prettyPrintMemory(bytes, " "), whose %.3f
-// rounds half up: 1088 bytes are 1.0625 KiB, printed 1.063 (Go's %.3f
-// would print 1.062).
-func TestPrettyMemory(t *testing.T) {
-	for in, want := range map[int64]string{
-		0: "0 B", 1: "1 B", 1023: "1023 B", 1024: "1.000 KiB", 1088: "1.063 KiB",
-		67205: "65.630 KiB", 73457: "71.735 KiB", 1 << 20: "1.000 MiB", 3<<40 + 1<<39: "3.500 TiB",
-	} {
-		if got := PrettyMemory(in); got != want {
-			t.Errorf("PrettyMemory(%d) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// ToByteString: one decimal, half up, 1024-based units named kB, MB.
-func TestToByteString(t *testing.T) {
-	for in, want := range map[int64]string{
-		0: "", 24: "24 B", 1024: "1.0 kB", 1075: "1.0 kB", 1076: "1.1 kB", 73457: "71.7 kB", 1 << 30: "1.0 GB",
-	} {
-		if got := ToByteString(in); got != want {
-			t.Errorf("ToByteString(%d) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // DurationWords is commons-lang's formatDurationWords(ms, true, true),
 // quirks included: a leading "0 seconds" is never dropped.
 func TestDurationWords(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
@@ -28,8 +29,8 @@ func DefaultNames(s *sstable.SSTable) Names {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs // an sstable named from inside its directory has the directory "."
 	}
-	if m := tableDir.FindStringSubmatch(filepath.Base(dir)); m != nil {
-		n.Table = m[1]
+	if t, ok := format.TableOfDir(filepath.Base(dir)); ok {
+		n.Table = t
 		if ks := filepath.Base(filepath.Dir(dir)); ks != "." && ks != string(filepath.Separator) {
 			n.Keyspace = ks
 		}
@@ -52,8 +53,6 @@ func DefaultNames(s *sstable.SSTable) Names {
 	}
 	return n
 }
-
-var tableDir = regexp.MustCompile(`^([A-Za-z0-9_]+)-[0-9a-f]{32}$`)
 
 // LoadSchema reads a CREATE TABLE statement from file, checks it against
 // the sstable's serialization header and returns the names it gives.

@@ -18,6 +18,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/sstabletool/sstabletool/internal/tui/theme"
+	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/memsim"
 )
 
@@ -113,7 +114,7 @@ func (m *Model) body() []string {
 		memsim.WriteReads(&b, m.rep.Results)
 		if kc := m.rep.KeyCache; kc != nil {
 			fmt.Fprintf(&b, "\nkey cache: %d entries, on heap %s (%.1f B/entry), off heap %s (%.1f B/entry, %d B of it the OHC library's header)\n",
-				kc.Entries, memsim.HumanBytes(kc.OnHeap), kc.OnHeapPerEntry, memsim.HumanBytes(kc.OffHeap), kc.OffHeapPerEntry, kc.OHCEntryHeader)
+				kc.Entries, words.PrettyMemory(kc.OnHeap, ""), kc.OnHeapPerEntry, words.PrettyMemory(kc.OffHeap, ""), kc.OffHeapPerEntry, kc.OHCEntryHeader)
 		}
 		s = b.String()
 	case "speed":

@@ -2,7 +2,6 @@ package upgrade
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sstabletool/sstabletool/internal/format/txnlog"
+	"github.com/sstabletool/sstabletool/internal/vfs"
+	"github.com/sstabletool/sstabletool/internal/vfs/errorfs"
 )
 
 var crashTrials = flag.Int("crash.trials", 0, "crash trials per kind in the upgrade crash tests (0: a few seconds' worth; more for a long run)")
@@ -77,10 +78,13 @@ func checkAfterCrash(t *testing.T, n *node, trial string) (recovered []Recovery)
 // by kind, and the bytes it writes.
 func opsOfFullRun(t *testing.T) (ops []string, bytes int64) {
 	n := newSmallNode(t)
-	d := newDisk()
-	d.trace = func(op, path string) { ops = append(ops, op+" "+filepath.Base(path)) }
+	efs := errorfs.New(vfs.Default).Trace(func(op errorfs.Op) {
+		if errorfs.Changes(op) {
+			ops = append(ops, op.Kind.String()+" "+filepath.Base(op.Path))
+		}
+	})
 	p, _ := NewPlan([]string{n.data}, oa)
-	rep, err := Run(p, Options{Jobs: 1, disk: d})
+	rep, err := RunOn(efs, p, Options{Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +94,9 @@ func opsOfFullRun(t *testing.T) (ops []string, bytes int64) {
 	return ops, bytes
 }
 
-// TestCrashAtEveryStep kills the upgrade (in process, as a kill would:
-// nothing after the point happens) at changes of the data directory: in
+// TestCrashAtEveryStep kills the upgrade (in process, through the FS seam,
+// as a kill would: nothing after the point reaches the disk) at changes of
+// the data directory: in
 // the default run, at every change of the first sstable's transaction
 // (each file created, chmod, fsync, log record appended, file unlinked,
 // directory fsynced) and at a sample of the rest; with -crash.trials, at
@@ -102,7 +107,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 	ops, total := opsOfFullRun(t)
 	firstTxn := 0
 	for i, op := range ops {
-		if strings.HasPrefix(op, "unlink ") && strings.HasSuffix(op, ".log") {
+		if strings.HasPrefix(op, "remove ") && strings.HasSuffix(op, ".log") {
 			firstTxn = i + 1
 			break
 		}
@@ -127,17 +132,16 @@ func TestCrashAtEveryStep(t *testing.T) {
 	finished, rolledBack := 0, 0
 	for _, k := range points {
 		n := newSmallNode(t)
-		d := newDisk()
-		d.ops = int64(k)
+		efs := errorfs.New(vfs.Default).CrashAt(int64(k), errorfs.Changes)
 		p, _ := NewPlan([]string{n.data}, oa)
-		_, err := Run(p, Options{Jobs: 1, disk: d})
+		_, err := RunOn(efs, p, Options{Jobs: 1})
 		what := "the end"
 		if k < len(ops) {
 			what = ops[k]
 		}
 		trial := fmt.Sprintf("crash before change %d (%s)", k, what)
-		if k < len(ops) && !errors.Is(err, ErrInjectedCrash) {
-			t.Fatalf("%s: run returned %v", trial, err)
+		if k < len(ops) != efs.Crashed() {
+			t.Fatalf("%s: crashed %v; run returned %v", trial, efs.Crashed(), err)
 		}
 		for _, r := range checkAfterCrash(t, n, trial) {
 			if r.Action == "finished" {
@@ -153,14 +157,14 @@ func TestCrashAtEveryStep(t *testing.T) {
 	}
 	for range bytePoints {
 		n := newSmallNode(t)
-		d := newDisk()
-		d.bytes = rng.Int64N(total)
+		at := rng.Int64N(total)
+		efs := errorfs.New(vfs.Default).CrashAfterBytes(at)
 		p, _ := NewPlan([]string{n.data}, oa)
-		_, err := Run(p, Options{Jobs: 2, disk: d})
-		if !errors.Is(err, ErrInjectedCrash) {
-			t.Fatalf("crash after %d bytes: run returned %v", d.bytes, err)
+		_, err := RunOn(efs, p, Options{Jobs: 2})
+		if !efs.Crashed() {
+			t.Fatalf("crash after %d bytes: run returned %v without crashing", at, err)
 		}
-		for _, r := range checkAfterCrash(t, n, fmt.Sprintf("crash after %d of %d bytes", d.bytes, total)) {
+		for _, r := range checkAfterCrash(t, n, fmt.Sprintf("crash after %d of %d bytes", at, total)) {
 			if r.Action == "finished" {
 				finished++
 			} else {

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -57,8 +56,6 @@ type Plan struct {
 	Count int `json:"count"`
 }
 
-var tableDirName = regexp.MustCompile(`^([A-Za-z0-9_]+)-[0-9a-f]{32}$`)
-
 // names are the keyspace and table a directory's place in a data
 // directory names: <data>/<keyspace>/<table>-<32 hex>/[.<index>/].
 func names(dir string) (keyspace, table string) {
@@ -71,8 +68,8 @@ func names(dir string) (keyspace, table string) {
 		}
 		return ks, t + base
 	}
-	if m := tableDirName.FindStringSubmatch(base); m != nil {
-		return filepath.Base(filepath.Dir(dir)), m[1]
+	if t, ok := format.TableOfDir(base); ok {
+		return filepath.Base(filepath.Dir(dir)), t
 	}
 	return "", ""
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/format/txnlog"
+	"github.com/sstabletool/sstabletool/internal/vfs"
 	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/reader"
 )
@@ -53,16 +54,6 @@ type Options struct {
 	Progress func(done, total int64)
 	// Log, when set, hears one line per step as it happens.
 	Log func(line string)
-
-	disk *disk // tests inject crashes through it
-}
-
-// CrashAfter makes the run stop before its changes-th change of the disk
-// (a file created, written or fsynced, a record appended, a file
-// removed), as a kill there would: for tests, including the command's.
-func (o *Options) CrashAfter(changes int64) {
-	o.disk = newDisk()
-	o.disk.ops = changes
 }
 
 // Rewrite is one sstable rewritten (or, in a dry run, to be).
@@ -115,13 +106,15 @@ type task struct {
 }
 
 // Run carries out the plan. It returns the report and, when the node
-// looks live or a crash was injected, an error that stopped it early;
+// looks live, an error that stopped it early;
 // sstables that failed on their own are in Report.Failed and Problems.
-func Run(p *Plan, o Options) (*Report, error) {
-	d := o.disk
-	if d == nil {
-		d = newDisk()
-	}
+func Run(p *Plan, o Options) (*Report, error) { return RunOn(vfs.Default, p, o) }
+
+// RunOn is Run making every change to the disk through fsys: the seam
+// where tests, the command's included, inject crashes, fsync errors and a
+// full disk (internal/vfs/errorfs).
+func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
+	d := newDisk(fsys)
 	rep := &Report{DryRun: o.DryRun, To: p.To.Name, Recovered: []Recovery{}, Rewritten: []Rewrite{},
 		Skipped: append([]Skip{}, p.Skipped...), Failed: append([]Skip{}, p.Failed...)}
 	say := func(format string, args ...any) {
@@ -264,7 +257,7 @@ func Run(p *Plan, o Options) (*Report, error) {
 				}
 				say("%s: %s %s as %s (%s -> %s, %d partitions, %d -> %d bytes%s)", rw.Where(), verb, filepath.Base(rw.Source), filepath.Base(rw.Output),
 					rw.From, rw.To, rw.Partitions, rw.Before, rw.After, map[bool]string{true: ", verified"}[rw.Verified])
-			case errors.Is(err, ErrInjectedCrash) || isLive(err):
+			case isLive(err):
 				if stopErr == nil {
 					stopErr = err
 				}
@@ -388,17 +381,12 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 	}
 	x.out = &output{d: d, dir: tk.t.Dir, own: ownerOf(srcInfo)}
 	fail := func(err error) (*Rewrite, error) {
-		if rerr := x.rollback(); rerr != nil && !errors.Is(rerr, ErrInjectedCrash) {
+		if rerr := x.rollback(); rerr != nil {
 			err = fmt.Errorf("%w (and rolling back: %v; the transaction log %s is left for the next run or Cassandra's startup)", err, rerr, x.log)
-		} else if rerr != nil {
-			return nil, rerr
 		}
 		return rw, err
 	}
 	if err := x.begin(); err != nil {
-		if errors.Is(err, ErrInjectedCrash) {
-			return nil, err
-		}
 		return fail(err)
 	}
 	res, err := convert.ConvertTo(tk.src, newDesc, x.out, co)
@@ -406,9 +394,6 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 		fill(res)
 	}
 	if err != nil {
-		if d.isCrashed() {
-			return nil, ErrInjectedCrash
-		}
 		if res != nil && len(res.Problems) > 0 {
 			err = &ProblemError{err}
 		}

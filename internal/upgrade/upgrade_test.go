@@ -11,6 +11,8 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/format/txnlog"
+	"github.com/sstabletool/sstabletool/internal/vfs"
+	"github.com/sstabletool/sstabletool/internal/vfs/errorfs"
 	"github.com/sstabletool/sstabletool/verify"
 )
 
@@ -175,15 +177,14 @@ func TestOwnership(t *testing.T) {
 func TestModifiedDuringRunRefuses(t *testing.T) {
 	n := newNode(t)
 	p, _ := NewPlan([]string{n.counter}, oa)
-	d := newDisk()
 	once := false
-	d.trace = func(op, path string) {
-		if op == "create" && !once {
+	efs := errorfs.New(vfs.Default).Trace(func(op errorfs.Op) {
+		if op.Kind == errorfs.Create && !once {
 			once = true
 			os.WriteFile(filepath.Join(n.counter, "nb-99-big-Data.db"), []byte("x"), 0o644)
 		}
-	}
-	_, err := Run(p, Options{disk: d})
+	})
+	_, err := RunOn(efs, p, Options{})
 	if !isLive(err) || !strings.Contains(err.Error(), "nb-99-big-Data.db appeared") {
 		t.Fatalf("err = %v", err)
 	}

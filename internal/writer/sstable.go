@@ -12,6 +12,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/format/token"
 	"github.com/sstabletool/sstabletool/internal/format/filter"
+	"github.com/sstabletool/sstabletool/internal/vfs"
 )
 
 // DefaultColumnIndexSize is column_index_size's default for big-format
@@ -37,6 +38,8 @@ type Config struct {
 	BloomFilterFPChance float64 // 0: 0.01
 	// ExpectedKeys sizes the bloom filter (Cassandra uses its estimate).
 	ExpectedKeys int64
+	// FS is what the files are written through (nil: the real disk).
+	FS vfs.FS
 }
 
 // SSTableWriter writes a new sstable partition by partition, collecting
@@ -99,7 +102,7 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 		return nil, err
 	}
 	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation}
-	st, err := NewStaging(dest, desc.Prefix())
+	st, err := NewStaging(cfg.FS, dest, desc.Prefix())
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,11 @@
 // Package writer writes sstable components crash-safely: every file goes
 // into a hidden staging directory inside the destination, is fsynced, the
 // staging directory is fsynced, and only then are the files renamed into
-// place. It also holds the Data.db chunk writer (compressed chunks with
-// their CRC32 and CompressionInfo.db, or raw data with CRC.db) and the
-// small components (TOC.txt, Digest.crc32).
+// place. Every operation goes through a vfs.FS (vfs.Default: the
+// operating system's), the seam where tests inject crashes, fsync errors
+// and a full disk (internal/vfs/errorfs). It also holds the Data.db chunk
+// writer (compressed chunks with their CRC32 and CompressionInfo.db, or raw
+// data with CRC.db) and the small components (TOC.txt, Digest.crc32).
 //
 // Staging inside the destination keeps every rename on one filesystem (a
 // destination that is a mount point works), and keeps whatever a killed
@@ -30,19 +32,15 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/internal/vfs"
 )
-
-// ErrInjectedCrash is returned once a crash injected with Staging.CrashAfter
-// fires. From then on the staging behaves like a killed process: nothing is
-// written, flushed, renamed or cleaned up.
-var ErrInjectedCrash = errors.New("writer: injected crash")
 
 // StagingPrefix starts the name of every staging directory; scans skip
 // them (format.StagingDirPrefix is the one definition).
@@ -58,47 +56,43 @@ const ownerFile = "OWNER"
 // Staging is a hidden directory inside the destination that receives the
 // files of one sstable until Commit renames them into place.
 type Staging struct {
+	fs          vfs.FS
 	dest        string
 	tmp         string
-	destCreated bool // NewStaging made dest: Abort removes it again if empty
-	lock        *os.File
+	destCreated bool      // NewStaging made dest: Abort removes it again if empty
+	lock        io.Closer // nil where the system has no directory locks
 	files       []*File
 	names       []string
 	done        bool
-	crashed     bool
-	budget      int64 // bytes left before an injected crash; <0 = none
-	renames     int   // renames left before an injected crash; <0 = none
 	recovered   []string
-	// mu guards the crash budget: Data.db is written by the chunk worker
-	// while the caller writes Index.db.
-	mu sync.Mutex
 }
 
-// NewStaging creates a staging directory for files that will end up in
-// dest (created if missing). prefix is the sstable's file-name prefix
-// ("oa-1-big-"). It first repairs what killed runs left in dest (see the
-// package comment; Recovered says what it did). If dest then holds any
-// file starting with prefix, NewStaging refuses: an existing sstable is
-// never overwritten.
-func NewStaging(dest, prefix string) (*Staging, error) {
+// NewStaging creates, through fsys (nil: vfs.Default), a staging directory
+// for files that will end up in dest (created if missing). prefix is the
+// sstable's file-name prefix ("oa-1-big-"). It first repairs what killed
+// runs left in dest (see the package comment; Recovered says what it did).
+// If dest then holds any file starting with prefix, NewStaging refuses: an
+// existing sstable is never overwritten.
+func NewStaging(fsys vfs.FS, dest, prefix string) (*Staging, error) {
+	fsys = vfs.Or(fsys)
 	dest = filepath.Clean(dest)
-	st := &Staging{dest: dest, budget: -1, renames: -1}
-	fi, err := os.Stat(dest)
+	st := &Staging{fs: fsys, dest: dest}
+	fi, err := fsys.Stat(dest)
 	switch {
 	case err == nil && !fi.IsDir():
 		return nil, fmt.Errorf("output %s is not a directory", dest)
 	case errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(dest, 0o755); err != nil {
+		if err := fsys.MkdirAll(dest, 0o755); err != nil {
 			return nil, fmt.Errorf("output directory: %w", err)
 		}
 		st.destCreated = true
 	case err != nil:
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	if st.recovered, err = Recover(dest); err != nil {
+	if st.recovered, err = Recover(fsys, dest); err != nil {
 		return nil, err
 	}
-	ents, err := os.ReadDir(dest)
+	ents, err := fsys.ReadDir(dest)
 	if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
@@ -122,16 +116,19 @@ func NewStaging(dest, prefix string) (*Staging, error) {
 			"an interrupted copy or an older sstabletool left them; no sstable is visible without Data.db, so remove them (rm %s) and run again",
 			dest, strings.Join(partial, ", "), prefix, filepath.Join(dest, prefix+"*"))
 	}
-	st.tmp, err = os.MkdirTemp(dest, StagingPrefix+prefix)
+	st.tmp, err = fsys.MkdirTemp(dest, StagingPrefix+prefix)
 	if err != nil {
 		return nil, fmt.Errorf("staging directory: %w", err)
 	}
-	if st.lock, err = lockDir(st.tmp); err != nil {
-		os.RemoveAll(st.tmp)
+	if st.lock, err = fsys.Lock(st.tmp); errors.Is(err, errors.ErrUnsupported) {
+		st.lock, err = nil, nil
+	}
+	if err != nil {
+		fsys.RemoveAll(st.tmp)
 		return nil, fmt.Errorf("staging directory: %w", err)
 	}
 	owner := fmt.Sprintf("pid %d\n", os.Getpid())
-	if err := os.WriteFile(filepath.Join(st.tmp, ownerFile), []byte(owner), 0o644); err != nil {
+	if err := vfs.WriteFile(fsys, filepath.Join(st.tmp, ownerFile), []byte(owner), 0o644); err != nil {
 		st.Abort()
 		return nil, fmt.Errorf("staging directory: %w", err)
 	}
@@ -145,9 +142,12 @@ func (s *Staging) Recovered() []string { return s.recovered }
 // Recover repairs what killed runs left in dest: each staging directory
 // whose owner is gone is completed (it holds a COMMIT marker: its files go
 // into place, Data.db last) or removed (it does not). It returns one line
-// per leftover. Staging directories of running processes are left alone.
-func Recover(dest string) ([]string, error) {
-	ents, err := os.ReadDir(dest)
+// per leftover. Staging directories of running processes are left alone
+// (and every one where the system cannot tell a dead owner from a live
+// one).
+func Recover(fsys vfs.FS, dest string) ([]string, error) {
+	fsys = vfs.Or(fsys)
+	ents, err := fsys.ReadDir(dest)
 	if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
@@ -157,14 +157,14 @@ func Recover(dest string) ([]string, error) {
 			continue
 		}
 		dir := filepath.Join(dest, e.Name())
-		lock, err := tryLockDir(dir)
+		lock, err := fsys.Lock(dir)
+		if errors.Is(err, vfs.ErrLocked) || errors.Is(err, errors.ErrUnsupported) {
+			continue // its owner is still running (or may be)
+		}
 		if err != nil {
 			return notes, fmt.Errorf("staging directory %s: %w", dir, err)
 		}
-		if lock == nil {
-			continue // its owner is still running
-		}
-		note, err := recoverOne(dest, dir)
+		note, err := recoverOne(fsys, dest, dir)
 		lock.Close()
 		if err != nil {
 			return notes, err
@@ -174,11 +174,11 @@ func Recover(dest string) ([]string, error) {
 	return notes, nil
 }
 
-func recoverOne(dest, dir string) (string, error) {
-	names, err := readMarker(dir)
+func recoverOne(fsys vfs.FS, dest, dir string) (string, error) {
+	names, err := readMarker(fsys, dir)
 	if errors.Is(err, os.ErrNotExist) {
-		size := dirSize(dir)
-		if err := os.RemoveAll(dir); err != nil {
+		size := dirSize(fsys, dir)
+		if err := fsys.RemoveAll(dir); err != nil {
 			return "", fmt.Errorf("removing the unfinished staging directory %s: %w", dir, err)
 		}
 		return fmt.Sprintf("removed %s (%d bytes), left by a run killed before its sstable was complete", dir, size), nil
@@ -186,14 +186,14 @@ func recoverOne(dest, dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("staging directory %s: %w", dir, err)
 	}
-	moved, err := moveInto(dir, dest, names, nil)
+	moved, err := moveInto(fsys, dir, dest, names)
 	if err != nil {
 		return "", fmt.Errorf("completing the interrupted commit in %s: %w", dir, err)
 	}
-	if err := syncDir(dest); err != nil {
+	if err := syncDir(fsys, dest); err != nil {
 		return "", err
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := fsys.RemoveAll(dir); err != nil {
 		return "", fmt.Errorf("removing %s: %w", dir, err)
 	}
 	return fmt.Sprintf("completed the commit a killed run left in %s: moved %d of %d files into place (%s)",
@@ -209,21 +209,21 @@ func dataName(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-func dirSize(dir string) int64 {
+func dirSize(fsys vfs.FS, dir string) int64 {
 	var n int64
-	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
+	ents, _ := fsys.ReadDir(dir)
+	for _, e := range ents {
+		if e.IsDir() {
+			n += dirSize(fsys, filepath.Join(dir, e.Name()))
+		} else if fi, err := e.Info(); err == nil {
+			n += fi.Size()
 		}
-		return nil
-	})
+	}
 	return n
 }
 
-func readMarker(dir string) ([]string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, commitMarker))
+func readMarker(fsys vfs.FS, dir string) ([]string, error) {
+	b, err := fsys.ReadFile(filepath.Join(dir, commitMarker))
 	if err != nil {
 		return nil, err
 	}
@@ -247,17 +247,8 @@ func readMarker(dir string) ([]string, error) {
 // moveInto renames the named files from dir into dest, Data.db last
 // (Partitions.db just before it); a
 // file already in dest and no longer in dir was moved before a crash.
-// rename, when set, does the renames (crash injection). It returns how
-// many it moved.
-func moveInto(dir, dest string, names []string, rename func(from, to string) error) (int, error) {
-	if rename == nil {
-		rename = func(from, to string) error {
-			if err := os.Rename(from, to); err != nil {
-				return fmt.Errorf("writer: moving into place: %w", err)
-			}
-			return nil
-		}
-	}
+// It returns how many it moved.
+func moveInto(fsys vfs.FS, dir, dest string, names []string) (int, error) {
 	// Readers find an sstable by its Data.db (format.Find also by a BTI
 	// sstable's Partitions.db, to report one whose Data.db is lost): both
 	// go last, Data.db the very last, so that until the commit is complete
@@ -277,8 +268,8 @@ func moveInto(dir, dest string, names []string, rename func(from, to string) err
 	moved := 0
 	for _, n := range order {
 		from, to := filepath.Join(dir, n), filepath.Join(dest, n)
-		_, ferr := os.Lstat(from)
-		_, terr := os.Lstat(to)
+		_, ferr := fsys.Lstat(from)
+		_, terr := fsys.Lstat(to)
 		switch {
 		case ferr == nil && terr == nil:
 			return moved, fmt.Errorf("writer: %s appeared in %s while converting; not overwriting it", n, dest)
@@ -287,7 +278,7 @@ func moveInto(dir, dest string, names []string, rename func(from, to string) err
 		case ferr != nil:
 			return moved, fmt.Errorf("writer: %s is neither staged nor in place: %w", n, ferr)
 		}
-		if err := rename(from, to); err != nil {
+		if err := rename(fsys, from, to); err != nil {
 			return moved, err
 		}
 		moved++
@@ -301,32 +292,20 @@ func (s *Staging) Dir() string { return s.tmp }
 // Dest is the destination directory.
 func (s *Staging) Dest() string { return s.dest }
 
-// CrashAfter injects a crash for tests: once bytes more bytes have been
-// written (across all files), or once renames more renames have been done
-// during Commit, the operation fails with ErrInjectedCrash and the staging
-// stops touching the disk, as if the process had been killed. A negative
-// value disables that trigger.
-func (s *Staging) CrashAfter(bytes int64, renames int) {
-	s.budget, s.renames = bytes, renames
-}
-
 // Create creates a file in the staging directory.
 func (s *Staging) Create(name string) (*File, error) {
-	if s.crashed {
-		return nil, ErrInjectedCrash
-	}
 	if s.done {
 		return nil, errors.New("writer: staging already committed or aborted")
 	}
 	if name != filepath.Base(name) || strings.HasPrefix(name, ".") || name == commitMarker || name == ownerFile {
 		return nil, fmt.Errorf("writer: bad component file name %q", name)
 	}
-	f, err := os.OpenFile(filepath.Join(s.tmp, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := s.fs.Create(filepath.Join(s.tmp, name), 0o644)
 	if err != nil {
 		return nil, err
 	}
 	wf := &File{st: s, f: f, name: name}
-	wf.bw = bufio.NewWriterSize(wf.raw(), 256<<10)
+	wf.bw = bufio.NewWriterSize(f, 256<<10)
 	s.files = append(s.files, wf)
 	s.names = append(s.names, name)
 	return wf, nil
@@ -350,9 +329,6 @@ func (s *Staging) WriteFile(name string, b []byte) error {
 // COMMIT marker written, the files renamed (see the package comment for the
 // order), the destination fsynced and the staging directory removed.
 func (s *Staging) Commit() error {
-	if s.crashed {
-		return ErrInjectedCrash
-	}
 	if s.done {
 		return errors.New("writer: staging already committed or aborted")
 	}
@@ -361,24 +337,24 @@ func (s *Staging) Commit() error {
 			return fmt.Errorf("writer: %s was not closed before Commit", f.name)
 		}
 	}
-	if err := syncDir(s.tmp); err != nil {
+	if err := syncDir(s.fs, s.tmp); err != nil {
 		return err
 	}
 	if err := s.writeMarker(); err != nil {
 		return err
 	}
-	if _, err := moveInto(s.tmp, s.dest, s.names, s.rename); err != nil {
+	if _, err := moveInto(s.fs, s.tmp, s.dest, s.names); err != nil {
 		return err
 	}
-	if err := syncDir(s.dest); err != nil {
+	if err := syncDir(s.fs, s.dest); err != nil {
 		return err
 	}
 	s.done = true
-	if err := os.RemoveAll(s.tmp); err != nil {
+	if err := s.fs.RemoveAll(s.tmp); err != nil {
 		return fmt.Errorf("writer: removing the staging directory: %w", err)
 	}
 	s.unlock()
-	return syncDir(s.dest)
+	return syncDir(s.fs, s.dest)
 }
 
 // writeMarker decides the commit: COMMIT is written under another name,
@@ -391,11 +367,11 @@ func (s *Staging) writeMarker() error {
 	}
 	b.WriteString("end\n")
 	tmp := filepath.Join(s.tmp, commitMarker+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := s.fs.Create(tmp, 0o644)
 	if err != nil {
 		return fmt.Errorf("writer: commit marker: %w", err)
 	}
-	_, err = f.WriteString(b.String())
+	_, err = io.WriteString(f, b.String())
 	if err == nil {
 		err = f.Sync()
 	}
@@ -405,50 +381,35 @@ func (s *Staging) writeMarker() error {
 	if err != nil {
 		return fmt.Errorf("writer: commit marker: %w", err)
 	}
-	if err := s.rename(tmp, filepath.Join(s.tmp, commitMarker)); err != nil {
+	if err := rename(s.fs, tmp, filepath.Join(s.tmp, commitMarker)); err != nil {
 		return err
 	}
-	return syncDir(s.tmp)
+	return syncDir(s.fs, s.tmp)
 }
 
-func (s *Staging) rename(from, to string) error {
-	if s.renames == 0 {
-		s.crash()
-		return ErrInjectedCrash
-	}
-	if s.renames > 0 {
-		s.renames--
-	}
-	if err := os.Rename(from, to); err != nil {
+func rename(fsys vfs.FS, from, to string) error {
+	if err := fsys.Rename(from, to); err != nil {
 		return fmt.Errorf("writer: moving into place: %w", err)
 	}
 	return nil
 }
 
 // Abort removes the staging directory and everything in it, and the
-// destination too when NewStaging created it and it is still empty. After
-// an injected crash it does nothing (a killed process cleans nothing up).
+// destination too when NewStaging created it and it is still empty.
 func (s *Staging) Abort() error {
-	if s.crashed || s.done {
+	if s.done {
 		return nil
 	}
 	s.done = true
 	for _, f := range s.files {
 		f.abandon()
 	}
-	err := os.RemoveAll(s.tmp)
+	err := s.fs.RemoveAll(s.tmp)
 	s.unlock()
 	if s.destCreated {
-		os.Remove(s.dest) // only if empty
+		s.fs.Remove(s.dest) // only if empty
 	}
 	return err
-}
-
-// crash makes the staging behave as a killed process from now on; the
-// kernel would drop a dead process's lock, so the lock goes too.
-func (s *Staging) crash() {
-	s.crashed = true
-	s.unlock()
 }
 
 func (s *Staging) unlock() {
@@ -458,16 +419,8 @@ func (s *Staging) unlock() {
 	}
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+func syncDir(fsys vfs.FS, dir string) error {
+	if err := fsys.SyncDir(dir); err != nil {
 		return fmt.Errorf("writer: fsync directory %s: %w", dir, err)
 	}
 	return nil
@@ -477,7 +430,7 @@ func syncDir(dir string) error {
 // buffered; Close flushes, fsyncs and closes.
 type File struct {
 	st     *Staging
-	f      *os.File
+	f      vfs.File
 	bw     *bufio.Writer
 	name   string
 	n      int64
@@ -498,26 +451,6 @@ func (f *File) Write(p []byte) (int, error) {
 	if f.closed {
 		return 0, fmt.Errorf("writer: %s: write after close", f.name)
 	}
-	st := f.st
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.crashed {
-		return 0, ErrInjectedCrash
-	}
-	if st.budget >= 0 && int64(len(p)) > st.budget {
-		// The "kill": what was written so far reaches the file, the rest
-		// never does.
-		k := int(st.budget)
-		f.bw.Write(p[:k])
-		f.bw.Flush()
-		f.n += int64(k)
-		st.budget = 0
-		st.crash()
-		return k, ErrInjectedCrash
-	}
-	if st.budget >= 0 {
-		st.budget -= int64(len(p))
-	}
 	n, err := f.bw.Write(p)
 	f.n += int64(n)
 	return n, err
@@ -530,9 +463,6 @@ func (f *File) Close() error {
 	}
 	if err := f.bw.Flush(); err != nil {
 		return fmt.Errorf("writer: %s: %w", f.name, err)
-	}
-	if f.st.crashed {
-		return ErrInjectedCrash
 	}
 	if err := f.f.Sync(); err != nil {
 		return fmt.Errorf("writer: fsync %s: %w", f.name, err)
@@ -550,6 +480,3 @@ func (f *File) abandon() {
 		f.f.Close()
 	}
 }
-
-// raw is the unbuffered side of a File.
-func (f *File) raw() *os.File { return f.f }

@@ -2,11 +2,15 @@ package writer
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sstabletool/sstabletool/internal/vfs"
+	"github.com/sstabletool/sstabletool/internal/vfs/errorfs"
 )
 
 // TestHelperStagingOwner is the child process of TestKilledOwner: it
@@ -17,7 +21,13 @@ func TestHelperStagingOwner(t *testing.T) {
 	if dest == "" {
 		t.Skip("helper process only")
 	}
-	st, err := NewStaging(dest, "oa-1-big-")
+	// A commit killed halfway: the marker and one file get renamed.
+	commit := os.Getenv("STAGING_HELPER_COMMIT") != ""
+	var fsys vfs.FS = vfs.Default
+	if commit {
+		fsys = errorfs.New(vfs.Default).CrashAt(2, errorfs.Renames)
+	}
+	st, err := NewStaging(fsys, dest, "oa-1-big-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,14 +36,14 @@ func TestHelperStagingOwner(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if os.Getenv("STAGING_HELPER_COMMIT") != "" {
-		st.CrashAfter(-1, 2) // the marker and one file get renamed
-		if err := st.Commit(); err != ErrInjectedCrash {
+	if commit {
+		if err := st.Commit(); !errors.Is(err, errorfs.ErrCrashed) {
 			t.Fatalf("commit: %v", err)
 		}
-		// An injected crash releases the lock; a real owner still running
-		// holds it: take it again to stand for the process that is killed.
-		if st.lock, err = lockDir(st.tmp); err != nil {
+		// The injected crash released the lock, as the kernel does for a
+		// dead process; this one still runs: take it again to stand for
+		// the process that is killed.
+		if st.lock, err = vfs.Default.Lock(st.tmp); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,7 +77,7 @@ func TestKilledOwner(t *testing.T) {
 		staged := strings.TrimSpace(line)
 
 		// While the owner lives, its directory is not touched.
-		notes, err := Recover(dest)
+		notes, err := Recover(nil, dest)
 		if err != nil || len(notes) != 0 {
 			cmd.Process.Kill()
 			t.Fatalf("owner alive: recovered %v, %v", notes, err)
@@ -79,7 +89,7 @@ func TestKilledOwner(t *testing.T) {
 		cmd.Process.Kill()
 		cmd.Wait()
 
-		st, err := NewStaging(dest, "oa-2-big-")
+		st, err := NewStaging(nil, dest, "oa-2-big-")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +121,7 @@ func TestKilledOwner(t *testing.T) {
 // so a failed run leaves nothing behind.
 func TestAbortRemovesCreatedDest(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "a", "b")
-	st, err := NewStaging(dest, "oa-1-big-")
+	st, err := NewStaging(nil, dest, "oa-1-big-")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,9 +75,6 @@ func NewRowsWriter(w io.Writer, v format.Version) *RowsWriter {
 	return &RowsWriter{out: out, layout: layout, tw: trie.NewWriter[rowPayload](out, rowCodec{layout: layout})}
 }
 
-// Pos is the size written so far.
-func (w *RowsWriter) Pos() int64 { return w.out.Pos() }
-
 // Flush writes out what is buffered.
 func (w *RowsWriter) Flush() error { return w.out.Flush() }
 

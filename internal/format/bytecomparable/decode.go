@@ -574,5 +574,5 @@ func (d *decoder) decimal() ([]byte, error) {
 	if scale > 1<<31-1 || scale < -1<<31 {
 		return nil, d.errorf("a decimal scale that fits an int")
 	}
-	return append(binary.BigEndian.AppendUint32(nil, uint32(scale)), twosComplement(num)...), nil
+	return append(binary.BigEndian.AppendUint32(nil, uint32(scale)), cqltype.VarintBytes(num)...), nil
 }

@@ -176,7 +176,7 @@ func TestVarUintVectors(t *testing.T) {
 func TestBigIntTwosComplement(t *testing.T) {
 	for _, s := range []string{"0", "1", "-1", "127", "128", "-128", "-129", "255", "-256", "65535", "-65536", "340282366920938463463374607431768211456"} {
 		x, _ := new(big.Int).SetString(s, 10)
-		b := twosComplement(x)
+		b := cqltype.VarintBytes(x)
 		if fromTwosComplement(b).Cmp(x) != 0 {
 			t.Errorf("%s: %x decodes to %s", s, b, fromTwosComplement(b))
 		}

@@ -77,7 +77,7 @@ func gen(rng *rand.Rand, t *cqltype.Type, depth int) []byte {
 		if rng.Intn(2) == 0 {
 			x.Neg(x)
 		}
-		return twosComplement(x)
+		return cqltype.VarintBytes(x)
 	case cqltype.Decimal:
 		x := new(big.Int).SetBytes(randBytes(1 + rng.Intn(6)))
 		if rng.Intn(2) == 0 {
@@ -87,7 +87,7 @@ func gen(rng *rand.Rand, t *cqltype.Type, depth int) []byte {
 		if rng.Intn(10) == 0 {
 			scale = int32(rng.Uint32())
 		}
-		return append(binary.BigEndian.AppendUint32(nil, uint32(scale)), twosComplement(x)...)
+		return append(binary.BigEndian.AppendUint32(nil, uint32(scale)), cqltype.VarintBytes(x)...)
 	case cqltype.UUID, cqltype.TimeUUID:
 		b := randBytes(16)
 		v := byte(rng.Intn(5))

@@ -376,33 +376,7 @@ func appendInteger(dst, v []byte) []byte {
 }
 
 // AppendBigInt encodes a big integer as a varint value.
-func AppendBigInt(dst []byte, x *big.Int) []byte { return appendInteger(dst, twosComplement(x)) }
-
-// twosComplement is BigInteger.toByteArray: the shortest big-endian two's
-// complement bytes.
-func twosComplement(x *big.Int) []byte {
-	switch x.Sign() {
-	case 0:
-		return []byte{0}
-	case 1:
-		b := x.Bytes()
-		if b[0]&0x80 != 0 {
-			b = append([]byte{0}, b...)
-		}
-		return b
-	}
-	// -x - 1 has the complement bits of x's two's complement.
-	m := new(big.Int).Neg(x)
-	m.Sub(m, big.NewInt(1))
-	b := m.Bytes()
-	if len(b) == 0 || b[0]&0x80 != 0 {
-		b = append([]byte{0}, b...)
-	}
-	for i := range b {
-		b[i] = ^b[i]
-	}
-	return b
-}
+func AppendBigInt(dst []byte, x *big.Int) []byte { return appendInteger(dst, cqltype.VarintBytes(x)) }
 
 // fromTwosComplement is new BigInteger(bytes).
 func fromTwosComplement(b []byte) *big.Int {

@@ -138,10 +138,10 @@ type key struct {
 func (r Record) key() key { return key{r.Type, r.Path, r.NumFiles, r.UpdateTime} }
 
 // recordLine is LogRecord.REGEX, matched against the whole line.
-var recordLine = regexp.MustCompile(`(?i)^(add|remove|commit|abort):\[([^,]*),?([^,]*),?([^,]*)\]\[(\d*)\]$`)
+var recordLine = regexp.MustCompile(`(?i)` + RecordPattern)
 
-// RecordPattern is LogRecord.REGEX as Java spells it (without the
-// case-insensitive flag), for tests that compare it with the source.
+// RecordPattern is LogRecord.REGEX as Java spells it (Java compiles it
+// case-insensitive); tests compare it with the source.
 const RecordPattern = `^(add|remove|commit|abort):\[([^,]*),?([^,]*),?([^,]*)\]\[(\d*)\]$`
 
 // ParseRecord parses one line as LogRecord.make(String) does. A line that
@@ -205,9 +205,10 @@ func Lines(b []byte) []string {
 }
 
 // fileName is LogFile.FILE_REGEX.
-var fileName = regexp.MustCompile(`^((?:[a-z]+-)?.{2}_)?txn_(.*)_(.*)\.log$`)
+var fileName = regexp.MustCompile(FilePattern)
 
-// FilePattern is LogFile.FILE_REGEX as Java spells it, for tests.
+// FilePattern is LogFile.FILE_REGEX as Java spells it; tests compare it
+// with the source.
 const FilePattern = `^((?:[a-z]+-)?.{2}_)?txn_(.*)_(.*)\.log$`
 
 // IsLogName reports whether a file name is a transaction log's

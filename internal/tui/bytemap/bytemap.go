@@ -22,6 +22,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // Class groups fields that the hex view colours alike.
@@ -197,10 +198,7 @@ func keyText(t *cqltype.Type, key []byte) string {
 // 12 bytes legacy (int localDeletionTime, long markedForDeleteAt), or in
 // oa's compact layout 1 byte 0x80 for LIVE, else long then unsigned int.
 func deletionLabel(l deletiontime.Layout, d deletiontime.DeletionTime, n int) string {
-	unit := "bytes"
-	if n == 1 {
-		unit = "byte"
-	}
+	unit := words.Noun(n, "byte")
 	switch {
 	case l == deletiontime.Legacy && d.IsLive():
 		return fmt.Sprintf("partition DeletionTime LIVE (%d %s, legacy: localDeletionTime 0x7fffffff + markedForDeleteAt Long.MIN_VALUE)", n, unit)

@@ -8,6 +8,7 @@ import (
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/oa"
+	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -129,16 +130,16 @@ func (s *Savings) Explain() []string {
 	indexRest := index.After - index.Before - indexDT
 	var indexCounts []string
 	if s.LiveIndexEntries > 0 {
-		indexCounts = append(indexCounts, words(s.LiveIndexEntries, "index entry", "index entries"))
+		indexCounts = append(indexCounts, words.PluralGrouped(s.LiveIndexEntries, "index entry"))
 	}
 	if s.LiveIndexBlocks > 0 {
-		indexCounts = append(indexCounts, words(s.LiveIndexBlocks, "index block end-open marker"))
+		indexCounts = append(indexCounts, words.PluralGrouped(s.LiveIndexBlocks, "index block end-open marker"))
 	}
 	var parts, counts []string
 	if data.Before > 0 && (dataChanged || s.LiveHeaders > 0) {
 		parts = append(parts, fmt.Sprintf("Data.db %s (%s uncompressed)", delta(data.After-data.Before), delta(s.DataUncompressed.After-s.DataUncompressed.Before)))
 		if s.LiveHeaders > 0 {
-			counts = append(counts, words(s.LiveHeaders, "partition header"))
+			counts = append(counts, words.PluralGrouped(s.LiveHeaders, "partition header"))
 		}
 	}
 	indexApart := indexChanged && (indexRest != 0 || indexDT == 0)
@@ -216,13 +217,13 @@ func (s *Savings) componentChange(c convert.Component) string {
 		if d < 0 {
 			d, more = -d, "fewer"
 		}
-		return fmt.Sprintf("the new Data.db's CRC32 is written with %d %s decimal digit%s", d, more, map[bool]string{true: "", false: "s"}[d == 1])
+		return fmt.Sprintf("the new Data.db's CRC32 is written with %d %s decimal %s", d, more, words.Noun(d, "digit"))
 	case format.ComponentTOC:
 		return s.tocChange(c.After - c.Before)
 	case format.ComponentFilter:
 		// The converter sizes the bloom filter for the partitions it wrote,
 		// as Cassandra does on flush, whatever size the source's had.
-		return fmt.Sprintf("built anew for the %s written, sized as Cassandra sizes it; the source's is sized otherwise", words(s.Partitions, "partition"))
+		return fmt.Sprintf("built anew for the %s written, sized as Cassandra sizes it; the source's is sized otherwise", words.PluralGrouped(s.Partitions, "partition"))
 	case format.ComponentSummary:
 		return "sampled anew from the partition keys written"
 	}
@@ -255,14 +256,14 @@ func (s *Savings) compressionInfoChange(d int64) string {
 		explained += 8 * (na - nb)
 	}
 	if b.TrailingBytes > 0 {
-		why = append(why, fmt.Sprintf("the source's %s past the last chunk offset are not copied", words(int64(b.TrailingBytes), "byte")))
+		why = append(why, fmt.Sprintf("the source's %s past the last chunk offset are not copied", words.PluralGrouped(int64(b.TrailingBytes), "byte")))
 		explained -= int64(b.TrailingBytes)
 	}
 	if rest := d - explained; rest != 0 {
 		why = append(why, fmt.Sprintf("the compressor's name, options or chunk length differ (%s)", delta(rest)))
 	}
 	if nb == na {
-		why = append(why, fmt.Sprintf("Data.db keeps its %s", words(nb, "chunk")))
+		why = append(why, fmt.Sprintf("Data.db keeps its %s", words.PluralGrouped(nb, "chunk")))
 	}
 	return strings.Join(why, "; ")
 }
@@ -297,10 +298,10 @@ func chunkCounts(nb, na int64, length convert.Component, chunkLen int64, entries
 	fb, fa := fill(length.Before), fill(length.After)
 	var why []string
 	if nb != fb {
-		why = append(why, fmt.Sprintf("the source holds %s %s for %s of data, which fill %s", count(nb), entries, count(length.Before)+" B", words(fb, "chunk")))
+		why = append(why, fmt.Sprintf("the source holds %s %s for %s of data, which fill %s", words.Thousands(nb), entries, words.Thousands(length.Before)+" B", words.PluralGrouped(fb, "chunk")))
 	}
 	if fb != fa {
-		why = append(why, fmt.Sprintf("Data.db's %s uncompressed fill %s instead of %d", count(length.After)+" B", words(fa, "chunk"), fb))
+		why = append(why, fmt.Sprintf("Data.db's %s uncompressed fill %s instead of %d", words.Thousands(length.After)+" B", words.PluralGrouped(fa, "chunk"), fb))
 	}
 	if len(why) == 0 {
 		return fmt.Sprintf("oa's holds %d %s instead of %d, %s", na, entries, nb, each)
@@ -339,18 +340,6 @@ func (s *Savings) tocChange(d int64) string {
 		why = append(why, "it no longer lists "+joinAnd(dropped)+", which oa's writer does not write")
 	}
 	return strings.Join(why, "; ")
-}
-
-// words is n with its noun: "1 chunk", "2 chunks"; plural[0] overrides
-// the plural.
-func words(n int64, noun string, plural ...string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if len(plural) > 0 {
-		return count(n) + " " + plural[0]
-	}
-	return count(n) + " " + noun + "s"
 }
 
 // StatisticsChange says which Statistics.db fields the oa layout stores
@@ -393,19 +382,11 @@ func StatisticsChange(from format.Version) string {
 func delta(n int64) string {
 	switch {
 	case n > 0:
-		return fmt.Sprintf("+%s B", count(n))
+		return fmt.Sprintf("+%s B", words.Thousands(n))
 	case n < 0:
-		return fmt.Sprintf("−%s B", count(-n))
+		return fmt.Sprintf("−%s B", words.Thousands(-n))
 	}
 	return "±0 B"
-}
-
-func count(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 func joinAnd(xs []string) string {

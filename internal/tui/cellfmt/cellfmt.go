@@ -12,38 +12,30 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // Ellipsis marks text that was cut.
 const Ellipsis = "…"
 
-// Truncate cuts s to at most max runes (0 keeps everything), ending with an
-// ellipsis when it cut.
+// Truncate cuts s to at most max terminal cells (0 keeps everything),
+// ending with an ellipsis when it cut. Wide characters take two cells and
+// escape sequences none (ansi.Truncate), so columns stay aligned.
 func Truncate(s string, max int) string {
-	if max <= 0 || utf8.RuneCountInString(s) <= max {
+	if max <= 0 {
 		return s
 	}
-	if max == 1 {
-		return Ellipsis
-	}
-	n := 0
-	for i := range s {
-		if n == max-1 {
-			return s[:i] + Ellipsis
-		}
-		n++
-	}
-	return s
+	return ansi.Truncate(s, max, Ellipsis)
 }
 
 // Value renders a value of type t: JSON the way sstabledump prints it
 // (strings quoted, collections as arrays and objects, numbers bare), and
-// 0x-hex when the bytes do not decode as t. max limits the runes (0 = all).
+// 0x-hex when the bytes do not decode as t. max limits the cells (0 = all).
 func Value(t *cqltype.Type, v []byte, max int) string {
 	if v == nil {
 		return "null"
@@ -207,25 +199,7 @@ func ExtFlags(f byte) string {
 }
 
 // Bytes renders a byte count with thousands separators: "67,194 B".
-func Bytes(n int64) string { return Count(n) + " B" }
-
-// Count renders an integer with thousands separators.
-func Count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if n < 0 {
-		sign, s = "-", s[1:]
-	}
-	var b strings.Builder
-	b.WriteString(sign)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+func Bytes(n int64) string { return words.Thousands(n) + " B" }
 
 // Human renders a byte size in binary units: "1.5 MiB".
 func Human(n int64) string {

@@ -10,10 +10,8 @@ import (
 )
 
 func TestNumbers(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 67194: "67,194", -1234567: "-1,234,567", 1158317659: "1,158,317,659"} {
-		if got := Count(n); got != want {
-			t.Errorf("Count(%d) = %q, want %q", n, got, want)
-		}
+	if got, want := Bytes(67194), "67,194 B"; got != want {
+		t.Errorf("Bytes(67194) = %q, want %q", got, want)
 	}
 	for n, want := range map[int64]string{1023: "1023 B", 1024: "1.0 KiB", 67194: "65.6 KiB", 1 << 30: "1.0 GiB"} {
 		if got := Human(n); got != want {
@@ -24,6 +22,13 @@ func TestNumbers(t *testing.T) {
 		t.Errorf("Truncate = %q", got)
 	}
 	if got := Truncate("abc", 3); got != "abc" {
+		t.Errorf("Truncate = %q", got)
+	}
+	// Wide characters take two cells: the cut keeps the column's width.
+	if got := Truncate("日本語のテキスト", 5); got != "日本…" {
+		t.Errorf("Truncate = %q", got)
+	}
+	if got := Truncate("abcdef", 1); got != Ellipsis {
 		t.Errorf("Truncate = %q", got)
 	}
 }

@@ -15,6 +15,7 @@ package theme
 import (
 	"io"
 	"os"
+	"strings"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -41,10 +42,25 @@ type Theme struct {
 	Field [16]lipgloss.Style
 }
 
-// Detect returns the colour profile of w, following the terminal and
-// NO_COLOR (any non-empty value, as https://no-color.org says).
+// Detect returns the colour profile of w: the one colour policy of the
+// browser and of every command that colours its output. colorprofile
+// reads the terminal and TERM, COLORTERM, CLICOLOR; NO_COLOR (any
+// non-empty value, as https://no-color.org says) turns colours off, and
+// CLICOLOR_FORCE (any value but "" and "0", as https://bixense.com/clicolors
+// says) turns them on, off a terminal too, whatever NO_COLOR says: a script
+// that sets it wants the escape sequences.
 func Detect(w io.Writer) colorprofile.Profile {
-	p := colorprofile.Detect(w, os.Environ())
+	env := os.Environ()
+	if f := os.Getenv("CLICOLOR_FORCE"); f != "" && f != "0" {
+		forced := []string{"CLICOLOR_FORCE=1"}
+		for _, kv := range env {
+			if !strings.HasPrefix(kv, "CLICOLOR_FORCE=") && !strings.HasPrefix(kv, "NO_COLOR=") {
+				forced = append(forced, kv)
+			}
+		}
+		return colorprofile.Detect(w, forced)
+	}
+	p := colorprofile.Detect(w, env)
 	if os.Getenv("NO_COLOR") != "" {
 		p = min(p, colorprofile.ASCII)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/sstabletool/sstabletool/internal/inspect"
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // Metadata shows everything `sstabletool metadata` knows about a table
@@ -96,9 +97,9 @@ func (v *Metadata) content() string {
 		for _, bk := range h.Buckets {
 			off := "overflow"
 			if bk.Offset != math.MaxInt64 {
-				off = "≤ " + cellfmt.Count(bk.Offset)
+				off = "≤ " + words.Thousands(bk.Offset)
 			}
-			p("", fmt.Sprintf("%16s  %s", off, cellfmt.Count(bk.Count)))
+			p("", fmt.Sprintf("%16s  %s", off, words.Thousands(bk.Count)))
 		}
 	}
 	current := ""
@@ -115,7 +116,7 @@ func (v *Metadata) content() string {
 				p("Tombstone drop times", "none")
 			}
 			for _, bin := range m.TombstoneDropTimes {
-				p("Drop time "+cellfmt.Seconds(bin.Time), cellfmt.Count(bin.Count))
+				p("Drop time "+cellfmt.Seconds(bin.Time), words.Thousands(bin.Count))
 			}
 		default:
 			val := f.Value

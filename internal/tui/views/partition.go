@@ -14,6 +14,7 @@ import (
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 	"github.com/sstabletool/sstabletool/internal/tui/theme"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // pageRows is how many rows a partition view decodes at a time.
@@ -290,7 +291,7 @@ func (v *Partition) View() string {
 				rowsN++
 			}
 		}
-		info = " " + plural(rowsN, "row") + " · " + plural(markers, "marker")
+		info = " " + words.PluralGrouped(rowsN, "row") + " · " + words.PluralGrouped(markers, "marker")
 		if static > 0 {
 			info += " · static row"
 		}

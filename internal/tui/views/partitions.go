@@ -20,6 +20,7 @@ import (
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 	"github.com/sstabletool/sstabletool/internal/tui/theme"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // syncLimit is the list length up to which sorting and filtering run in
@@ -498,7 +499,7 @@ func (p *Partitions) infoLine() string {
 	th := p.env.Theme
 	l := p.list
 	s := fmt.Sprintf(" %s partitions (%s) · %s · sort: %s",
-		cellfmt.Count(int64(l.Len())), l.Source, cellfmt.Human(p.t.S.Data().Length()), th.Accent.Render(p.sortKey.String()))
+		words.Thousands(int64(l.Len())), l.Source, cellfmt.Human(p.t.S.Data().Length()), th.Accent.Render(p.sortKey.String()))
 	if p.sortKey != catalog.ByToken {
 		s += " ▼"
 	}
@@ -506,7 +507,7 @@ func (p *Partitions) infoLine() string {
 		s += th.Warn.Render(" (partial: counting)")
 	}
 	if p.filter != "" {
-		s += fmt.Sprintf(" · filter %q: %s", p.filter, plural(len(p.order), "match"))
+		s += fmt.Sprintf(" · filter %q: %s", p.filter, words.PluralGrouped(len(p.order), "match"))
 	}
 	if p.busy != "" {
 		s += " · " + th.Warn.Render(p.busy)
@@ -564,7 +565,7 @@ func (p *Partitions) histogram() []string {
 	axis := fmt.Sprintf(" %s … <%s", cellfmt.Human(first.Lo), cellfmt.Human(last.Hi))
 	if sel >= 0 {
 		axis += fmt.Sprintf(" · selected bucket %s..%s: %s", cellfmt.Human(p.hist[sel].Lo), cellfmt.Human(p.hist[sel].Hi),
-			plural(p.hist[sel].Count, "partition"))
+			words.PluralGrouped(p.hist[sel].Count, "partition"))
 	}
 	sidebar := fmt.Sprintf("  largest %s", cellfmt.Human(slices.Max(p.list.Sizes)))
 	sidebar2 := fmt.Sprintf("  mean %s", cellfmt.Human(total/int64(max(len(p.list.Sizes), 1))))
@@ -604,16 +605,6 @@ func (p *Partitions) measure() {
 	}
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	if strings.HasSuffix(what, "ch") {
-		return cellfmt.Count(int64(n)) + " " + what + "es"
-	}
-	return cellfmt.Count(int64(n)) + " " + what + "s"
-}
-
 func (c partCols) header() string {
 	return theme.NoCursor + Fit("KEY", c.key) + " " + Fit("TOKEN", c.token) + " " + alignRight("OFFSET", c.offset) + " " +
 		alignRight("SIZE", c.size) + " " + alignRight("ROWS", c.rows) + " " + alignRight("CELLS", c.cells) + " " +
@@ -632,11 +623,11 @@ func (p *Partitions) row(c partCols, pos int) string {
 			}
 			return "…"
 		}
-		return cellfmt.Count(v)
+		return words.Thousands(v)
 	}
 	size := cellfmt.Human(l.Sizes[i])
 	if c.exact {
-		size = cellfmt.Count(l.Sizes[i])
+		size = words.Thousands(l.Sizes[i])
 	}
 	del := "?"
 	switch cnt.Deleted {
@@ -665,18 +656,18 @@ func (p *Partitions) bottomLine() string {
 	th := p.env.Theme
 	switch p.mode {
 	case inputFilter:
-		return " " + th.Key.Render("filter keys:") + " " + p.inputView() + th.Dim.Render(" "+plural(len(p.order), "match"))
+		return " " + th.Key.Render("filter keys:") + " " + p.inputView() + th.Dim.Render(" "+words.PluralGrouped(len(p.order), "match"))
 	case inputToken:
 		return " " + th.Key.Render("jump to token:") + " " + p.inputView()
 	}
-	pos := fmt.Sprintf(" %s/%s ", cellfmt.Count(int64(min(p.cur.pos+1, len(p.order)))), cellfmt.Count(int64(len(p.order))))
+	pos := fmt.Sprintf(" %s/%s ", words.Thousands(int64(min(p.cur.pos+1, len(p.order)))), words.Thousands(int64(len(p.order))))
 	errs := ""
 	if p.scanErrs > 0 {
 		errs = th.Error.Render(fmt.Sprintf(" · %d partition(s) failed to decode", p.scanErrs))
 	}
 	if p.scanFinished {
 		return pos + th.Dim.Render(fmt.Sprintf("· counted rows, cells and tombstones of %s partitions in %s",
-			cellfmt.Count(int64(p.list.Len())), p.scanTook.Round(time.Millisecond))) + errs
+			words.Thousands(int64(p.list.Len())), p.scanTook.Round(time.Millisecond))) + errs
 	}
 	label := fmt.Sprintf(" counting rows and cells %3.0f%% (%s of %s)", 100*pct(p.scanDone, p.scanTotal),
 		cellfmt.Human(p.scanDone), cellfmt.Human(p.scanTotal))

@@ -13,6 +13,7 @@ import (
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/internal/tui/cellfmt"
 	"github.com/sstabletool/sstabletool/internal/tui/theme"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // Sstables lists several sstables with their version, size, compression,
@@ -148,7 +149,7 @@ func (v *Sstables) refresh() {
 		var ratio float64
 		m, err := t.Metadata()
 		if err == nil {
-			r[3] = cellfmt.Count(m.EstimatedKeys)
+			r[3] = words.Thousands(m.EstimatedKeys)
 			if m.Compression != nil {
 				ratio = m.Compression.Ratio
 			}
@@ -225,7 +226,7 @@ func (v *Sstables) savingText(i int, long bool) string {
 	if d > 0 {
 		verb = "larger"
 	}
-	return fmt.Sprintf("all components %s → %s on disk, %s %s", cellfmt.Count(s.Before), cellfmt.Bytes(s.After), cellfmt.Bytes(max(d, -d)), verb)
+	return fmt.Sprintf("all components %s → %s on disk, %s %s", words.Thousands(s.Before), cellfmt.Bytes(s.After), cellfmt.Bytes(max(d, -d)), verb)
 }
 
 func (v *Sstables) Update(msg tea.Msg) tea.Cmd {
@@ -289,7 +290,7 @@ func (v *Sstables) detail() []string {
 	if m, err := t.Metadata(); err == nil {
 		lines = append(lines,
 			fmt.Sprintf("   %s partitions · %s rows · Data.db %s on disk · %s uncompressed",
-				cellfmt.Count(m.EstimatedKeys), cellfmt.Count(m.TotalRows), cellfmt.Bytes(m.DataSize), cellfmt.Bytes(m.UncompressedDataSize)),
+				words.Thousands(m.EstimatedKeys), words.Thousands(m.TotalRows), cellfmt.Bytes(m.DataSize), cellfmt.Bytes(m.UncompressedDataSize)),
 			fmt.Sprintf("   timestamps %s .. %s", cellfmt.Micros(m.MinTimestamp), cellfmt.Micros(m.MaxTimestamp)),
 			fmt.Sprintf("   droppable tombstones %.4f", m.EstimatedDroppable))
 	} else {

@@ -1,14 +1,11 @@
-// Package tui is `sstabletool browse`: a bubbletea program that shows
-// sstables, their partitions (largest first), a partition's rows and cells,
-// and the raw bytes of any partition or row with every field labelled.
-//
-// The app is a router: it keeps a stack of views (package views), sends
-// keys to the top one, handles the keys that mean the same everywhere
-// (back, quit, help, metadata), and draws a title line with the breadcrumb,
-// a status line for errors and a short key help around the top view. The
-// data comes from package catalog, which reads through format/sstable and
-// the other format packages the CLI uses.
-package tui
+// Package app is the browser's root model behind tui.Run: a router that
+// keeps a stack of views (package views), sends keys to the top one,
+// handles the keys that mean the same everywhere (back, quit, help,
+// metadata), and draws a title line with the breadcrumb, a status line for
+// errors and a short key help around the top view. The data comes from
+// package catalog, which reads through format/sstable and the other format
+// packages the CLI uses. Tests drive the model (New, Update, Render).
+package app
 
 import (
 	"errors"
@@ -331,22 +328,13 @@ func fitBlock(s string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// Options configures Run.
-type Options struct {
-	Access reader.Access
-	// NoMouse leaves the mouse to the terminal (text selection).
-	NoMouse bool
-	// Unreadable are sstables the caller already knows cannot be opened
-	// (found by a scan but refused); they are listed with the others.
-	Unreadable []catalog.Unreadable
-}
-
 // Run opens paths and runs the browser on the terminal until the user
-// quits. It returns the sstables that could not be opened (the caller
-// reports them once the screen is back); an error when none could be.
-func Run(paths []string, o Options) ([]catalog.Unreadable, error) {
-	tables, bad := Open(paths, o.Access)
-	bad = append(o.Unreadable, bad...)
+// quits, listing known (sstables the caller could not open) among the
+// rest; mouse reports the mouse to the browser. It returns every sstable
+// that could not be opened; errNoneReadable when none could be.
+func Run(paths []string, access reader.Access, mouse bool, known []catalog.Unreadable) ([]catalog.Unreadable, error) {
+	tables, bad := Open(paths, access)
+	bad = append(known, bad...)
 	defer func() {
 		for _, t := range tables {
 			t.Close()
@@ -356,7 +344,7 @@ func Run(paths []string, o Options) ([]catalog.Unreadable, error) {
 		return bad, errNoneReadable
 	}
 	a := New(tables, bad, theme.New(theme.Detect(os.Stdout)))
-	a.altScreen, a.mouse = true, !o.NoMouse
+	a.altScreen, a.mouse = true, mouse
 	_, err := tea.NewProgram(a).Run()
 	return bad, err
 }

@@ -1,0 +1,46 @@
+// Package tui is `sstabletool browse`: a terminal program that shows
+// sstables, their partitions (largest first), a partition's rows and cells,
+// and the raw bytes of any partition or row with every field labelled.
+// Run is its one entry; the model, the views and the data layer are the
+// application's own, under internal/tui.
+package tui
+
+import (
+	"github.com/sstabletool/sstabletool/internal/tui/app"
+	"github.com/sstabletool/sstabletool/internal/tui/catalog"
+	"github.com/sstabletool/sstabletool/reader"
+)
+
+// Options configures Run.
+type Options struct {
+	Access reader.Access
+	// NoMouse leaves the mouse to the terminal (text selection).
+	NoMouse bool
+	// Unreadable are sstables the caller already knows cannot be opened
+	// (found by a scan but refused); they are listed with the others.
+	Unreadable []Unreadable
+}
+
+// Unreadable is an sstable that could not be opened: Options lists those
+// the caller knows of, Run returns every one.
+type Unreadable struct {
+	Path string // the Data.db path, or the path given
+	Err  error
+}
+
+// Run opens paths (components of sstables) and runs the browser on the
+// terminal until the user quits. It returns the sstables that could not be
+// opened, which the browser listed with their errors (the caller reports
+// them again once the screen is back); an error when none could be.
+func Run(paths []string, o Options) ([]Unreadable, error) {
+	known := make([]catalog.Unreadable, len(o.Unreadable))
+	for i, u := range o.Unreadable {
+		known[i] = catalog.Unreadable{Path: u.Path, Err: u.Err}
+	}
+	bad, err := app.Run(paths, o.Access, !o.NoMouse, known)
+	out := make([]Unreadable, len(bad))
+	for i, u := range bad {
+		out[i] = Unreadable{Path: u.Path, Err: u.Err}
+	}
+	return out, err
+}
