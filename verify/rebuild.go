@@ -110,10 +110,10 @@ func (c *statsCheck) endPartition(size int64) {
 	}
 }
 
-// finish compares, once Data.db was read whole (complete is false when a
-// decoding error stopped the walk: nothing is compared then).
-func (c *statsCheck) finish(complete bool) {
-	if c == nil || !complete {
+// finish compares, once Data.db was read whole (a decoding error that
+// stopped the walk leaves nothing to compare with).
+func (c *statsCheck) finish() {
+	if c == nil {
 		return
 	}
 	if c.sizes.Buckets != nil {
@@ -183,7 +183,8 @@ func (c *filterCheck) key(k []byte) {
 	}
 }
 
-func (c *filterCheck) finish(s *sstable.SSTable, partitions int64, complete bool) {
+// finish compares once Data.db was read whole.
+func (c *filterCheck) finish(s *sstable.SSTable, partitions int64) {
 	if c == nil {
 		return
 	}
@@ -192,9 +193,6 @@ func (c *filterCheck) finish(s *sstable.SSTable, partitions int64, complete bool
 			c.r.add(Problem{File: c.path, Component: "Filter.db", Offset: 0,
 				Message: fmt.Sprintf("%d hash functions, where bloom_filter_fp_chance %v (Statistics.db) gives %d", c.file.HashCount(), v.BloomFilterFPChance, want)})
 		}
-	}
-	if !complete {
-		return
 	}
 	// A key whose bits are clear is reported with the key; here the bits
 	// no key sets.

@@ -57,7 +57,8 @@ type Report struct {
 	Problems   []Problem `json:"problems"`
 	// Notes are what is worth knowing but no problem: what Cassandra's
 	// writers never produce and its readers accept (an option ScyllaDB
-	// writes). They do not make OK false.
+	// writes), or a table setting that can also be damage (a min index
+	// interval other than the default). They do not make OK false.
 	Notes []Problem `json:"notes,omitempty"`
 }
 
@@ -375,8 +376,8 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 		bc.finish(r.Partitions)
 	}
 	sc.finish()
-	stc.finish(true)
-	fc.finish(s, r.Partitions, true)
+	stc.finish()
+	fc.finish(s, r.Partitions)
 	checkFilterKind(s, r, bf)
 }
 

@@ -47,11 +47,15 @@ func (m *Metadata) Describe(unit time.Duration) []Field {
 	f("Version", fmt.Sprintf("%s (%s format)", m.Version, m.Format), v.DeletionTimeLayout().String()+" DeletionTime")
 	f("Generation", m.Generation, "")
 	var notes []string
-	if len(m.UnlistedComponents) > 0 {
+	missing := slices.DeleteFunc(slices.Clone(m.MissingComponents), func(c string) bool { return c == "TOC.txt" })
+	switch {
+	case len(missing) < len(m.MissingComponents):
+		notes = append(notes, "no TOC.txt: the components found on disk")
+	case len(m.UnlistedComponents) > 0:
 		notes = append(notes, "on disk, not in TOC.txt: "+strings.Join(m.UnlistedComponents, ", "))
 	}
-	if len(m.MissingComponents) > 0 {
-		notes = append(notes, "in TOC.txt, not on disk: "+strings.Join(m.MissingComponents, ", "))
+	if len(missing) > 0 {
+		notes = append(notes, "in TOC.txt, not on disk: "+strings.Join(missing, ", "))
 	}
 	if len(m.InvalidTOCEntries) > 0 {
 		notes = append(notes, "quoted: TOC.txt lines that are no component file name, ignored")

@@ -28,7 +28,7 @@ type Metadata struct {
 	Components           []string `json:"components"`
 	InvalidTOCEntries    []string `json:"invalid_toc_entries,omitempty"` // TOC.txt lines that are no component name, strconv.Quote'd so no control byte prints
 	UnlistedComponents   []string `json:"unlisted_components,omitempty"` // on disk, not in TOC.txt (all of them without a TOC.txt); in Components too
-	MissingComponents    []string `json:"missing_components,omitempty"`  // in TOC.txt, not on disk
+	MissingComponents    []string `json:"missing_components,omitempty"`  // in TOC.txt, not on disk (and TOC.txt itself when missing)
 	Partitioner          string   `json:"partitioner"`
 	BloomFilterFPChance  float64  `json:"bloom_filter_fp_chance"`
 	MinTimestamp         int64    `json:"min_timestamp"`
@@ -109,16 +109,16 @@ type TombstoneBin struct {
 type Compression struct {
 	// Compressor is the compressor's full class name, as Cassandra resolves
 	// the name stored (usually the simple name, LZ4Compressor).
-	Compressor string            `json:"compressor"`
-	Options    map[string]string `json:"options,omitempty"`
+	Compressor     string            `json:"compressor"`
+	Options        map[string]string `json:"options,omitempty"`
+	ChunkLength    int               `json:"chunk_length"`
+	Chunks         int               `json:"chunks"`
+	Ratio          float64           `json:"ratio"`
+	DataLength     int64             `json:"uncompressed_length"`
+	CompressedSize int64             `json:"compressed_length"`
 	// NonCassandraOptions are the options Cassandra's writers never store
 	// (crc_check_chance, which ScyllaDB writes); reads ignore them.
 	NonCassandraOptions []string `json:"non_cassandra_options,omitempty"`
-	ChunkLength         int      `json:"chunk_length"`
-	Chunks              int      `json:"chunks"`
-	Ratio               float64  `json:"ratio"`
-	DataLength          int64    `json:"uncompressed_length"`
-	CompressedSize      int64    `json:"compressed_length"`
 }
 
 // SummaryInfo describes Summary.db.
@@ -230,11 +230,7 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 		m.UnlistedComponents = s.FoundComponents()
 	}
 	m.Components = append(slices.Clone(m.Components), m.UnlistedComponents...)
-	for _, c := range s.MissingComponents() {
-		if c != format.ComponentTOC {
-			m.MissingComponents = append(m.MissingComponents, c)
-		}
-	}
+	m.MissingComponents = s.MissingComponents()
 	if v := st.Validation; v != nil {
 		m.Partitioner = v.Partitioner
 		m.BloomFilterFPChance = v.BloomFilterFPChance
