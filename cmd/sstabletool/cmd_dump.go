@@ -15,7 +15,7 @@ func dumpCommand() *cli.Command {
 	return command(&cli.Command{
 		Name:      "dump",
 		Usage:     "print the partitions, rows and cells of Data.db as sstabledump-compatible JSON",
-		ArgsUsage: "PATH",
+		ArgsUsage: "PATH | --merge PATHS|DIR",
 		Description: "PATH is any component of one sstable (e.g. nc-1-big-Data.db). Values are decoded with the\n" +
 			"types of the sstable's serialization header; no schema or running node is needed. The output is\n" +
 			"JSON (--json is accepted and changes nothing); -d prints sstabledump -d's one line per row instead:\n" +
@@ -24,6 +24,12 @@ func dumpCommand() *cli.Command {
 			"A partition key of several columns is given whole, as a:b (a ':' inside a value as \\:).\n" +
 			"-k's keys are found through the partition index and checked against Data.db; where the index is\n" +
 			"damaged the lookup says so on stderr and scans Data.db instead, so -k and -e -k always agree.\n\n" +
+			"--merge reads every sstable given (files, or a table's data directory) as one table and prints\n" +
+			"what a major compaction at --now would write, in token order: overwritten and shadowed data\n" +
+			"dropped, expired cells written as tombstones, and the tombstones that remain; --purge also drops\n" +
+			"what the compaction would purge (deleted more than --gc-grace seconds before --now). Positions\n" +
+			"are in the newest sstable holding the partition or row; sstabletool explain says where each\n" +
+			"value came from. With -r each table directory merges on its own.\n\n" +
 			"Examples:\n" +
 			"  sstabletool dump nc-1-big-Data.db\n" +
 			"  sstabletool dump nc-1-big-Data.db -k 2 -k 3                        # only these partitions, found via Summary.db and Index.db\n" +
@@ -31,7 +37,10 @@ func dumpCommand() *cli.Command {
 			"  sstabletool dump --jsonl nc-1-big-Data.db | jq -c .partition.key\n" +
 			"  sstabletool dump nc-1-big-Data.db --json -t                        # timestamps as numbers\n" +
 			"  sstabletool dump nc-1-big-Data.db -d -k 1                          # one line per row, as sstabledump -d\n" +
-			"  sstabletool dump nc-1-big-Data.db -e --schema shop.cql             # keys only; types checked against DESCRIBE KEYSPACE shop",
+			"  sstabletool dump nc-1-big-Data.db -e --schema shop.cql             # keys only; types checked against DESCRIBE KEYSPACE shop\n" +
+			"  sstabletool dump --merge /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2/  # as a major compaction would write it now\n" +
+			"  sstabletool dump --merge --now 2024-05-01T00:00:00Z --purge --gc-grace 3600 -k 2 .   # as of a date, purged, one partition\n" +
+			"  sstabletool dump --merge -r /var/lib/cassandra/data/shop          # each table of keyspace shop, merged on its own",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "key", Aliases: []string{"k"}, Usage: "dump only this partition `KEY` (repeatable; composite keys as a:b)"},
 			&cli.StringSliceFlag{Name: "exclude-key", Aliases: []string{"x"}, Usage: "skip this partition `KEY` (repeatable)"},
@@ -40,25 +49,16 @@ func dumpCommand() *cli.Command {
 			&cli.BoolFlag{Name: "enumerate-keys", Aliases: []string{"e"}, Usage: "print only the partition keys, as sstabledump -e (with -k only the given keys present; -x leaves keys out)"},
 			&cli.BoolFlag{Name: "debug", Aliases: []string{"d"}, Usage: "one line per row, marker and partition deletion, as sstabledump -d prints them (CQL row per line internal representation)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON: the default; accepted so that --json works with every command"},
+			&cli.BoolFlag{Name: "merge", Aliases: []string{"m"}, Usage: "merge the sstables given into one table, as a major compaction would (see above)"},
+			nowFlag, purgeFlag, gcGraceFlag,
+			&cli.BoolFlag{Name: "recursive", Aliases: []string{"r"}, Usage: "with --merge: descend into subdirectories and merge each table directory on its own"},
 			accessFlag, schemaFlag, tableFlag,
 		},
 		Action: dumpAction,
-	}, oneSSTable)
+	}, sstableArgs)
 }
 
 func dumpAction(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usageError("dump: give exactly one sstable (see --help)")
-	}
-	sf, err := loadSchema(c)
-	if err != nil {
-		return err
-	}
-	s, err := openSSTable(c, c.Args().First(), sf)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 	if c.Bool("debug") {
 		for _, f := range []string{"jsonl", "enumerate-keys", "json"} {
 			if c.Bool(f) {
@@ -66,6 +66,28 @@ func dumpAction(c *cli.Context) error {
 			}
 		}
 	}
+	if !c.Bool("merge") {
+		for _, f := range []string{"now", "purge", "gc-grace", "recursive"} {
+			if c.IsSet(f) {
+				return usageError("dump: --%s works with --merge (see sstabletool dump --help)", f)
+			}
+		}
+		if err := oneSSTable.check(c); err != nil {
+			return err
+		}
+	}
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
+	}
+	if c.Bool("merge") {
+		return dumpMerged(c, sf)
+	}
+	s, err := openSSTable(c, c.Args().First(), sf)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
 	excluded, err := parseKeys(s, "dump: -x", c.StringSlice("exclude-key"))
 	if err != nil {
 		return err

@@ -28,6 +28,7 @@ func commands() []*cli.Command {
 		convertCommand(),
 		demoCommand(),
 		dumpCommand(),
+		explainCommand(),
 		generateCommand(),
 		helpCommand(),
 		memsimCommand(),
