@@ -223,7 +223,7 @@ func partitionsAction(c *cli.Context) error {
 			})
 		} else {
 			prog := newProgress("partitions", s.Data().Length())
-			err = sstable.Segmented(s, sstable.SegmentOptions{}, (*partitionBatch).reset, count,
+			err = sstable.Segmented(s, sstable.SegmentOptions{}, (*partitionBatch).reset, nil, count,
 				func(b *partitionBatch) error {
 					if len(b.parts) > 0 {
 						prog.update(b.parts[0].counts.Offset)

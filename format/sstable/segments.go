@@ -34,8 +34,31 @@ type SegmentOptions struct {
 	// Index.db (for tests: cuts need not be partition starts, see
 	// Segmented). It sends increasing positions and stops when send
 	// returns false.
-	Cuts func(send func(pos int64) bool)
+	Cuts func(send func(Cut) bool)
 }
+
+// A Cut is a segment boundary: a Data.db position and, when it comes from
+// Index.db, the Index.db position of the entry that points there (else
+// -1).
+type Cut struct{ Data, Index int64 }
+
+// A Segment is what a worker walks: the partitions that start in
+// [Start, End). Index is the Index.db position of the entry of the
+// partition at Start, from the cut (0 for the first segment, Index.db's
+// first entry; -1 when the cut does not say). Serial marks a part of a
+// walk on the calling goroutine, which goes on from where the part
+// before it stopped (Index is then -1).
+type Segment struct {
+	Start, End int64
+	Index      int64
+	Serial     bool
+}
+
+// ErrSerial, returned by deliver, refuses a segment: it is not delivered
+// again, and the walk goes on alone on the calling goroutine from the
+// segment's start (every part of it a Serial Segment), for a
+// caller that finds the segment does not follow from the one before.
+var ErrSerial = errors.New("sstable: go on with one decoder")
 
 // Segmented walks Data.db partition by partition, as EachPartition does,
 // on several goroutines: Data.db is cut into segments at partition starts
@@ -43,7 +66,9 @@ type SegmentOptions struct {
 // the header and a decoder positioned after it; whatever part leaves of
 // the partition is skipped) collecting into the segment's *R, and the
 // calling goroutine hands each segment's R to deliver in Data.db order.
-// reset clears an R for reuse; R values are recycled once delivered.
+// begin, when not nil, is called on the worker with each segment before
+// its first partition (with the decoder it will walk it with), reset
+// clears an R for reuse; R values are recycled once delivered.
 //
 // The result is that of one decoder walking Data.db from the start:
 // every segment must start exactly where the one before it stopped (the
@@ -53,12 +78,14 @@ type SegmentOptions struct {
 // on the calling goroutine from where the data really is. An error from
 // part or the decoder ends the walk: the partitions of its segment before
 // it are delivered, then the error is returned, as a single decoder
-// would return it; deliver's own error is returned as it is.
+// would return it; deliver's own error is returned as it is (but see
+// ErrSerial).
 //
-// part runs on worker goroutines, at once for different segments: it may
-// only write to its R (and read what does not change). deliver runs on
-// the calling goroutine.
-func Segmented[R any](s *SSTable, o SegmentOptions, reset func(r *R),
+// begin and part run on worker goroutines, at once for different
+// segments: they may only write to their R (and read what does not
+// change). deliver runs on the calling goroutine, and so do begin and
+// part for a Serial segment.
+func Segmented[R any](s *SSTable, o SegmentOptions, reset func(r *R), begin func(seg Segment, dec *rows.Decoder, r *R) error,
 	part func(h *rows.PartitionHeader, dec *rows.Decoder, r *R) error, deliver func(r *R) error) error {
 	workers := o.Workers
 	if workers <= 0 {
@@ -70,12 +97,12 @@ func Segmented[R any](s *SSTable, o SegmentOptions, reset func(r *R),
 	}
 	cuts := o.Cuts
 	if cuts == nil && s.indexFile != nil && !s.desc.Version.IsBTI() {
-		cuts = func(send func(int64) bool) {
+		cuts = func(send func(Cut) bool) {
 			sc := index.NewScanner(s.indexFile, s.indexCodec, 0, false)
 			last := int64(0)
 			for sc.Next() {
 				if pos := sc.Entry().Position; pos-last >= size {
-					if !send(pos) {
+					if !send(Cut{pos, sc.EntryPos()}) {
 						return
 					}
 					last = pos
@@ -83,7 +110,7 @@ func Segmented[R any](s *SSTable, o SegmentOptions, reset func(r *R),
 			}
 		}
 	}
-	w := &segmentWalk[R]{s: s, size: size, reset: reset, part: part, deliver: deliver}
+	w := &segmentWalk[R]{s: s, size: size, reset: reset, begin: begin, part: part, deliver: deliver}
 	if workers < 2 || cuts == nil || s.data.Length() < 2*size {
 		return w.serial(0)
 	}
@@ -94,6 +121,7 @@ type segmentWalk[R any] struct {
 	s       *SSTable
 	size    int64
 	reset   func(*R)
+	begin   func(Segment, *rows.Decoder, *R) error
 	part    func(*rows.PartitionHeader, *rows.Decoder, *R) error
 	deliver func(*R) error
 }
@@ -101,6 +129,7 @@ type segmentWalk[R any] struct {
 // segment is one worker's share: the partitions starting in [start, end).
 type segment[R any] struct {
 	start, end int64
+	index      int64 // the cut's Index.db position (-1: none)
 	r          *R
 	done       chan struct{} // closed when the worker is through
 	stop       int64         // where the worker's decoder stopped
@@ -133,11 +162,16 @@ func (s *SSTable) segmentDecoder(sd *segmentDecoder, off int64) *rows.Decoder {
 	return sd.dec
 }
 
-// walk runs part on the partitions that start in [start, end) and
-// returns where the decoder stopped.
-func (w *segmentWalk[R]) walk(dec *rows.Decoder, end int64, r *R) (int64, error) {
+// walk runs begin, then part on the partitions of seg, and returns where
+// the decoder stopped.
+func (w *segmentWalk[R]) walk(dec *rows.Decoder, seg Segment, r *R) (int64, error) {
+	if w.begin != nil {
+		if err := w.begin(seg, dec, r); err != nil {
+			return dec.Pos(), err
+		}
+	}
 	var h rows.PartitionHeader
-	for dec.Pos() < end {
+	for dec.Pos() < seg.End {
 		err := dec.ReadPartitionHeader(&h)
 		if err == io.EOF {
 			break
@@ -168,7 +202,7 @@ func (w *segmentWalk[R]) serial(start int64) error {
 		if pos >= w.s.data.Length() {
 			return nil
 		}
-		stop, err := w.walk(dec, pos+w.size, &r)
+		stop, err := w.walk(dec, Segment{Start: pos, End: pos + w.size, Index: -1, Serial: true}, &r)
 		if derr := w.deliver(&r); derr != nil {
 			return derr
 		}
@@ -181,7 +215,7 @@ func (w *segmentWalk[R]) serial(start int64) error {
 	}
 }
 
-func (w *segmentWalk[R]) parallel(workers int, cuts func(func(int64) bool)) error {
+func (w *segmentWalk[R]) parallel(workers int, cuts func(func(Cut) bool)) error {
 	done := make(chan struct{})
 	work := make(chan *segment[R])
 	order := make(chan *segment[R], 2*workers)
@@ -195,8 +229,8 @@ func (w *segmentWalk[R]) parallel(workers int, cuts func(func(int64) bool)) erro
 		defer wg.Done()
 		defer close(work)
 		defer close(order)
-		start := int64(0)
-		send := func(end int64) bool {
+		start, startIndex := int64(0), int64(0)
+		send := func(end Cut) bool {
 			var r *R
 			select {
 			case r = <-free:
@@ -204,8 +238,8 @@ func (w *segmentWalk[R]) parallel(workers int, cuts func(func(int64) bool)) erro
 				r = new(R)
 			}
 			w.reset(r)
-			seg := &segment[R]{start: start, end: end, r: r, done: make(chan struct{})}
-			start = end
+			seg := &segment[R]{start: start, end: end.Data, index: startIndex, r: r, done: make(chan struct{})}
+			start, startIndex = end.Data, end.Index
 			select {
 			case order <- seg:
 			case <-done:
@@ -222,15 +256,15 @@ func (w *segmentWalk[R]) parallel(workers int, cuts func(func(int64) bool)) erro
 			}
 		}
 		ok := true
-		cuts(func(pos int64) bool {
-			if pos <= start {
+		cuts(func(c Cut) bool {
+			if c.Data <= start {
 				return true // not increasing: ignore
 			}
-			ok = send(pos)
+			ok = send(c)
 			return ok
 		})
 		if ok {
-			send(math.MaxInt64)
+			send(Cut{math.MaxInt64, -1})
 		}
 	}()
 
@@ -245,7 +279,7 @@ func (w *segmentWalk[R]) parallel(workers int, cuts func(func(int64) bool)) erro
 					seg.err = errSegmentAborted
 				default:
 					dec := w.s.segmentDecoder(&sd, seg.start)
-					seg.stop, seg.err = w.walk(dec, seg.end, seg.r)
+					seg.stop, seg.err = w.walk(dec, Segment{Start: seg.start, End: seg.end, Index: seg.index}, seg.r)
 				}
 				close(seg.done)
 			}
@@ -272,7 +306,10 @@ func (w *segmentWalk[R]) parallel(workers int, cuts func(func(int64) bool)) erro
 			finish()
 			return w.serial(next)
 		}
-		if err := w.deliver(seg.r); err != nil {
+		if err := w.deliver(seg.r); err == ErrSerial {
+			finish()
+			return w.serial(seg.start)
+		} else if err != nil {
 			finish()
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/format/index"
 	"github.com/sstabletool/sstabletool/internal/generate"
 	"github.com/sstabletool/sstabletool/workload"
 )
@@ -48,7 +49,7 @@ func oneDecoder(s *SSTable) ([]string, string) {
 
 func segmented(s *SSTable, o SegmentOptions) ([]string, string) {
 	var out []string
-	err := Segmented(s, o, func(r *seen) { r.lines = r.lines[:0] }, recordPartition,
+	err := Segmented(s, o, func(r *seen) { r.lines = r.lines[:0] }, nil, recordPartition,
 		func(r *seen) error { out = append(out, r.lines...); return nil })
 	return out, errString(err)
 }
@@ -95,10 +96,10 @@ func TestSegmentedMatchesOneDecoder(t *testing.T) {
 		}
 		want, wantErr := oneDecoder(s)
 		length := s.data.Length()
-		every := func(step int64) func(func(int64) bool) {
-			return func(send func(int64) bool) {
+		every := func(step int64) func(func(Cut) bool) {
+			return func(send func(Cut) bool) {
 				for pos := step; pos < length; pos += step {
-					if !send(pos) {
+					if !send(Cut{pos, -1}) {
 						return
 					}
 				}
@@ -113,10 +114,10 @@ func TestSegmentedMatchesOneDecoder(t *testing.T) {
 			{"index/3/4KiB", SegmentOptions{Workers: 3, Size: 4 << 10}},
 			{"every-97/2", SegmentOptions{Workers: 2, Size: 1, Cuts: every(97)}},
 			{"every-4093/4", SegmentOptions{Workers: 4, Size: 1, Cuts: every(4093)}},
-			{"not-increasing/2", SegmentOptions{Workers: 2, Size: 1, Cuts: func(send func(int64) bool) {
-				send(length / 2)
-				send(length / 3)
-				send(length / 2)
+			{"not-increasing/2", SegmentOptions{Workers: 2, Size: 1, Cuts: func(send func(Cut) bool) {
+				send(Cut{length / 2, -1})
+				send(Cut{length / 3, -1})
+				send(Cut{length / 2, -1})
 			}}},
 		}
 		for _, c := range cases {
@@ -195,7 +196,7 @@ func TestSegmentedDeliverError(t *testing.T) {
 	defer s.Close()
 	for _, workers := range []int{1, 2} {
 		n := 0
-		err := Segmented(s, SegmentOptions{Workers: workers, Size: 1}, func(r *seen) { r.lines = r.lines[:0] }, recordPartition,
+		err := Segmented(s, SegmentOptions{Workers: workers, Size: 1}, func(r *seen) { r.lines = r.lines[:0] }, nil, recordPartition,
 			func(r *seen) error {
 				if n++; n == 3 {
 					return fmt.Errorf("stop here")
@@ -205,5 +206,82 @@ func TestSegmentedDeliverError(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "stop here") || n != 3 {
 			t.Errorf("workers %d: err %v after %d deliveries, want deliver's error after 3", workers, err, n)
 		}
+	}
+}
+
+// TestSegmentedErrSerial: a segment deliver refuses with ErrSerial is
+// walked again, with what follows, on the calling goroutine (Serial
+// segments, begun where the one before stopped), and the whole is still
+// one decoder's walk.
+func TestSegmentedErrSerial(t *testing.T) {
+	tables := segmentTables(t)
+	s, err := Open(tables[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want, _ := oneDecoder(s)
+	for _, refuse := range []int{1, 2, 5} {
+		var got []string
+		n, serialSeen, lastEnd := 0, false, int64(-1)
+		err := Segmented(s, SegmentOptions{Workers: 2, Size: 1},
+			func(r *seen) { r.lines = r.lines[:0] },
+			func(seg Segment, dec *rows.Decoder, r *seen) error {
+				if seg.Serial {
+					if seg.Index != -1 || dec.Pos() != seg.Start || (lastEnd >= 0 && seg.Start < lastEnd) {
+						return fmt.Errorf("serial segment %+v at %d", seg, dec.Pos())
+					}
+					serialSeen, lastEnd = true, seg.End
+				} else if seg.Start == 0 && seg.Index != 0 {
+					return fmt.Errorf("first segment %+v: Index.db's first entry is at 0", seg)
+				}
+				return nil
+			}, recordPartition,
+			func(r *seen) error {
+				if n++; n == refuse {
+					return ErrSerial
+				}
+				got = append(got, r.lines...)
+				return nil
+			})
+		if err != nil {
+			t.Fatalf("refusing delivery %d: %v", refuse, err)
+		}
+		if !serialSeen {
+			t.Errorf("refusing delivery %d: no serial segment followed", refuse)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("refusing delivery %d: partitions differ (-want +got):\n%s", refuse, d)
+		}
+	}
+}
+
+// TestSegmentedIndexPositions: a segment cut at an Index.db entry carries
+// that entry's position, whose entry points at the segment's start.
+func TestSegmentedIndexPositions(t *testing.T) {
+	tables := segmentTables(t)
+	s, err := Open(tables[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	segments := 0
+	err = Segmented(s, SegmentOptions{Workers: 2, Size: 1}, func(*seen) {},
+		func(seg Segment, dec *rows.Decoder, r *seen) error {
+			if seg.Serial || seg.Index < 0 {
+				return fmt.Errorf("segment %+v: want a cut at an Index.db entry", seg)
+			}
+			sc := index.NewScanner(s.indexFile, s.indexCodec, seg.Index, false)
+			if !sc.Next() || sc.Entry().Position != seg.Start {
+				return fmt.Errorf("segment %+v: the entry at Index.db byte %d points at %d", seg, seg.Index, sc.Entry().Position)
+			}
+			return nil
+		}, recordPartition,
+		func(*seen) error { segments++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if segments < 3 {
+		t.Errorf("%d segments: the test needs a table of several", segments)
 	}
 }
