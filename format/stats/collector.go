@@ -347,3 +347,57 @@ func (c *Collector) tombstoneHistogram() TombstoneHistogram {
 	}
 	return h
 }
+
+// Merge adds what o collected to c, as if c had been given o's partitions
+// after its own: o must have been made the same way (the same kind, the
+// same clustering types). It lets a scan on several goroutines collect
+// each part on its own and put the parts together in order.
+func (c *Collector) Merge(o *Collector) {
+	for i, n := range o.sizes.Buckets {
+		c.sizes.Buckets[i] += n
+	}
+	for i, n := range o.cellsPer.Buckets {
+		c.cellsPer.Buckets[i] += n
+	}
+	if o.seenTS {
+		c.ts(o.minTS)
+		c.ts(o.maxTS)
+	}
+	if o.seenLDT {
+		// ldt would count the two values again in the drop times: the
+		// minimum and maximum are taken here, the drop times below.
+		if !c.seenLDT || o.minLDT < c.minLDT {
+			c.minLDT = o.minLDT
+		}
+		if !c.seenLDT || o.maxLDT > c.maxLDT {
+			c.maxLDT = o.maxLDT
+		}
+		c.seenLDT = true
+	}
+	if o.seenTTL {
+		c.ttl(o.minTTL)
+		c.ttl(o.maxTTL)
+	}
+	for t, n := range o.drop {
+		c.drop[t] += n
+	}
+	if o.seenClust {
+		// The first one seen stays on ties, as in one pass: c's came first.
+		c.clust(o.minClust)
+		c.clust(o.maxClust)
+	}
+	c.columnsSet += o.columnsSet
+	c.rows += o.rows
+	c.partitionDeletions = c.partitionDeletions || o.partitionDeletions
+}
+
+// Reset empties c for reuse, keeping its kind and clustering types.
+func (c *Collector) Reset() {
+	clear(c.sizes.Buckets)
+	clear(c.cellsPer.Buckets)
+	clear(c.drop)
+	c.minTS, c.maxTS, c.minLDT, c.maxLDT, c.minTTL, c.maxTTL = 0, 0, 0, 0, 0, 0
+	c.seenTS, c.seenLDT, c.seenTTL = false, false, false
+	c.columnsSet, c.rows, c.partitionDeletions = 0, 0, false
+	c.minClust, c.maxClust, c.seenClust = clustering.Prefix{}, clustering.Prefix{}, false
+}
