@@ -73,6 +73,46 @@ func newStatsCheck(s *sstable.SSTable, r *Report, skimRows bool) *statsCheck {
 	return c
 }
 
+// fork returns an empty statsCheck collecting like c, for one segment of
+// a walk on several goroutines (merge puts it back).
+func (c *statsCheck) fork() *statsCheck {
+	if c == nil {
+		return nil
+	}
+	f := &statsCheck{r: c.r, path: c.path, st: c.st}
+	if c.sizes.Buckets != nil {
+		f.sizes = stats.EstimatedHistogram{Offsets: c.sizes.Offsets, Buckets: make([]int64, len(c.sizes.Buckets))}
+	}
+	if c.col != nil {
+		f.col = stats.NewTimestampCollector()
+	}
+	return f
+}
+
+// reset empties a fork for the next segment.
+func (c *statsCheck) reset() {
+	if c == nil {
+		return
+	}
+	clear(c.sizes.Buckets)
+	if c.col != nil {
+		c.col.Reset()
+	}
+}
+
+// merge adds what a fork collected, in Data.db order.
+func (c *statsCheck) merge(f *statsCheck) {
+	if c == nil {
+		return
+	}
+	for i, n := range f.sizes.Buckets {
+		c.sizes.Buckets[i] += n
+	}
+	if c.col != nil {
+		c.col.Merge(f.col)
+	}
+}
+
 func (c *statsCheck) problem(format string, args ...any) {
 	c.r.add(Problem{File: c.path, Component: "Statistics.db", Offset: -1, Message: fmt.Sprintf(format, args...)})
 }

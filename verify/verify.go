@@ -21,7 +21,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/sstabletool/sstabletool/corrupt"
@@ -60,6 +59,9 @@ type Report struct {
 	// writes), or a table setting that can also be damage (a min index
 	// interval other than the default). They do not make OK false.
 	Notes []Problem `json:"notes,omitempty"`
+	// raw makes add keep every problem, repeats included and past
+	// maxProblems: a segment's list, which the report takes in order.
+	raw bool
 }
 
 // OK reports whether no problem was found.
@@ -69,6 +71,10 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 const maxProblems = 100
 
 func (r *Report) add(p Problem) {
+	if r.raw {
+		r.Problems = append(r.Problems, p)
+		return
+	}
 	// The checksum pass and the decoding pass can meet the same bad chunk;
 	// report it once.
 	for _, q := range r.Problems {
@@ -249,138 +255,6 @@ func checkChecksums(s *sstable.SSTable, r *Report) {
 	}
 }
 
-// checkStructure decodes Data.db once while walking Index.db beside it.
-func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(done, total int64)) {
-	dataPath := s.Path(format.ComponentData)
-	indexPath := s.Path(format.ComponentIndex)
-	var idx *index.Scanner
-	var bc *btiCheck
-	switch {
-	case s.Version().IsBTI():
-		bc = newBTICheck(s, r)
-	case s.Index() != nil:
-		idx = index.NewScanner(s.Index(), s.IndexCodec(), 0, true)
-		r.Checks = append(r.Checks, "Index.db positions, keys, order, and promoted index blocks against the rows")
-	default:
-		r.add(Problem{File: indexPath, Component: "Index.db", Offset: -1, Message: "missing"})
-	}
-	var bf *filter.BloomFilter
-	if s.HasComponent(format.ComponentFilter) {
-		var err error
-		if bf, err = filter.ReadFile(s.Path(format.ComponentFilter), s.Version().HasOldBloomFilterFormat); err != nil {
-			r.addErr(s.Path(format.ComponentFilter), "Filter.db", err)
-			bf = nil
-		} else {
-			r.Checks = append(r.Checks, "Filter.db holds every key")
-		}
-	}
-	sc := newSummaryCheck(s, r)
-	stc := newStatsCheck(s, r, skimRows)
-	fc := newFilterCheck(s, r, bf)
-	var prevKey []byte
-	var bw *blockWalk
-	var rawEntry, canonEntry []byte // reused for indexed entries
-	dec := s.Decoder(0)
-	dec.CollectTimeAnomalies()
-	if h := s.Stats().Header; h != nil {
-		for _, msg := range h.CastMinima() {
-			r.add(Problem{File: s.Path(format.ComponentStatistics), Component: "Statistics.db", Offset: -1, Message: msg})
-		}
-	}
-	var h rows.PartitionHeader
-	total := s.Data().Length()
-	for {
-		err := dec.ReadPartitionHeader(&h)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			r.addErr(dataPath, "Data.db", err)
-			return
-		}
-		r.Partitions++
-		if !h.Deletion.IsLive() && h.Deletion.LocalDeletionTime < 0 {
-			// Only the legacy layout stores a signed int; 5.0 reads this as
-			// an InvalidDeletionTime and scrub rewrites it.
-			r.add(Problem{File: dataPath, Component: "Data.db", Offset: h.Offset + 2 + int64(len(h.Key)),
-				Message: fmt.Sprintf("partition deletion of key %x: localDeletionTime %d is negative (an overflowed or invalid deletion time; sstablescrub rewrites it)", h.Key, h.Deletion.LocalDeletionTime)})
-		}
-		if prevKey != nil && s.Partitioner().CompareKeys(prevKey, h.Key) >= 0 {
-			r.add(Problem{File: dataPath, Component: "Data.db", Offset: h.Offset,
-				Message: fmt.Sprintf("partition key %x is not after the previous key %x in %s order", h.Key, prevKey, s.Partitioner().Name())})
-		}
-		prevKey = append(prevKey[:0], h.Key...)
-		fc.key(h.Key)
-		stc.startPartition(&h)
-		if bf != nil && !bf.MightContain(h.Key) {
-			r.add(Problem{File: s.Path(format.ComponentFilter), Component: "Filter.db", Offset: -1,
-				Message: fmt.Sprintf("bloom filter does not contain key %x (partition at Data.db byte %d)", h.Key, h.Offset)})
-		}
-		if idx != nil {
-			if !idx.Next() {
-				if idx.Err() != nil {
-					r.addErr(indexPath, "Index.db", idx.Err())
-				} else {
-					r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.Pos(),
-						Message: fmt.Sprintf("ends before the partition at Data.db byte %d", h.Offset)})
-				}
-				idx = nil
-			} else {
-				if checkEntry(s, r, idx, &h) && idx.Entry().Indexed() {
-					n := idx.Pos() - idx.EntryPos()
-					if int64(cap(rawEntry)) < n {
-						rawEntry = make([]byte, n)
-					}
-					rawEntry = rawEntry[:n]
-					if _, err := s.Index().ReadAt(rawEntry, idx.EntryPos()); err != nil {
-						r.addErr(indexPath, "Index.db", err)
-					} else {
-						bw = newBlockWalk(r, indexPath, s.IndexCodec(), idx.Entry(), idx.EntryPos(), rawEntry, &canonEntry)
-					}
-				}
-				sc.entry(idx.EntryPos(), idx.Entry().Key)
-			}
-		}
-		var rw *rowsWalk
-		if bc != nil {
-			rw = bc.partition(&h)
-		}
-		err = walkPartition(dec, &h, bw, rw, skimRows, stc.unfiltered)
-		if bc != nil && err == nil {
-			bc.done(&h, rw)
-		}
-		for _, a := range dec.TakeTimeAnomalies() {
-			r.add(Problem{File: dataPath, Component: "Data.db", Offset: a.Offset,
-				Message: fmt.Sprintf("%s: stored delta %d, read as %d: %s", a.What, a.Raw, a.Value, a.Reason)})
-		}
-		if err != nil {
-			r.addErr(dataPath, "Data.db", err)
-			return
-		}
-		stc.endPartition(dec.Pos() - h.Offset)
-		bw = nil
-		if progress != nil {
-			progress(h.Offset, total)
-		}
-	}
-	if idx != nil {
-		if idx.Next() {
-			r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
-				Message: "entry for a partition that Data.db does not hold"})
-		} else if err := idx.Err(); err != nil {
-			// Bytes after the last entry that do not make an entry.
-			r.addErr(indexPath, "Index.db", err)
-		}
-	}
-	if bc != nil {
-		bc.finish(r.Partitions)
-	}
-	sc.finish()
-	stc.finish()
-	fc.finish(s, r.Partitions)
-	checkFilterKind(s, r, bf)
-}
-
 // walkPartition reads the rest of the partition: every cell decoded (or,
 // skimming, rows stepped over by their sizes), except that a partition
 // with a promoted index is decoded unfiltered by unfiltered beside its
@@ -432,8 +306,7 @@ func checkFilterKind(s *sstable.SSTable, r *Report, bf *filter.BloomFilter) {
 // checkEntry compares the Index.db entry with the partition header; it
 // reports whether the entry is the partition's, so its promoted index can
 // be checked against the partition's rows.
-func checkEntry(s *sstable.SSTable, r *Report, idx *index.Scanner, h *rows.PartitionHeader) bool {
-	indexPath := s.Path(format.ComponentIndex)
+func checkEntry(indexPath string, r *Report, idx *index.Scanner, h *rows.PartitionHeader) bool {
 	e := idx.Entry()
 	if e.Position != h.Offset {
 		r.add(Problem{File: indexPath, Component: "Index.db", Offset: idx.EntryPos(),
