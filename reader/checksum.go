@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sstabletool/sstabletool/corrupt"
 )
@@ -160,23 +162,63 @@ func (c *ChunkChecksums) Verify(f File) []error {
 // against the chunk's stored bytes (without decompressing) and returns one
 // *corrupt.Error per bad chunk. An uncompressed Data.db has no chunk CRCs of
 // its own (they are in CRC.db, see ChunkChecksums): that is reported as a
-// single error rather than an empty, reassuring result.
+// single error rather than an empty, reassuring result. It checks ranges of
+// chunks on every core (GOMAXPROCS) and returns the errors of one pass:
+// in order, up to the first chunk it could not read.
 func VerifyChunks(d *Data) []error {
 	if d.info == nil {
 		return []error{fmt.Errorf("%s: Data.db is not compressed; its checksums are in CRC.db", d.path)}
 	}
-	var errs []error
-	var ra readAhead
 	dataChunks := d.info.DataChunks()
 	if d.lengthFixed {
 		// The stored length is damaged (reported as such): chunks past it
 		// are the data, and only those past the chunks' length are extra.
 		dataChunks = int(max((d.length+d.chunkLen-1)/d.chunkLen, 1))
 	}
-	for i := range d.info.ChunkOffsets {
+	n := len(d.info.ChunkOffsets)
+	parts := min(runtime.GOMAXPROCS(0), n/verifyChunksPerPart)
+	if parts < 2 {
+		errs, _ := d.verifyChunks(0, n, dataChunks)
+		return errs
+	}
+	// On every core, each a range of the chunks; their errors are put
+	// together in order, up to the first chunk that could not be read,
+	// where one pass would have stopped.
+	type result struct {
+		errs    []error
+		stopped bool
+	}
+	results := make([]result, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[p].errs, results[p].stopped = d.verifyChunks(n*p/parts, n*(p+1)/parts, dataChunks)
+		}()
+	}
+	wg.Wait()
+	var errs []error
+	for _, r := range results {
+		errs = append(errs, r.errs...)
+		if r.stopped {
+			break
+		}
+	}
+	return errs
+}
+
+// verifyChunksPerPart is the fewest chunks VerifyChunks gives a goroutine.
+const verifyChunksPerPart = 256
+
+// verifyChunks checks chunks [from, to) and reports whether it stopped at
+// one it could not read (the last error).
+func (d *Data) verifyChunks(from, to, dataChunks int) (errs []error, stopped bool) {
+	var ra readAhead
+	for i := from; i < to; i++ {
 		b, err := d.readStored(int64(i), &ra)
 		if err != nil {
-			return append(errs, err)
+			return append(errs, err), true
 		}
 		if err := d.checkCRC(int64(i), b); err != nil {
 			errs = append(errs, err)
@@ -190,7 +232,7 @@ func VerifyChunks(d *Data) []error {
 			}
 		}
 	}
-	return errs
+	return errs, false
 }
 
 // checkEmptyChunk reports a chunk past the data length that holds bytes.
