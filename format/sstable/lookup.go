@@ -198,7 +198,15 @@ func (s *SSTable) findIndexed(key []byte) (*index.Entry, bool, error) {
 		// the key (Cassandra's getPosition reads as many).
 		limit = sum.EffectiveIntervalAfter(i) + 1
 	}
-	sc := index.NewScanner(s.indexFile, s.indexCodec, start, false)
+	// One scanner serves the lookups, as one cursor does (PartitionAt):
+	// its window is kept, and the next lookup in the same stretch of
+	// Index.db reads nothing.
+	if s.lookupScanner == nil {
+		s.lookupScanner = index.NewScanner(s.indexFile, s.indexCodec, start, false)
+	} else {
+		s.lookupScanner.Reset(start)
+	}
+	sc := s.lookupScanner
 	var belowPos, belowAt int64 = -1, -1 // the last entry below key, where it points and where it is
 	var below []byte
 	for n := 0; limit < 0 || n < limit; n++ {

@@ -76,6 +76,7 @@ type SSTable struct {
 
 	lookupCursor  *reader.Cursor
 	lookupDecoder *rows.Decoder
+	lookupScanner *index.Scanner // Index.db's, for Find
 
 	headerFixes []HeaderFix
 }

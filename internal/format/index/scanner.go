@@ -41,6 +41,14 @@ func NewScanner(f reader.File, codec *Codec, start int64, full bool) *Scanner {
 	return s
 }
 
+// Reset moves the scanner to file offset start, as NewScanner would place
+// a new one, keeping its window: a run of lookups reuses one buffer, and
+// one that starts inside the bytes the window holds reads nothing.
+func (s *Scanner) Reset(start int64) {
+	s.pos, s.err, s.entryPos = start, nil, 0
+	s.windowSize, s.refills = 4<<10, 0
+}
+
 func (s *Scanner) corrupt(off int64, expected string, err error) error {
 	return corrupt.New(s.f.Path(), "Index.db", off, expected, err)
 }
