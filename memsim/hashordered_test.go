@@ -1,6 +1,7 @@
 package memsim
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"testing"
@@ -165,4 +166,25 @@ func BenchmarkHashOrderedByteOrderedLinear(b *testing.B) {
 	// both structures alike; against the skip list's growth, a linear
 	// hash-ordered replay stays near 1 where a quadratic one reaches 4.
 	b.ReportMetric(growth[HashOrdered]/growth[SkipList], "growth-vs-skiplist")
+}
+
+// TestKeyStore: keys of every length come back as they went in, those of
+// up to 8 bytes from their reference, longer ones from the arena.
+func TestKeyStore(t *testing.T) {
+	ks := newKeyStore()
+	var want [][]byte
+	for id := uint32(1); id < 5000; id++ {
+		k := make([]byte, int(id)%41)
+		for i := range k {
+			k[i] = byte(int(id)*7 + i)
+		}
+		ks.add(id, k)
+		want = append(want, k)
+	}
+	for i, k := range want {
+		got := ks.get(uint32(i + 1))
+		if !bytes.Equal(got, k) || (len(k) == 0) != (got == nil) {
+			t.Fatalf("key %d: got %x, want %x", i+1, got, k)
+		}
+	}
 }

@@ -1,5 +1,7 @@
 package memsim
 
+import "encoding/binary"
+
 // The Go structures keep keys, values, partitions, rows and cells in large
 // chunks addressed by 32-bit indexes instead of one Go object per item, for
 // the same reason Cassandra slabs its memtable memory: ten million small
@@ -70,9 +72,12 @@ func (p *pool[T]) bytes(itemSize int64) int64 {
 	return (int64(len(p.chunks))*chunkLen + int64(len(p.spare))) * itemSize
 }
 
-// bref addresses bytes in an arena.
+// bref addresses bytes in an arena; up to 8 bytes (a bigint, a
+// timestamp) are kept in the bref itself, which saves their room in the
+// arena: for ten million bigint values, 80 MB.
 type bref struct {
-	chunk, off, n uint32
+	b [8]byte // the bytes, or the arena chunk and offset (little-endian)
+	n uint32
 }
 
 // arena stores byte strings in 1 MiB chunks (bigger strings get a chunk of
@@ -85,8 +90,10 @@ type arena struct {
 const arenaChunk = 1 << 20
 
 func (a *arena) put(b []byte) bref {
-	if len(b) == 0 {
-		return bref{}
+	r := bref{n: uint32(len(b))}
+	if len(b) <= len(r.b) {
+		copy(r.b[:], b)
+		return r
 	}
 	last := len(a.chunks) - 1
 	if last < 0 || len(a.chunks[last])+len(b) > cap(a.chunks[last]) {
@@ -94,17 +101,23 @@ func (a *arena) put(b []byte) bref {
 		last++
 	}
 	c := a.chunks[last]
-	r := bref{chunk: uint32(last), off: uint32(len(c)), n: uint32(len(b))}
+	binary.LittleEndian.PutUint32(r.b[:4], uint32(last))
+	binary.LittleEndian.PutUint32(r.b[4:], uint32(len(c)))
 	a.chunks[last] = append(c, b...)
 	a.used += int64(len(b))
 	return r
 }
 
-func (a *arena) get(r bref) []byte {
-	if r.n == 0 {
+// get returns r's bytes (nil for none); they alias r when it holds them.
+func (a *arena) get(r *bref) []byte {
+	switch {
+	case r.n == 0:
 		return nil
+	case r.n <= uint32(len(r.b)):
+		return r.b[:r.n:r.n]
 	}
-	return a.chunks[r.chunk][r.off : r.off+r.n : r.off+r.n]
+	chunk, off := binary.LittleEndian.Uint32(r.b[:4]), binary.LittleEndian.Uint32(r.b[4:])
+	return a.chunks[chunk][off : off+r.n : off+r.n]
 }
 
 func (a *arena) bytes() int64 {
@@ -138,6 +151,6 @@ func (k *keyStore) add(id uint32, key []byte) {
 	*k.refs.at(id) = k.data.put(key)
 }
 
-func (k *keyStore) get(id uint32) []byte { return k.data.get(*k.refs.at(id)) }
+func (k *keyStore) get(id uint32) []byte { return k.data.get(k.refs.at(id)) }
 
 func (k *keyStore) bytes() int64 { return k.refs.bytes(12) + k.data.bytes() }

@@ -182,7 +182,7 @@ func (s *store) findRow(p *partition, cl []byte) (int, bool) {
 	lo, hi := 0, len(ids)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		c := compareClustering(s.data.get(s.rows.at(ids[m]).clust), cl)
+		c := compareClustering(s.data.get(&s.rows.at(ids[m]).clust), cl)
 		if c == 0 {
 			return m, true
 		}
@@ -266,7 +266,7 @@ func compareCell(col uint16, path []byte, c *cell, a *arena) int {
 		}
 		return 1
 	}
-	return bytes.Compare(path, a.get(c.path))
+	return bytes.Compare(path, a.get(&c.path))
 }
 
 func (s *store) findCell(r *row, col uint16, path []byte) (int, bool) {
@@ -309,7 +309,7 @@ func (s *store) wins(u *workload.Cell, e *cell) bool {
 	if u.LocalDeletionTime != e.ldt {
 		return u.LocalDeletionTime > e.ldt
 	}
-	return bytes.Compare(u.Value, s.data.get(e.val)) > 0
+	return bytes.Compare(u.Value, s.data.get(&e.val)) > 0
 }
 
 // errTooLarge is returned for values Cassandra itself could not hold.
@@ -708,7 +708,7 @@ func (s *store) read(id uint32) (rows int, valueBytes int64) {
 	p := s.parts.at(id)
 	if p.static != 0 {
 		for _, c := range s.rowCells(s.rows.at(p.static - 1)) {
-			valueBytes += int64(len(s.data.get(c.val)))
+			valueBytes += int64(len(s.data.get(&c.val)))
 		}
 	}
 	for _, rid := range s.rowIDs(p) {
@@ -717,7 +717,7 @@ func (s *store) read(id uint32) (rows int, valueBytes int64) {
 			rows++
 		}
 		for _, c := range s.rowCells(r) {
-			valueBytes += int64(len(s.data.get(c.val)))
+			valueBytes += int64(len(s.data.get(&c.val)))
 		}
 	}
 	return rows, valueBytes
