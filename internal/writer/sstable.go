@@ -41,8 +41,30 @@ type Config struct {
 	BloomFilterFPChance float64 // 0: 0.01
 	// ExpectedKeys sizes the bloom filter (Cassandra uses its estimate).
 	ExpectedKeys int64
+	// SamplingLevel is Summary.db's sampling level (0: full sampling).
+	SamplingLevel int
+	// TOC is a TOC.txt order to follow (a rewrite keeps its source's);
+	// nil lists the components in Cassandra 5.0's order.
+	TOC []string
+	// FinishStatistics, when set, is called with the Statistics.db the
+	// writer collected, before it is encoded: a rewrite of an existing
+	// sstable (scrub) carries over what the rows cannot give (repairedAt,
+	// the commit log intervals, the originating host).
+	FinishStatistics func(*stats.Statistics)
 	// FS is what the files are written through (nil: the real disk).
 	FS vfs.FS
+	// Output, when set, creates the files under their final names in
+	// place of a staging directory: the caller makes that crash-safe (as
+	// package upgrade does with Cassandra's transaction log), Finish
+	// closes every file and commits nothing, and FS is not used.
+	Output Output
+}
+
+// Output creates the files of one sstable under their final names (for
+// example "oa-5-big-Data.db" in the output's directory). Close must leave
+// a file durable (fsynced).
+type Output interface {
+	Create(name string) (io.WriteCloser, error)
 }
 
 // SSTableWriter writes a new sstable partition by partition, collecting
@@ -50,13 +72,15 @@ type Config struct {
 // must come in the partitioner's order and rows in clustering order.
 type SSTableWriter struct {
 	cfg   Config
-	st    *Staging
+	st    *Staging // nil with Config.Output
+	out   Output   // the staging, or Config.Output
+	files []io.WriteCloser
 	desc  format.Descriptor
 	part  token.Partitioner
-	data  *File
+	data  io.WriteCloser
 	dw    *DataWriter
-	index *File // Index.db, or Partitions.db for BTI
-	rows  *File // Rows.db (BTI)
+	index io.WriteCloser // Index.db, or Partitions.db for BTI
+	rows  io.WriteCloser // Rows.db (BTI)
 	idx   *IndexWriter
 	enc   *rows.Encoder
 	bf    *filter.BloomFilter
@@ -105,11 +129,14 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 		return nil, err
 	}
 	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation}
-	st, err := NewStaging(cfg.FS, dest, desc.Prefix())
-	if err != nil {
-		return nil, err
+	w := &SSTableWriter{cfg: cfg, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema), out: cfg.Output}
+	if w.out == nil {
+		st, err := NewStaging(cfg.FS, dest, desc.Prefix())
+		if err != nil {
+			return nil, err
+		}
+		w.st, w.out = st, stagingOutput{st}
 	}
-	w := &SSTableWriter{cfg: cfg, st: st, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema)}
 	w.col.init()
 	for _, t := range cfg.Header.ClusteringTypes {
 		w.col.types = append(w.col.types, t.Type)
@@ -121,34 +148,34 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 			t := tn.Type
 			if t == nil {
 				if t, err = cqltype.Parse(tn.Class); err != nil {
-					st.Abort()
+					w.Abort()
 					return nil, fmt.Errorf("writer: clustering type %d: %w", i, err)
 				}
 			}
 			ctypes = append(ctypes, t)
 		}
 	}
-	fail := func(err error) (*SSTableWriter, error) { st.Abort(); return nil, err }
-	if w.data, err = st.Create(desc.Prefix() + format.ComponentData); err != nil {
+	fail := func(err error) (*SSTableWriter, error) { w.Abort(); return nil, err }
+	if w.data, err = w.create(format.ComponentData); err != nil {
 		return fail(err)
 	}
 	if w.dw, err = NewDataWriter(w.data, cfg.Compression, cfg.Version.HasMaxCompressedLength); err != nil {
 		return fail(err)
 	}
 	comps := IndexComponents(cfg.Version)
-	if w.index, err = st.Create(desc.Prefix() + comps[0]); err != nil {
+	if w.index, err = w.create(comps[0]); err != nil {
 		return fail(err)
 	}
 	var rowsOut io.Writer
 	if cfg.Version.IsBTI() {
-		if w.rows, err = st.Create(desc.Prefix() + comps[1]); err != nil {
+		if w.rows, err = w.create(comps[1]); err != nil {
 			return fail(err)
 		}
 		rowsOut = w.rows
 	}
 	if w.idx, err = NewIndexWriter(IndexConfig{Version: cfg.Version, Partitioner: p, ClusteringTypes: ctypes,
 		ClusteringFixed: cfg.Schema.ClusteringFixed, ColumnIndexSize: cfg.ColumnIndexSize,
-		ExpectedKeys: cfg.ExpectedKeys, MinIndexInterval: cfg.MinIndexInterval}, w.index, rowsOut); err != nil {
+		ExpectedKeys: cfg.ExpectedKeys, MinIndexInterval: cfg.MinIndexInterval, SamplingLevel: cfg.SamplingLevel}, w.index, rowsOut); err != nil {
 		return fail(err)
 	}
 	if w.bf, err = filter.New(max(cfg.ExpectedKeys, 1), cfg.BloomFilterFPChance); err != nil {
@@ -157,14 +184,56 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 	return w, nil
 }
 
-// Abort discards everything written.
+// Abort discards everything written: the staging directory is removed;
+// files created through Config.Output are closed, for the caller to
+// delete.
 func (w *SSTableWriter) Abort() error {
-	w.dw.Abort()
-	return w.st.Abort()
+	if w.dw != nil {
+		w.dw.Abort()
+	}
+	if w.st != nil {
+		return w.st.Abort()
+	}
+	for _, f := range w.files {
+		f.Close()
+	}
+	return nil
 }
 
-// Staging exposes the staging directory (crash tests).
+// Staging exposes the staging directory (crash tests); nil with
+// Config.Output.
 func (w *SSTableWriter) Staging() *Staging { return w.st }
+
+// Descriptor is the sstable being written (its directory is the
+// destination's).
+func (w *SSTableWriter) Descriptor() format.Descriptor { return w.desc }
+
+// create creates one component file through the output.
+func (w *SSTableWriter) create(component string) (io.WriteCloser, error) {
+	f, err := w.out.Create(w.desc.Prefix() + component)
+	if err != nil {
+		return nil, err
+	}
+	w.files = append(w.files, f)
+	return f, nil
+}
+
+// writeWhole writes one component built in memory and closes it.
+func (w *SSTableWriter) writeWhole(component string, b []byte) error {
+	f, err := w.create(component)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// stagingOutput creates the files in a staging directory.
+type stagingOutput struct{ st *Staging }
+
+func (o stagingOutput) Create(name string) (io.WriteCloser, error) { return o.st.Create(name) }
 
 // StartPartition begins a partition.
 func (w *SSTableWriter) StartPartition(key []byte, d deletiontime.DeletionTime) error {
@@ -276,6 +345,9 @@ func (w *SSTableWriter) Finish() (string, error) {
 		}
 	}
 	st := w.statistics(dr)
+	if w.cfg.FinishStatistics != nil {
+		w.cfg.FinishStatistics(st)
+	}
 	sb, err := st.Encode(w.cfg.Version)
 	if err != nil {
 		return "", fmt.Errorf("writer: Statistics.db: %w", err)
@@ -290,17 +362,19 @@ func (w *SSTableWriter) Finish() (string, error) {
 		written = append(written, IndexComponents(v)[1])
 	}
 	for _, f := range files {
-		if err := w.st.WriteFile(w.desc.Prefix()+f.Name, f.Bytes); err != nil {
+		if err := w.writeWhole(f.Name, f.Bytes); err != nil {
 			return "", err
 		}
 		written = append(written, f.Name)
 	}
-	toc := TOCFor(nil, written)
-	if err := w.st.WriteFile(w.desc.Prefix()+format.ComponentTOC, TOCText(toc)); err != nil {
+	toc := TOCFor(w.cfg.TOC, written)
+	if err := w.writeWhole(format.ComponentTOC, TOCText(toc)); err != nil {
 		return "", err
 	}
-	if err := w.st.Commit(); err != nil {
-		return "", err
+	if w.st != nil {
+		if err := w.st.Commit(); err != nil {
+			return "", err
+		}
 	}
 	return w.desc.Path(format.ComponentData), nil
 }
