@@ -423,9 +423,9 @@ func (m *minima) unfiltered(u *rows.Unfiltered) {
 type minimaSink struct{ m *minima }
 
 func (s minimaSink) start(_ []byte, d deletiontime.DeletionTime) error { s.m.deletion(d); return nil }
-func (s minimaSink) static(u *rows.Unfiltered) error                  { s.m.unfiltered(u); return nil }
-func (s minimaSink) add(u *rows.Unfiltered) error                     { s.m.unfiltered(u); return nil }
-func (s minimaSink) end() error                                       { return nil }
+func (s minimaSink) static(u *rows.Unfiltered) error                   { s.m.unfiltered(u); return nil }
+func (s minimaSink) add(u *rows.Unfiltered) error                      { s.m.unfiltered(u); return nil }
+func (s minimaSink) end() error                                        { return nil }
 
 // observeMinima walks Data.db as the rewrite will and returns minima
 // every kept value is at or above, within an int of the largest local
