@@ -143,8 +143,13 @@ func (sv *salvage) run() error {
 		h, _, err := sv.attempt(pos, nil, sv.check, discard{}, false)
 		dataKey := bytes.Clone(h.Key)
 		var withKey []byte
-		if err == nil && atIdx && ie.key != nil && !bytes.Equal(h.Key, ie.key) {
-			err = fmt.Errorf("the key in Data.db (0x%x) is not the key %s has for this position (0x%x)", h.Key, ie.from, ie.key)
+		if err == nil && atIdx && ie.key != nil && !bytes.Equal(h.Key, ie.key) && sv.record {
+			// Cassandra's scrubbers take this as an error and read the
+			// partition again under the index's key; but the partition
+			// read whole, checksummed, under its own key, and the index is
+			// what is derived (and rebuilt): Data.db's key is kept.
+			sc.rep.Notes = append(sc.rep.Notes, fmt.Sprintf("partition at byte %d: %s has the key 0x%x for it, Data.db 0x%x, and the partition reads whole with its own: kept under it",
+				pos, ie.from, ie.key, h.Key))
 		}
 		if err != nil && atIdx && ie.key != nil {
 			if _, _, err2 := sv.attempt(pos, ie.key, sv.check, discard{}, false); err2 == nil {
@@ -271,7 +276,7 @@ func (sc *scrubber) rewrite(out outputs) error {
 			return err
 		}
 		h.MinTimestamp, h.MinLocalDeletionTime, h.MinTTL = m.ts, m.ldt, m.ttl
-		sc.rep.Notes = append(sc.rep.Notes, fmt.Sprintf("the serialization header's minima are taken from the rows (%s)", why))
+		sc.rep.Notes = append(sc.rep.Notes, "the serialization header's minima are taken from the rows kept")
 	}
 	sc.comps()
 	sc.rep.Rewritten = true

@@ -71,6 +71,11 @@ type Options struct {
 	// Progress, when set, hears source Data.db bytes done of the total of
 	// each pass.
 	Progress func(done, total int64)
+	// CheckSchema, when set, is called with the opened source before
+	// anything is read: a schema's check (the command's --schema), which
+	// may make a 3.x frozen UDT column read as frozen (FreezeColumn). Its
+	// error makes the sstable unscrubbable.
+	CheckSchema func(*sstable.SSTable) error
 }
 
 // ErrAborted is returned in Abort mode at the first problem.
@@ -237,6 +242,12 @@ func open(srcPath string, o Options) (*scrubber, error) {
 		src.Close()
 		return nil, err
 	}
+	if o.CheckSchema != nil {
+		if err := o.CheckSchema(src); err != nil {
+			src.Close()
+			return nil, err
+		}
+	}
 	sc.verified = verify.SSTableChecksumsAndStructure(sc.dataPath, sstable.Options{Access: o.Access})
 	sc.problems = map[string][]verify.Problem{}
 	for _, p := range sc.verified.Problems {
@@ -260,23 +271,33 @@ func (sc *scrubber) refuse() error {
 
 func (sc *scrubber) close() { sc.src.Close() }
 
-// run scrubs: the source's own Data.db is kept when it is whole, in the
-// target version and needs nothing rewritten (only what is derived from it
-// is rebuilt); otherwise it is rewritten partition by partition.
+// run scrubs: decide, then write through out (nil: validate).
 func (sc *scrubber) run(out outputs) error {
-	if why := sc.needsRewrite(); why == "" {
-		why, err := sc.check()
-		if err != nil {
-			return err
-		}
-		if why == "" {
-			return sc.rebuild(out)
-		}
-		sc.rep.Notes = append(sc.rep.Notes, "Data.db is rewritten: "+why)
-	} else {
-		sc.rep.Notes = append(sc.rep.Notes, "Data.db is rewritten: "+why)
+	rebuild, err := sc.decide()
+	if err != nil {
+		return err
+	}
+	if rebuild {
+		return sc.rebuild(out)
 	}
 	return sc.rewrite(out)
+}
+
+// decide says whether Data.db can be kept as it is (rebuild: it is whole,
+// in the target version, and nothing in it needs rewriting) or must be
+// rewritten partition by partition, and notes why.
+func (sc *scrubber) decide() (rebuild bool, err error) {
+	why := sc.needsRewrite()
+	if why == "" {
+		if why, err = sc.check(); err != nil {
+			return false, err
+		}
+	}
+	if why == "" {
+		return true, nil
+	}
+	sc.rep.Notes = append(sc.rep.Notes, "Data.db is rewritten: "+why)
+	return false, nil
 }
 
 // needsRewrite says why Data.db cannot be kept as it is, from what verify

@@ -127,6 +127,9 @@ func findSSTables(c *cli.Context) (*scan, error) {
 		hint := ""
 		if !c.Bool("recursive") {
 			hint = " (use -r to descend into subdirectories)"
+			if c.Command != nil && c.Command.Name == "scrub" {
+				hint = " (use --recursive to descend into subdirectories; scrub's -r is --reinsert-overflowed-ttl, as sstablescrub's)"
+			}
 		}
 		return nil, usageError("no sstables found under %s%s", strings.Join(c.Args().Slice(), " "), hint)
 	}

@@ -35,6 +35,7 @@ func commands() []*cli.Command {
 		partitionsCommand(),
 		savingsCommand(),
 		schemaCommand(),
+		scrubCommand(),
 		upgradeCommand(),
 		verifyCommand(),
 	}
