@@ -119,3 +119,16 @@ func readAll(t testing.TB, dir string) map[string][]byte {
 	}
 	return out
 }
+
+// fastTemp is a temporary directory in memory where there is one
+// (/dev/shm): the crash tests' fsyncs then cost nothing.
+func fastTemp(t testing.TB) string {
+	t.Helper()
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if dir, err := os.MkdirTemp("/dev/shm", "sstabletool-scrub-"); err == nil {
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			return dir
+		}
+	}
+	return t.TempDir()
+}

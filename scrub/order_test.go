@@ -51,7 +51,7 @@ func writeTable(t *testing.T, parts map[int32][]testRow, compressed bool) string
 	if compressed {
 		cfg.Compression = &writer.Compression{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 4096, MaxCompressedLength: 1<<31 - 1}
 	}
-	dir := filepath.Join(t.TempDir(), "ks", "t-00000000000000000000000000000000")
+	dir := filepath.Join(fastTemp(t), "ks", "t-00000000000000000000000000000000")
 	w, err := writer.NewSSTableWriter(dir, cfg)
 	if err != nil {
 		t.Fatal(err)

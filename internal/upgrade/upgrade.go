@@ -425,8 +425,12 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 	if op == "" {
 		op = txnlog.OpUpgrade
 	}
+	lv := to
+	if lv.Name == "" {
+		lv = old.Version // a Rewriter that keeps each sstable's version
+	}
 	x := &txn{d: d, t: tk.t, logOwn: logOwn,
-		log: filepath.Join(tk.t.Dir, txnlog.Name(logVersion(to), op, txnlog.NewTimeUUID()))}
+		log: filepath.Join(tk.t.Dir, txnlog.Name(logVersion(lv), op, txnlog.NewTimeUUID()))}
 	if tk.w != nil {
 		tk.w.own(filepath.Base(x.log))
 	}
