@@ -332,6 +332,10 @@ func TestKilledScrub(t *testing.T) {
 			n := newNode(t)
 			out := filepath.Join(t.TempDir(), "out")
 			full := runChild(t, mode, n, out, -1)
+			for range 2 { // the first run pays for cold caches
+				n := newNode(t)
+				full = min(full, runChild(t, mode, n, filepath.Join(fastTemp(t), "out"), -1))
+			}
 			var wantOut map[string][32]byte
 			if mode == "out" {
 				wantOut = hashFiles(t, out)
@@ -351,15 +355,21 @@ func TestKilledScrub(t *testing.T) {
 					n.afterCrash(t, trial)
 					continue
 				}
-				for _, f := range format.Find([]string{out}, format.FindOptions{}).SSTables {
-					var md *format.MissingDataError
-					if f.Err != nil && !errors.As(f.Err, &md) {
-						t.Fatalf("%s: %v", trial, f.Err)
+				if _, err := os.Stat(out); err == nil {
+					for _, f := range format.Find([]string{out}, format.FindOptions{}).SSTables {
+						var md *format.MissingDataError
+						if f.Err != nil && !errors.As(f.Err, &md) {
+							t.Fatalf("%s: %v", trial, f.Err)
+						}
 					}
 				}
 				src := n.live(t)[0]
-				if _, err := Scrub(src, out, Options{}); err != nil && !strings.Contains(err.Error(), "already holds") {
+				rep, err := Scrub(src, out, Options{})
+				if err != nil && !strings.Contains(err.Error(), "already holds") {
 					t.Fatalf("%s: rerun: %v", trial, err)
+				}
+				if err == nil && len(rep.Outputs) != 2 {
+					t.Fatalf("%s: rerun wrote %v: %+v", trial, rep.Outputs, rep)
 				}
 				if !maps2Equal(hashFiles(t, out), wantOut) {
 					t.Fatalf("%s: after the rerun the output differs from an uninterrupted run's", trial)
