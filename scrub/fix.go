@@ -1,6 +1,9 @@
 package scrub
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
@@ -85,6 +88,15 @@ func (f timeFix) row(u *rows.Unfiltered, fixed *int64) rowVerdict {
 	var v rowVerdict
 	overflow := false
 	lv := &u.Liveness
+	for i := range u.Cells {
+		// An expiring flag with the row's TTL on a row that does not
+		// expire: Cassandra's Cell.deserialize reads no TTL and
+		// NO_DELETION_TIME, a live cell (isExpiring is ttl != NO_TTL).
+		if c := &u.Cells[i]; c.IsExpiring() && c.TTL == 0 && !c.IsTombstone() {
+			c.Flags &^= rows.CellFlagExpiring
+			c.LocalDeletionTime = 0
+		}
+	}
 	if lv.HasTimestamp && lv.Expiring() && lv.TTL != expiredLivenessTTL {
 		if lv.TTL < 0 {
 			return rowVerdict{drop: "its liveness has a negative TTL (a wrapped delta)"}
@@ -136,4 +148,53 @@ func (f timeFix) row(u *rows.Unfiltered, fixed *int64) rowVerdict {
 		u.ComplexDeletions[i].Deletion = f.deletion(u.ComplexDeletions[i].Deletion, fixed)
 	}
 	return v
+}
+
+// bounds are what a row body can store against the output's serialization
+// header: local deletion times and TTLs as int deltas from its minima.
+type bounds struct {
+	minLDT, minTTL int64
+}
+
+func (b *bounds) fits(v, minimum int64) bool { return v >= minimum && v-minimum <= math.MaxInt32 }
+
+func (b *bounds) deletion(d deletiontime.DeletionTime) bool {
+	return d.IsLive() || d == (deletiontime.DeletionTime{}) || b.fits(d.LocalDeletionTime, b.minLDT)
+}
+
+// check says why u cannot be written against the header ("" when it can):
+// a value the damage left that no int delta reaches.
+func (b *bounds) check(u *rows.Unfiltered) string {
+	if b == nil {
+		return ""
+	}
+	bad := func(what string, v int64) string {
+		return fmt.Sprintf("its %s %d cannot be stored against the serialization header's minimum (a damaged value)", what, v)
+	}
+	if !b.deletion(u.Deletion) || !b.deletion(u.StartDeletion) || !b.deletion(u.EndDeletion) || !b.deletion(u.ScyllaShadowable) {
+		return bad("deletion time", max(u.Deletion.LocalDeletionTime, u.StartDeletion.LocalDeletionTime, u.EndDeletion.LocalDeletionTime))
+	}
+	if lv := &u.Liveness; lv.HasTimestamp && lv.Expiring() {
+		if !b.fits(lv.TTL, b.minTTL) {
+			return bad("TTL", lv.TTL)
+		}
+		if !b.fits(lv.LocalExpirationTime, b.minLDT) {
+			return bad("expiration time", lv.LocalExpirationTime)
+		}
+	}
+	for _, cd := range u.ComplexDeletions {
+		if !b.deletion(cd.Deletion) {
+			return bad("complex deletion time", cd.Deletion.LocalDeletionTime)
+		}
+	}
+	for i := range u.Cells {
+		c := &u.Cells[i]
+		if (c.IsExpiring() || c.IsTombstone()) && !b.fits(c.LocalDeletionTime, b.minLDT) {
+			return bad("cell local deletion time", c.LocalDeletionTime)
+		}
+		if c.IsExpiring() && !b.fits(c.TTL, b.minTTL) {
+			return bad("cell TTL", c.TTL)
+		}
+	}
+	return ""
 }

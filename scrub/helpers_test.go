@@ -19,6 +19,11 @@ import (
 // project's writer.
 func generated(t testing.TB, profile string, partitions int64, v string, o generate.Options) string {
 	t.Helper()
+	return generatedIn(t, filepath.Join(t.TempDir(), "gen"), profile, partitions, v, o)
+}
+
+func generatedIn(t testing.TB, dir, profile string, partitions int64, v string, o generate.Options) string {
+	t.Helper()
 	p, ok := workload.Builtin(profile)
 	if profile == "demo" {
 		var err error
@@ -38,11 +43,19 @@ func generated(t testing.TB, profile string, partitions int64, v string, o gener
 	} else {
 		o.Version = format.MustVersion(v)
 	}
-	res, err := generate.Generate(p, filepath.Join(t.TempDir(), "gen"), o)
+	res, err := generate.Generate(p, dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res.DataPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if len(fuzzBases.paths) > 0 {
+		os.RemoveAll(filepath.Dir(filepath.Dir(fuzzBases.paths[0])))
+	}
+	os.Exit(code)
 }
 
 // partitionText renders one partition's content (not its positions) for

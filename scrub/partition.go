@@ -48,6 +48,8 @@ type pipeline struct {
 	fix       timeFix
 	hasStatic bool
 	keyType   *cqltype.Type
+	// bounds, when set, leaves out rows the output's header cannot hold.
+	bounds *bounds
 	// rep hears what is dropped, merged and fixed (the writing pass); nil
 	// for the checking pass.
 	rep *Report
@@ -127,6 +129,9 @@ func (p *pipeline) run(dec *rows.Decoder, h *rows.PartitionHeader, sink partitio
 		}
 		c := u.Clone()
 		v := p.fix.row(c, &fixed)
+		if v.drop == "" {
+			v.drop = p.bounds.check(c)
+		}
 		if v.drop != "" {
 			dropped++
 			if p.rep != nil {

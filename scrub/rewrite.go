@@ -253,21 +253,6 @@ func (sv *salvage) sortedHeld() []*held {
 // rewrite writes Data.db anew from what the salvage walk keeps, with every
 // derived component, and the held partitions into a second sstable.
 func (sc *scrubber) rewrite(out outputs) error {
-	if sc.o.Mode == Abort {
-		probe := *sc.rep
-		probe.Lost, probe.Rows, probe.Skipped, probe.OutOfOrder, probe.Notes = nil, nil, nil, nil, nil
-		saved := sc.rep
-		sc.rep = &probe
-		err := sc.newSalvage(discard{}, true).run()
-		sc.rep = saved
-		if err != nil {
-			return err
-		}
-		if probe.PartitionsLost > 0 || len(probe.Rows) > 0 || len(probe.OutOfOrder) > 0 || probe.More > 0 {
-			*sc.rep = probe
-			return fmt.Errorf("%s: %w: %s", sc.dataPath, ErrAborted, probe.Summary())
-		}
-	}
 	h := *sc.src.Stats().Header
 	h.HasRaw = false
 	if why := minimaInvalid(&h, sc.from, sc.to); why != "" {
@@ -278,6 +263,24 @@ func (sc *scrubber) rewrite(out outputs) error {
 		h.MinTimestamp, h.MinLocalDeletionTime, h.MinTTL = m.ts, m.ldt, m.ttl
 		sc.rep.Notes = append(sc.rep.Notes, "the serialization header's minima are taken from the rows kept")
 	}
+	if sc.o.Mode == Abort {
+		probe := *sc.rep
+		probe.Lost, probe.Rows, probe.Skipped, probe.OutOfOrder, probe.Notes = nil, nil, nil, nil, nil
+		saved := sc.rep
+		sc.rep = &probe
+		psv := sc.newSalvage(discard{}, true)
+		pb := &bounds{minLDT: h.MinLocalDeletionTime, minTTL: h.MinTTL}
+		psv.check.bounds, psv.write.bounds = pb, pb
+		err := psv.run()
+		sc.rep = saved
+		if err != nil {
+			return err
+		}
+		if probe.PartitionsLost > 0 || len(probe.Rows) > 0 || len(probe.OutOfOrder) > 0 || probe.More > 0 {
+			*sc.rep = probe
+			return fmt.Errorf("%s: %w: %s", sc.dataPath, ErrAborted, probe.Summary())
+		}
+	}
 	sc.comps()
 	sc.rep.Rewritten = true
 	var ws *writerSink
@@ -287,6 +290,8 @@ func (sc *scrubber) rewrite(out outputs) error {
 		sink = ws
 	}
 	sv := sc.newSalvage(sink, true)
+	b := &bounds{minLDT: h.MinLocalDeletionTime, minTTL: h.MinTTL}
+	sv.check.bounds, sv.write.bounds = b, b
 	err := sv.run()
 	if err == nil && ws != nil {
 		err = ws.finish()
