@@ -340,11 +340,13 @@ func (sc *scrubber) comps() {
 	sc.rep.Components = sc.rep.Components[:0]
 	for _, c := range list {
 		comp := Component{Name: c, How: "written"}
-		derived := c != format.ComponentData && c != format.ComponentStatistics && c != format.ComponentCompressionInfo
-		if derived && sc.to.IsBTI() == sc.from.IsBTI() {
-			if why := sc.bad(c); why != "" && !(c == format.ComponentCRC && sc.to.Name != sc.from.Name) {
-				comp.How, comp.Why = "rebuilt", why
-			}
+		// With Data.db rewritten, verify's view of the source's derived
+		// components is the damaged data's (a Digest.crc32 that no longer
+		// matches): only one that is missing counts as rebuilt.
+		derived := c != format.ComponentData && c != format.ComponentStatistics && c != format.ComponentCompressionInfo &&
+			c != format.ComponentDigest && c != format.ComponentCRC
+		if derived && sc.to.IsBTI() == sc.from.IsBTI() && !sc.src.HasComponent(c) {
+			comp.How, comp.Why = "rebuilt", "missing"
 		}
 		sc.rep.Components = append(sc.rep.Components, comp)
 	}
