@@ -131,6 +131,7 @@ func inPlaceOn(fsys vfs.FS, dirs []string, o InPlaceOptions) (*NodeReport, error
 			p := sc.plan()
 			if p.index == "" && p.summary == "" && p.filter == "" && p.digest == "" && p.crc == "" && p.toc == "" {
 				sc.rebuild(nil) // the report: every component kept
+				sc.rep.Unchanged = true
 				return upgrade.Rewritten{Unchanged: true, Partitions: sc.rep.PartitionsKept, Verified: true}, nil
 			}
 		}
@@ -149,9 +150,11 @@ func inPlaceOn(fsys vfs.FS, dirs []string, o InPlaceOptions) (*NodeReport, error
 		if err == nil && len(outs.made) > 0 {
 			err = sc.verifyOutputs(outs.made, out.Dir())
 		}
-		res := upgrade.Rewritten{Partitions: sc.rep.PartitionsKept, Verified: sc.rep.Verified, Problem: errors.Is(err, ErrAborted)}
+		res := upgrade.Rewritten{Partitions: sc.rep.PartitionsKept, Verified: sc.rep.Verified, Problem: errors.Is(err, ErrAborted),
+			To: sc.to.Name, Before: sizeOf(sc.src.Desc())}
 		for _, d := range outs.made {
 			sc.rep.Outputs = append(sc.rep.Outputs, d.Path(format.ComponentData))
+			res.After += sizeOf(d)
 		}
 		if err != nil {
 			sc.rep.Outputs = sc.rep.Outputs[:0]
@@ -230,4 +233,19 @@ func (o *inPlaceOutputs) newSSTable(v format.Version, _ bool) (format.Descriptor
 	}
 	o.made = append(o.made, d)
 	return d, files, nil
+}
+
+// sizeOf is the bytes of an sstable's files.
+func sizeOf(d format.Descriptor) int64 {
+	ents, err := os.ReadDir(d.Dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && !e.IsDir() && strings.HasPrefix(e.Name(), d.Prefix()) {
+			n += fi.Size()
+		}
+	}
+	return n
 }

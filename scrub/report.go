@@ -26,7 +26,7 @@ type Report struct {
 	Lost []Lost `json:"lost"`
 	// Skipped are the byte ranges of Data.db (uncompressed positions) that
 	// were stepped over to resynchronize at the next partition the index
-	// knows.
+	// knows; contiguous ones are one range, with the first one's reason.
 	Skipped []ByteRange `json:"skipped"`
 	// Rows lists the rows dropped, merged and fixed inside kept partitions.
 	Rows []RowChange `json:"rows"`
@@ -46,6 +46,9 @@ type Report struct {
 	// Notes are findings that changed nothing (an index entry that
 	// disagreed with Data.db, a component the output does without).
 	Notes []string `json:"notes,omitempty"`
+	// Unchanged (in place): nothing needed doing; the sstable is left as
+	// it is.
+	Unchanged bool `json:"unchanged,omitempty"`
 	// Verified: every sstable written passed verify before it was moved
 	// into place.
 	Verified bool `json:"verified"`
@@ -116,6 +119,17 @@ func (r *Report) lose(l Lost) {
 		return
 	}
 	r.Lost = append(r.Lost, l)
+}
+
+// skip records a skipped range; one that starts where the last ended
+// extends it (a damaged chunk costs several partitions, each skipped to
+// the next index entry).
+func (r *Report) skip(b ByteRange) {
+	if n := len(r.Skipped); n > 0 && r.Skipped[n-1].End == b.Start {
+		r.Skipped[n-1].End = b.End
+		return
+	}
+	r.Skipped = append(r.Skipped, b)
 }
 
 func (r *Report) row(c RowChange) {

@@ -170,7 +170,7 @@ func (sv *salvage) run() error {
 			}
 			if sv.record {
 				sv.lose(pos, dataKey, ie, atIdx, why)
-				sc.rep.Skipped = append(sc.rep.Skipped, ByteRange{Start: pos, End: next, Reason: err.Error()})
+				sc.rep.skip(ByteRange{Start: pos, End: next, Reason: err.Error()})
 			}
 			pos = next
 			continue
@@ -182,7 +182,7 @@ func (sv *salvage) run() error {
 		outOfOrder := sv.lastKey != nil && part.CompareKeys(sv.lastKey, key) >= 0
 		h, res, err := sv.attempt(pos, withKey, sv.write, sv.sink, outOfOrder)
 		if err != nil {
-			return fmt.Errorf("%s: the partition at byte %d read whole once, then failed: %w", sc.dataPath, pos, err)
+			return fmt.Errorf("%s: writing the partition at byte %d: %w", sc.dataPath, pos, err)
 		}
 		end := sv.dec.Pos()
 		if outOfOrder {

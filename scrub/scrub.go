@@ -104,21 +104,25 @@ func scrubOn(fsys vfs.FS, srcPath, outDir string, o Options) (*Report, error) {
 	if o.Mode == Validate {
 		return sc.rep, sc.run(nil)
 	}
+	// The staging directory is made first: leftovers of a killed run are
+	// repaired, and an output that already holds the sstable refused,
+	// before anything is read.
 	out := &stagedOutputs{fsys: fsys, dir: outDir, src: sc.src.Desc()}
-	err = sc.run(out)
-	if out.st != nil {
-		sc.rep.Recovered = out.st.Recovered()
+	if out.st, err = writer.NewStaging(fsys, outDir, out.src.WithVersion(sc.to).Prefix()); err != nil {
+		return sc.rep, err
 	}
+	sc.rep.Recovered = out.st.Recovered()
+	err = sc.run(out)
 	if err == nil && len(out.made) > 0 {
 		err = sc.verifyOutputs(out.made, out.st.Dir())
 	}
-	if err == nil && out.st != nil {
+	if err == nil && len(out.made) > 0 {
 		err = out.st.Commit()
 	}
+	if err != nil || len(out.made) == 0 {
+		out.st.Abort()
+	}
 	if err != nil {
-		if out.st != nil {
-			out.st.Abort()
-		}
 		return sc.rep, err
 	}
 	for _, d := range out.made {
@@ -145,13 +149,6 @@ type stagedOutputs struct {
 
 func (o *stagedOutputs) newSSTable(v format.Version, second bool) (format.Descriptor, writer.Output, error) {
 	d := o.src.WithVersion(v).WithDir(o.dir)
-	if o.st == nil {
-		st, err := writer.NewStaging(o.fsys, o.dir, d.Prefix())
-		if err != nil {
-			return d, nil, err
-		}
-		o.st = st
-	}
 	if second {
 		gen, err := freeGeneration(o.fsys, o.dir, o.made[0].Generation)
 		if err != nil {

@@ -47,9 +47,9 @@ func scrubCommand() *cli.Command {
 			"Examples:\n" +
 			"  sstabletool scrub --out /tmp/fixed /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2\n" +
 			"  sstabletool scrub --mode validate --recursive /var/lib/cassandra/data/shop   # what would be lost; writes nothing\n" +
-			"  sstabletool scrub -r --out /tmp/fixed mc-1-big-Data.db                       # keep overflowed TTLs (CASSANDRA-14092)\n" +
+			"  sstabletool scrub -r --out /tmp/fixed-ttl nc-1-big-Data.db                   # keep overflowed TTLs (CASSANDRA-14092)\n" +
 			"  sstabletool scrub --column-index-size 4 --out /tmp/rebuilt nc-1-big-Data.db  # rebuild a lost Index.db as it was\n" +
-			"  sstabletool scrub --to oa --out /tmp/oa nb-1-big-Data.db                     # repair and upgrade in one pass\n" +
+			"  sstabletool scrub --to oa --out /tmp/oa nc-1-big-Data.db                     # repair and upgrade in one pass\n" +
 			"  sstabletool scrub --in-place /var/lib/cassandra/data/shop --json             # a stopped node, through its transaction log",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` for the repaired copies (created if missing)"},
@@ -180,6 +180,8 @@ func printScrubReport(r *scrub.Report, err error) {
 		dest = " (failed: nothing written)"
 	case r.Mode == "validate":
 		dest = " (validate: nothing written)"
+	case r.Unchanged:
+		dest = " (left as it is)"
 	case len(r.Outputs) == 0:
 		dest = " -> nothing left to write"
 	default:

@@ -92,6 +92,10 @@ type Rewritten struct {
 	// mode); it is rolled back and reported with Report.Problems.
 	Problem    bool
 	Components []convert.Component
+	// To is the version written (the report's), Before and After the
+	// bytes of the old sstable and of what replaced it.
+	To            string
+	Before, After int64
 }
 
 // Rewrite is one sstable rewritten (or, in a dry run, to be).
@@ -462,6 +466,7 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 	res, err := rewrite(tk.src, outs, prog)
 	if o.Rewriter != nil {
 		rw.Partitions, rw.Verified, rw.Components = res.Partitions, res.Verified, res.Components
+		rw.To, rw.Before, rw.After = res.To, res.Before, res.After
 		if res.Problem && err != nil {
 			err = &ProblemError{err}
 		}
