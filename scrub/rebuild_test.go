@@ -117,3 +117,46 @@ func sameLines(a, b []byte) bool {
 	slices.Sort(y)
 	return slices.Equal(x, y)
 }
+
+// A damaged index is rebuilt as Cassandra wrote it, too: Index.db cut
+// short (big), a Partitions.db whose footer no longer opens (da).
+func TestRebuildDamagedIndex(t *testing.T) {
+	for _, c := range []struct {
+		group, name, comp string
+		damage            func([]byte) []byte
+		want              []string
+	}{
+		{"nc", "legacy_nc_clust", "nc-1-big-Index.db", func(b []byte) []byte { return b[:len(b)/2] },
+			[]string{"nc-1-big-Index.db", "nc-1-big-Summary.db"}},
+		{"da", "legacy_da_clust", "da-1-bti-Partitions.db", func(b []byte) []byte { b[len(b)-3] ^= 0xff; return b },
+			[]string{"da-1-bti-Partitions.db", "da-1-bti-Rows.db"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			orig := fixtures.Table(t, c.group, c.name)
+			dir := fixtures.CopyTable(t, orig)
+			p := filepath.Join(dir, c.comp)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, c.damage(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			rep, err := Scrub(dataFileIn(t, dir), out, Options{ColumnIndexSize: fixtureColumnIndexSize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Rewritten || !rep.Repaired() || rep.PartitionsKept != 5 {
+				t.Fatalf("report: rewritten %v repaired %v kept %d", rep.Rewritten, rep.Repaired(), rep.PartitionsKept)
+			}
+			for _, name := range c.want {
+				a, _ := os.ReadFile(filepath.Join(orig, name))
+				b, err := os.ReadFile(filepath.Join(out, name))
+				if err != nil || !bytes.Equal(a, b) {
+					t.Errorf("%s: %v, %d bytes, Cassandra's %d", name, err, len(b), len(a))
+				}
+			}
+		})
+	}
+}

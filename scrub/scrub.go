@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
@@ -226,6 +227,12 @@ func open(srcPath string, o Options) (*scrubber, error) {
 			"(a schema gives the columns, not those minima): restore it from a snapshot or a backup", desc.Path(format.ComponentData), os.ErrNotExist)
 	}
 	src, err := sstable.Open(srcPath, sstable.Options{Access: o.Access})
+	var triesErr error
+	if ce, ok := corrupt.As(err); ok && (ce.Component == format.ComponentPartitions || ce.Component == format.ComponentRows) {
+		// Derived from Data.db: open without them, and rebuild them.
+		triesErr = err
+		src, err = sstable.Open(srcPath, sstable.Options{Access: o.Access, NoTries: true})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -249,6 +256,15 @@ func open(srcPath string, o Options) (*scrubber, error) {
 	sc.problems = map[string][]verify.Problem{}
 	for _, p := range sc.verified.Problems {
 		sc.problems[p.Component] = append(sc.problems[p.Component], p)
+	}
+	if triesErr != nil {
+		// verify could not open the sstable either: nothing derived was
+		// checked, so everything derived is rebuilt.
+		for _, c := range []string{format.ComponentPartitions, format.ComponentRows, format.ComponentFilter, format.ComponentDigest, format.ComponentCRC, format.ComponentTOC} {
+			if len(sc.problems[c]) == 0 {
+				sc.problems[c] = []verify.Problem{{File: sc.src.Path(c), Component: c, Offset: -1, Message: "not checked: the sstable opens only without its tries (" + triesErr.Error() + ")"}}
+			}
+		}
 	}
 	return sc, nil
 }

@@ -30,6 +30,10 @@ type Options struct {
 	Access reader.Access
 	// NoVerify skips per-chunk CRC checks on the read path (verify still checks).
 	NoVerify bool
+	// NoTries opens a BTI sstable without Partitions.db and Rows.db, which
+	// are derived from Data.db: for scrub, which rebuilds ones that do
+	// not open. Scans need neither; lookups then say they are missing.
+	NoTries bool
 }
 
 // SSTable is one opened sstable. Close it when done. Its parts are read
@@ -139,7 +143,7 @@ func Open(path string, opts Options) (*SSTable, error) {
 			return nil, err
 		}
 	}
-	if desc.Version.IsBTI() {
+	if desc.Version.IsBTI() && !opts.NoTries {
 		if err := s.openTries(opts.Access); err != nil {
 			s.Close()
 			return nil, err
