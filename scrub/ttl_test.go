@@ -26,10 +26,9 @@ func table3(t *testing.T) string {
 }
 
 type expiring struct {
-	what          string
-	ts, ldt, ttl  int64
-	isExpiring    bool
-	clusteringKey string
+	what         string
+	ts, ldt, ttl int64
+	isExpiring   bool
 }
 
 // expirings lists every row liveness and cell of the sstable, in order.
