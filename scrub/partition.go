@@ -227,6 +227,9 @@ func (p *pipeline) clusteringString(u *rows.Unfiltered) string {
 	if u.Kind == rows.KindStaticRow {
 		return "STATIC"
 	}
+	if u.Kind == rows.KindRow && len(vals) == 0 {
+		return "" // the one row of a table without clustering columns
+	}
 	parts := make([]string, len(vals))
 	for i, v := range vals {
 		switch {

@@ -212,7 +212,11 @@ func printScrubReport(r *scrub.Report, err error) {
 		fmt.Fprintf(stdout, "  skipped Data.db bytes %d..%d\n", s.Start, s.End)
 	}
 	for _, rc := range r.Rows {
-		fmt.Fprintf(stdout, "  %s row %s of partition %s: %s\n", rc.Action, rc.Clustering, rc.Key, rc.Reason)
+		row := "the row"
+		if rc.Clustering != "" {
+			row = "row " + rc.Clustering
+		}
+		fmt.Fprintf(stdout, "  %s %s of partition %s: %s\n", rc.Action, row, rc.Key, rc.Reason)
 	}
 	for _, ooo := range r.OutOfOrder {
 		what := "partition"
