@@ -129,6 +129,7 @@ func (sc *scrubber) rebuild(out outputs) error {
 		}
 	}
 	sc.rep.PartitionsKept = sc.count
+	sc.noteDropped(p.components)
 	if out == nil {
 		return nil
 	}
@@ -345,6 +346,7 @@ func (b *builder) index(p *rebuildPlan) error {
 	}
 	dec := sc.decoder()
 	var h rows.PartitionHeader
+	var n int64
 	for {
 		err := dec.ReadPartitionHeader(&h)
 		if err == io.EOF {
@@ -389,7 +391,9 @@ func (b *builder) index(p *rebuildPlan) error {
 		if err := iw.EndPartition(headerLen, size); err != nil {
 			return err
 		}
-		sc.progress(dec.Pos())
+		if n++; n%1024 == 0 {
+			sc.progress(dec.Pos())
+		}
 	}
 	if bf != nil {
 		b.built[format.ComponentFilter] = bf.Encode(sc.from.HasOldBloomFilterFormat)

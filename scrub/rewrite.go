@@ -338,6 +338,9 @@ func (sc *scrubber) comps() {
 	list = append(list, writer.IndexComponents(sc.to)...)
 	list = append(list, format.ComponentFilter, format.ComponentDigest, format.ComponentTOC)
 	sc.rep.Components = sc.rep.Components[:0]
+	if sc.to.IsBTI() == sc.from.IsBTI() {
+		sc.noteDropped(list)
+	}
 	for _, c := range list {
 		comp := Component{Name: c, How: "written"}
 		// With Data.db rewritten, verify's view of the source's derived

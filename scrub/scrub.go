@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/sstabletool/sstabletool/corrupt"
@@ -302,6 +303,24 @@ func (sc *scrubber) run(out outputs) error {
 		return sc.rebuild(out)
 	}
 	return sc.rewrite(out)
+}
+
+// noteDropped notes the source's components the output has no place for
+// (a SASI index's SI_*.db, a CRC.db beside a compressed Data.db): they are
+// not carried over.
+func (sc *scrubber) noteDropped(written []string) {
+	ents, err := os.ReadDir(sc.src.Desc().Dir)
+	if err != nil {
+		return
+	}
+	prefix := sc.src.Desc().Prefix()
+	for _, e := range ents {
+		c, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || e.IsDir() || slices.Contains(written, c) || c == format.ComponentTOC {
+			continue
+		}
+		sc.rep.Notes = append(sc.rep.Notes, fmt.Sprintf("%s is not carried over: the output has no such component", e.Name()))
+	}
 }
 
 // decide says whether Data.db can be kept as it is (rebuild: it is whole,
