@@ -66,3 +66,20 @@ func ParseUUIDGeneration(s string) (tick int64, lsb uint64, ok bool) {
 	}
 	return (days*86_400+secs)*10_000_000 + nano, lsb, true
 }
+
+// CompareGenerations orders sstable ids as their writers made them:
+// integer generations numerically and before UUID ids, which sort by
+// their text (time first).
+func CompareGenerations(a, b string) int {
+	na, oka := SequenceGeneration(a)
+	nb, okb := SequenceGeneration(b)
+	switch {
+	case oka && okb:
+		return na - nb
+	case oka:
+		return -1
+	case okb:
+		return 1
+	}
+	return strings.Compare(a, b)
+}

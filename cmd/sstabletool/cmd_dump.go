@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,13 +15,21 @@ func dumpCommand() *cli.Command {
 	return command(&cli.Command{
 		Name:      "dump",
 		Usage:     "print the partitions, rows and cells of Data.db as sstabledump-compatible JSON",
-		ArgsUsage: "PATH",
+		ArgsUsage: "PATH | --merge PATHS|DIR",
 		Description: "PATH is any component of one sstable (e.g. nc-1-big-Data.db). Values are decoded with the\n" +
 			"types of the sstable's serialization header; no schema or running node is needed. The output is\n" +
 			"JSON (--json is accepted and changes nothing); -d prints sstabledump -d's one line per row instead:\n" +
 			"\"[key]@position\" and the row, marker or partition deletion as Cassandra's toString shows it\n" +
 			"(not JSON, so -d refuses --json, --jsonl and -e).\n" +
-			"A partition key of several columns is given whole, as a:b (a ':' inside a value as \\:).\n\n" +
+			"A partition key of several columns is given whole, as a:b (a ':' inside a value as \\:).\n" +
+			"-k's keys are found through the partition index and checked against Data.db; where the index is\n" +
+			"damaged the lookup says so on stderr and scans Data.db instead, so -k and -e -k always agree.\n\n" +
+			"--merge reads every sstable given (files, or a table's data directory) as one table and prints\n" +
+			"what a major compaction at --now would write, in token order: overwritten and shadowed data\n" +
+			"dropped, expired cells written as tombstones, and the tombstones that remain; --purge also drops\n" +
+			"what the compaction would purge (deleted more than --gc-grace seconds before --now). Positions\n" +
+			"are in the newest sstable holding the partition or row; sstabletool explain says where each\n" +
+			"value came from. With -r each table directory merges on its own.\n\n" +
 			"Examples:\n" +
 			"  sstabletool dump nc-1-big-Data.db\n" +
 			"  sstabletool dump nc-1-big-Data.db -k 2 -k 3                        # only these partitions, found via Summary.db and Index.db\n" +
@@ -30,7 +37,10 @@ func dumpCommand() *cli.Command {
 			"  sstabletool dump --jsonl nc-1-big-Data.db | jq -c .partition.key\n" +
 			"  sstabletool dump nc-1-big-Data.db --json -t                        # timestamps as numbers\n" +
 			"  sstabletool dump nc-1-big-Data.db -d -k 1                          # one line per row, as sstabledump -d\n" +
-			"  sstabletool dump nc-1-big-Data.db -e --schema shop.cql             # keys only; types checked against DESCRIBE KEYSPACE shop",
+			"  sstabletool dump nc-1-big-Data.db -e --schema shop.cql             # keys only; types checked against DESCRIBE KEYSPACE shop\n" +
+			"  sstabletool dump --merge /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2/  # as a major compaction would write it now\n" +
+			"  sstabletool dump --merge --now 2024-05-01T00:00:00Z --purge --gc-grace 3600 -k 2 .   # as of a date, purged, one partition\n" +
+			"  sstabletool dump --merge -r /var/lib/cassandra/data/shop          # each table of keyspace shop, merged on its own",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "key", Aliases: []string{"k"}, Usage: "dump only this partition `KEY` (repeatable; composite keys as a:b)"},
 			&cli.StringSliceFlag{Name: "exclude-key", Aliases: []string{"x"}, Usage: "skip this partition `KEY` (repeatable)"},
@@ -39,25 +49,16 @@ func dumpCommand() *cli.Command {
 			&cli.BoolFlag{Name: "enumerate-keys", Aliases: []string{"e"}, Usage: "print only the partition keys, as sstabledump -e (with -k only the given keys present; -x leaves keys out)"},
 			&cli.BoolFlag{Name: "debug", Aliases: []string{"d"}, Usage: "one line per row, marker and partition deletion, as sstabledump -d prints them (CQL row per line internal representation)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON: the default; accepted so that --json works with every command"},
+			&cli.BoolFlag{Name: "merge", Aliases: []string{"m"}, Usage: "merge the sstables given into one table, as a major compaction would (see above)"},
+			nowFlag, purgeFlag, gcGraceFlag,
+			&cli.BoolFlag{Name: "recursive", Aliases: []string{"r"}, Usage: "with --merge: descend into subdirectories and merge each table directory on its own"},
 			accessFlag, schemaFlag, tableFlag,
 		},
 		Action: dumpAction,
-	}, oneSSTable)
+	}, sstableArgs)
 }
 
 func dumpAction(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usageError("dump: give exactly one sstable (see --help)")
-	}
-	sf, err := loadSchema(c)
-	if err != nil {
-		return err
-	}
-	s, err := openSSTable(c, c.Args().First(), sf)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 	if c.Bool("debug") {
 		for _, f := range []string{"jsonl", "enumerate-keys", "json"} {
 			if c.Bool(f) {
@@ -65,6 +66,28 @@ func dumpAction(c *cli.Context) error {
 			}
 		}
 	}
+	if !c.Bool("merge") {
+		for _, f := range []string{"now", "purge", "gc-grace", "recursive"} {
+			if c.IsSet(f) {
+				return usageError("dump: --%s works with --merge (see sstabletool dump --help)", f)
+			}
+		}
+		if err := oneSSTable.check(c); err != nil {
+			return err
+		}
+	}
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
+	}
+	if c.Bool("merge") {
+		return dumpMerged(c, sf)
+	}
+	s, err := openSSTable(c, c.Args().First(), sf)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
 	excluded, err := parseKeys(s, "dump: -x", c.StringSlice("exclude-key"))
 	if err != nil {
 		return err
@@ -84,22 +107,18 @@ func dumpAction(c *cli.Context) error {
 	if len(keys) > 0 {
 		// Partitions print in Data.db order whatever the order of -k, and
 		// once each, as sstabledump's scanner over the keys' tokens does.
-		var positions []int64
+		var want [][]byte
 		for _, b := range keys {
-			if exclude[string(b)] {
-				continue
-			}
-			e, ok, err := s.Find(b)
-			if err != nil {
-				return badData(err)
-			}
-			if ok {
-				positions = append(positions, e.Position)
+			if !exclude[string(b)] {
+				want = append(want, b)
 			}
 		}
-		slices.Sort(positions)
+		positions, err := s.FindPositions(want)
+		if err != nil {
+			return badData(err)
+		}
 		out.begin()
-		for _, pos := range slices.Compact(positions) {
+		for _, pos := range positions {
 			if err := dumpAt(s, out, pos); err != nil {
 				out.flush()
 				return badData(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,20 +15,28 @@ import (
 func generateCommand() *cli.Command {
 	return command(&cli.Command{
 		Name:      "generate",
-		Usage:     "write a synthetic sstable from a workload profile (docs/workload.md)",
-		ArgsUsage: "--format nb|nc|oa|da --out DIR [--profile FILE|NAME]",
+		Usage:     "write a synthetic sstable, or a table's flush history of several, from a workload profile (docs/workload.md)",
+		ArgsUsage: "--format nb|nc|oa|da --out DIR [--profile FILE|NAME] [--sstables N]",
 		Description: "Writes one sstable whose partitions, rows, values, deletions and TTLs follow the profile\n" +
 			"(a YAML/JSON file, a cassandra-stress user profile, or a built-in name: demo (the default),\n" +
 			strings.Join(workload.BuiltinNames(), ", ") + "). For a cassandra-stress profile --partitions counts partition\n" +
 			"seeds, and the table is its table_definition (docs/workload.md).\n" +
 			"The mix's weights become shares of deleted partitions, rows, cells and range tombstones\n" +
 			"(docs/writer.md). Deterministic for a given --seed.\n\n" +
+			"--sstables N writes one table's flush history instead: N sstables (generations 1..N), one per day,\n" +
+			"with overlapping keys: later ones overwrite cells with newer timestamps, delete partitions, rows,\n" +
+			"ranges, cells and collection elements, rewrite cells with the very timestamp of their first\n" +
+			"version (ties), and add TTLs, some of which have run out by the history's \"now\" (printed; pass it\n" +
+			"to dump --merge --now). Its profiles: history (the default with --sstables), counters (counter\n" +
+			"updates by three nodes, merged by shard), or any other.\n\n" +
 			"Examples:\n" +
 			"  sstabletool generate --out /tmp/gen --partitions 300                                            # the demo profile, as oa\n" +
 			"  sstabletool generate --format nc --profile wide-partitions --partitions 20 --out /tmp/wide\n" +
 			"  sstabletool generate --format da --profile wide-partitions --partitions 20 --out /tmp/wide-bti   # trie-indexed\n" +
 			"  sstabletool generate --out /tmp/ts --profile time-series-ttl --seed 7 --partitions 200 --json\n" +
-			"  sstabletool generate --out /tmp/orders --profile orders-stress.yaml --partitions 40                # a cassandra-stress profile",
+			"  sstabletool generate --out /tmp/orders --profile orders-stress.yaml --partitions 40                # a cassandra-stress profile\n" +
+			"  sstabletool generate --sstables 4 --out /tmp/hist                                               # a history; then dump --merge /tmp/hist\n" +
+			"  sstabletool generate --sstables 3 --profile counters --out /tmp/counters",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa), or da (BTI: Partitions.db and Rows.db in place of Index.db and Summary.db)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR`", Required: true},
@@ -37,6 +46,7 @@ func generateCommand() *cli.Command {
 			&cli.StringFlag{Name: "compression", Value: "LZ4Compressor", Usage: "none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)"},
 			&cli.IntFlag{Name: "chunk-length", Usage: "chunk length in KiB (default 16)"},
 			&cli.IntFlag{Name: "column-index-size", Usage: "index block size in KiB (column_index_size; default 64 for big format, 16 for da)"},
+			&cli.IntFlag{Name: "sstables", Usage: "write a flush history of `N` sstables of one table (see above)"},
 			jsonFlag,
 		},
 		Action: generateAction,
@@ -48,12 +58,24 @@ func generateAction(c *cli.Context) error {
 	if err != nil {
 		return usageError("--format: %v", err)
 	}
+	n := c.Int("sstables")
+	if c.IsSet("sstables") && n < 1 {
+		return usageError("--sstables %d: a history has at least 1 sstable", n)
+	}
 	var p *workload.Profile
-	if name := c.String("profile"); name != "" && name != "demo" {
-		if p, err = workload.LoadProfile(name); err != nil {
-			return badData(err)
-		}
-	} else if p, err = workload.ParseProfile([]byte(generate.DemoProfile), "demo"); err != nil {
+	name := c.String("profile")
+	if name == "" && n > 0 {
+		name = "history"
+	}
+	switch builtin := map[string]string{"demo": generate.DemoProfile, "history": generate.HistoryProfile, "counters": generate.CounterHistoryProfile}[name]; {
+	case name == "":
+		p, err = workload.ParseProfile([]byte(generate.DemoProfile), "demo")
+	case builtin != "":
+		p, err = workload.ParseProfile([]byte(builtin), name)
+	default:
+		p, err = workload.LoadProfile(name)
+	}
+	if err != nil {
 		return badData(err)
 	}
 	if n := c.Int64("partitions"); n > 0 {
@@ -68,6 +90,9 @@ func generateAction(c *cli.Context) error {
 		return err
 	}
 	o.Compression, o.Uncompressed = comp, none
+	if n > 0 {
+		return generateHistory(c, p, o, n)
+	}
 	prog := newProgress("generate", p.Partitions)
 	prog.unit = "partitions"
 	o.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
@@ -93,5 +118,30 @@ func generateAction(c *cli.Context) error {
 		return nil
 	}
 	fmt.Fprintf(stdout, "wrote %s (%s, %d partitions, %d rows, profile %s)\n", res.DataPath, v.Name, res.Partitions, res.Rows, p.Name)
+	return nil
+}
+
+// generateHistory is generate --sstables N.
+func generateHistory(c *cli.Context, p *workload.Profile, o generate.Options, n int) error {
+	prog := newProgress("generate", p.Partitions*int64(n))
+	prog.unit = "partition versions"
+	o.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
+	res, err := generate.GenerateHistory(p, c.String("out"), generate.HistoryOptions{Options: o, SSTables: n})
+	prog.done()
+	if err != nil {
+		return badData(err)
+	}
+	if c.Bool("json") {
+		return writeJSON(map[string]any{"data_paths": res.DataPaths, "version": o.Version.Name, "profile": p.Name,
+			"partitions": res.Partitions, "rows": res.Rows, "now": res.Now})
+	}
+	for _, n := range res.Recovered {
+		fmt.Fprintf(stdout, "recovered: %s\n", n)
+	}
+	for _, d := range res.DataPaths {
+		fmt.Fprintf(stdout, "wrote %s\n", d)
+	}
+	fmt.Fprintf(stdout, "a history of %d sstables (%s, profile %s): %d partitions, %d row versions; its now is %d (%s)\n",
+		len(res.DataPaths), o.Version.Name, p.Name, res.Partitions, res.Rows, res.Now, time.Unix(res.Now, 0).UTC().Format(time.RFC3339))
 	return nil
 }

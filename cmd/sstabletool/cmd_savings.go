@@ -171,10 +171,9 @@ func savingsAction(c *cli.Context) error {
 		for _, grp := range []*savingsGroup{g, k} {
 			grp.SSTables++
 			grp.Partitions += res.Partitions
-			for _, comp := range append(slices.Clone(res.Components), res.Dropped...) {
-				grp.Before += comp.Before
-				grp.After += comp.After
-			}
+			before, after := res.Totals()
+			grp.Before += before
+			grp.After += after
 			grp.Saved = grp.Before - grp.After
 		}
 		rep.SSTables = append(rep.SSTables, res)

@@ -28,6 +28,8 @@ func commands() []*cli.Command {
 		convertCommand(),
 		demoCommand(),
 		dumpCommand(),
+		explainCommand(),
+		exportCommand(),
 		generateCommand(),
 		helpCommand(),
 		memsimCommand(),

@@ -297,6 +297,14 @@ func TestParseDescribeKeyspace(t *testing.T) {
 	if oa.Column("val").Dropped {
 		t.Error("val marked dropped")
 	}
+	// gc_grace_seconds is kept where the statement sets it (the merge's
+	// --purge reads it).
+	if nc := sc.Lookup("legacy_tables", "legacy_nc_clust")[0]; !nc.HasGCGrace || nc.GCGraceSeconds != 864000 {
+		t.Errorf("gc_grace_seconds: %v %d", nc.HasGCGrace, nc.GCGraceSeconds)
+	}
+	if oa.HasGCGrace {
+		t.Errorf("gc_grace_seconds of a table without it: %d", oa.GCGraceSeconds)
+	}
 
 	// Frozen-ness is kept for columns and for the fields of user types: a
 	// frozen<udt> column is frozen (one cell), a bare udt column is not

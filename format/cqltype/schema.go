@@ -3,11 +3,13 @@ package cqltype
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // TableSchema is what a CREATE TABLE statement says about a table's layout.
-// Table options other than CLUSTERING ORDER and COMPACT STORAGE are ignored.
+// Table options other than CLUSTERING ORDER, COMPACT STORAGE and
+// gc_grace_seconds are ignored.
 type TableSchema struct {
 	Keyspace, Table string
 	// Columns in declaration order. Clustering columns declared DESC have a
@@ -16,6 +18,11 @@ type TableSchema struct {
 	PartitionKey   []string // partition key column names, in key order
 	Clustering     []ClusteringColumn
 	CompactStorage bool
+	// GCGraceSeconds is the table's gc_grace_seconds option when the
+	// statement sets it (DESCRIBE always does); HasGCGrace says whether it
+	// did.
+	GCGraceSeconds int64
+	HasGCGrace     bool
 	// ViewOf is the base table ("keyspace.table") of a materialized view,
 	// whose sstables live in a table directory of their own; "" for tables.
 	ViewOf string
@@ -624,8 +631,9 @@ func parsePrimaryKey(lx *lexer, ts *TableSchema) error {
 	return nil
 }
 
-// parseTableOptions reads WITH options, keeping CLUSTERING ORDER BY and
-// COMPACT STORAGE, up to the end of the statement (not consuming ';').
+// parseTableOptions reads WITH options, keeping CLUSTERING ORDER BY,
+// COMPACT STORAGE and gc_grace_seconds, up to the end of the statement
+// (not consuming ';').
 func parseTableOptions(lx *lexer, ts *TableSchema) error {
 	for {
 		switch {
@@ -661,6 +669,16 @@ func parseTableOptions(lx *lexer, ts *TableSchema) error {
 				return lx.errorf(lx.peek(), "expected STORAGE after COMPACT")
 			}
 			ts.CompactStorage = true
+		case lx.acceptWord("gc_grace_seconds"):
+			if !lx.accept("=") {
+				return lx.errorf(lx.peek(), "expected = after gc_grace_seconds")
+			}
+			t := lx.next()
+			n, err := strconv.ParseInt(t.text, 10, 32)
+			if t.kind != tokNumber || err != nil || n < 0 {
+				return lx.errorf(t, "expected gc_grace_seconds to be a non-negative int, found %q", t.text)
+			}
+			ts.GCGraceSeconds, ts.HasGCGrace = n, true
 		default:
 			// name = value: skip the value, brackets included.
 			depth := 0

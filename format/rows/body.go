@@ -130,6 +130,7 @@ func (d *Decoder) deletionTime(r *body, what string, of DeletionOf, index int) (
 	}
 	r.markDeletion(at, SpanDeletionTimestamp, of, index)
 	at = r.pos
+	notes := len(d.timeNotes)
 	ldt, err := d.localDeletionTime(r, what+" localDeletionTime")
 	if err != nil {
 		return deletiontime.DeletionTime{}, err
@@ -137,6 +138,10 @@ func (d *Decoder) deletionTime(r *body, what string, of DeletionOf, index int) (
 	r.markDeletion(at, SpanDeletionTime, of, index)
 	dt := deletiontime.DeletionTime{MarkedForDeleteAt: mfda, LocalDeletionTime: ldt}
 	if mfda == deletiontime.Live.MarkedForDeleteAt {
+		// LIVE (a complex column's "no deletion"): Cassandra 5.0 writes its
+		// Long.MAX_VALUE local deletion time cast to a negative int, which
+		// is no overflow to report.
+		d.timeNotes = d.timeNotes[:notes]
 		return deletiontime.Live, nil
 	}
 	return dt, nil

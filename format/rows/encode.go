@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
@@ -101,15 +102,25 @@ func (e *Encoder) appendTimestamp(dst []byte, ts int64) []byte {
 	return vint.AppendUnsigned(dst, uint64(ts-e.schema.MinTimestamp))
 }
 
+// appendLDT and appendTTL write an int-sized delta as
+// SerializationHeader does: cast to an int, then written as an unsigned
+// vint of the sign-extended long (writeUnsignedVInt32), so that a
+// negative delta (LIVE's local deletion time, below any minimum) reads
+// back with 5.0's checked cast.
 func (e *Encoder) appendLDT(dst []byte, ldt int64) []byte {
-	return vint.AppendUnsigned(dst, uint64(uint32(ldt-e.schema.MinLocalDeletionTime)))
+	return vint.AppendUnsigned(dst, uint64(int64(int32(ldt-e.schema.MinLocalDeletionTime))))
 }
 
 func (e *Encoder) appendTTL(dst []byte, ttl int64) []byte {
-	return vint.AppendUnsigned(dst, uint64(uint32(ttl-e.schema.MinTTL)))
+	return vint.AppendUnsigned(dst, uint64(int64(int32(ttl-e.schema.MinTTL))))
 }
 
 func (e *Encoder) appendDeletion(dst []byte, d deletiontime.DeletionTime) []byte {
+	if d.IsLive() && !e.schema.Version.CheckedIntVInts {
+		// 3.x/4.x's DeletionTime.LIVE has Integer.MAX_VALUE for its local
+		// deletion time (5.0's, Long.MAX_VALUE, writes as a negative int).
+		d.LocalDeletionTime = math.MaxInt32
+	}
 	dst = e.appendTimestamp(dst, d.MarkedForDeleteAt)
 	return e.appendLDT(dst, d.LocalDeletionTime)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
-	"github.com/sstabletool/sstabletool/format/sstable"
 )
 
 // sstabledump -d (Options.Debug): one line per partition deletion, static
@@ -55,7 +54,7 @@ type debugState struct {
 	key             []byte // "[key]@"
 }
 
-func newDebugState(s *sstable.SSTable) *debugState {
+func newDebugState(s Table) *debugState {
 	cols := func(cs []rows.Column, types []*cqltype.Type) []debugColumn {
 		out := make([]debugColumn, len(cs))
 		for i, c := range cs {
@@ -78,7 +77,7 @@ func newDebugState(s *sstable.SSTable) *debugState {
 
 // debugPartition prints one partition's lines; dec is positioned after
 // its header and is read to the partition's end.
-func (r *renderer) debugPartition(h *rows.PartitionHeader, dec *rows.Decoder) error {
+func (r *renderer) debugPartition(h *rows.PartitionHeader, dec Unfiltereds) error {
 	g := r.dbg
 	// AbstractType.getString of the key; a key its type cannot print is
 	// shown in hex (sstabledump would stop with an exception).

@@ -30,11 +30,12 @@ type Options struct {
 	Debug bool
 }
 
-// Dumper writes partitions of one sstable. Output is gathered in a
+// Dumper writes partitions of one sstable, or of a merged table
+// (NewTableDumper). Output is gathered in a
 // buffer and written in blocks of about 256 KiB; Flush and End write the
 // rest.
 type Dumper struct {
-	s     *sstable.SSTable
+	s     *sstable.SSTable // nil for a table dumper
 	o     Options
 	w     io.Writer
 	r     *renderer
@@ -54,6 +55,18 @@ func NewDumper(w io.Writer, s *sstable.SSTable, o Options) *Dumper {
 	}
 	d := &Dumper{s: s, o: o, w: w, now: o.Now().Unix()}
 	d.r = newRenderer(s, o, d.now, d)
+	return d
+}
+
+// NewTableDumper returns a dumper of partitions that do not come from
+// one sstable's decoder (a merged table's): PartitionFrom writes them;
+// All is for sstables.
+func NewTableDumper(w io.Writer, t Table, o Options) *Dumper {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	d := &Dumper{o: o, w: w, now: o.Now().Unix()}
+	d.r = newRenderer(t, o, d.now, d)
 	return d
 }
 
@@ -88,6 +101,17 @@ func (d *Dumper) Partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 	first := d.count == 0
 	d.count++
 	return d.r.partition(h, dec, first)
+}
+
+// PartitionFrom writes a partition whose static row, rows and markers
+// src gives, after header h.
+func (d *Dumper) PartitionFrom(h *rows.PartitionHeader, src Unfiltereds) error {
+	if d.err != nil {
+		return d.err
+	}
+	first := d.count == 0
+	d.count++
+	return d.r.partition(h, src, first)
 }
 
 // Flush writes buffered output.

@@ -9,7 +9,6 @@ import (
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
-	"github.com/sstabletool/sstabletool/format/sstable"
 )
 
 // flushSize is how much output a renderer gathers before handing it on:
@@ -45,12 +44,32 @@ type column struct {
 	firstDel, nextDel frag
 }
 
+// Table is what rendering needs of the table it prints: the decoder's
+// schema (its columns in Cassandra's order), the types aligned with it,
+// and a path for error messages. *sstable.SSTable is one, and so is a
+// merged table (merge.Table).
+type Table interface {
+	Schema() *rows.Schema
+	KeyType() *cqltype.Type
+	ClusteringTypes() []*cqltype.Type
+	StaticTypes() []*cqltype.Type
+	RegularTypes() []*cqltype.Type
+	Path(component string) string
+}
+
+// Unfiltereds is a partition's static row, rows and markers in order,
+// after its header: a *rows.Decoder, or a merged partition. Next returns
+// nil at the partition's end.
+type Unfiltereds interface {
+	Next(skipCells bool) (*rows.Unfiltered, error)
+}
+
 // renderer appends sstabledump JSON for one sstable to buf, hands buf to
 // out once it holds flushSize bytes, and keeps everything it needs for a
 // cell precomputed. It is not safe for concurrent use; the parallel dump
 // gives each worker its own.
 type renderer struct {
-	s   *sstable.SSTable
+	s   Table
 	l   *layout
 	raw bool // -t
 	now int64
@@ -66,7 +85,7 @@ type renderer struct {
 	dbg *debugState // -d's lines instead of JSON (Options.Debug)
 }
 
-func newRenderer(s *sstable.SSTable, o Options, now int64, out sink) *renderer {
+func newRenderer(s Table, o Options, now int64, out sink) *renderer {
 	r := &renderer{s: s, l: compactLayout, raw: o.RawTimestamps, now: now, out: out, buf: make([]byte, 0, flushSize+flushSize/4)}
 	if !o.JSONLines {
 		r.l = prettyLayout
@@ -78,7 +97,7 @@ func newRenderer(s *sstable.SSTable, o Options, now int64, out sink) *renderer {
 	r.regular = r.columns(s.Schema().Regular, s.RegularTypes())
 	r.static = r.columns(s.Schema().Static, s.StaticTypes())
 	for _, t := range s.ClusteringTypes() {
-		r.clustering = append(r.clustering, jsonAppender(t))
+		r.clustering = append(r.clustering, t.CachingJSONAppender()) // a renderer makes its own: the cache is not safe for concurrent use
 	}
 	if kt := s.KeyType(); kt.Kind == cqltype.Composite {
 		for _, p := range kt.Params {
@@ -116,46 +135,11 @@ func (r *renderer) columns(cols []rows.Column, types []*cqltype.Type) []column {
 			}
 		}
 		if vt != nil {
-			rc.value = jsonAppender(vt)
+			rc.value = vt.CachingJSONAppender()
 		}
 		out[i] = rc
 	}
 	return out
-}
-
-// jsonAppender is t.JSONAppender, with timestamps going through a cache
-// of their last second: a renderer makes its own, as the cache is not
-// safe for concurrent use.
-func jsonAppender(t *cqltype.Type) cqltype.Appender {
-	app := t.JSONAppender()
-	if t.Kind != cqltype.Timestamp {
-		return app
-	}
-	var c struct {
-		sec    int64
-		prefix [20]byte
-		ok     bool
-	}
-	return func(dst, v []byte) ([]byte, error) {
-		if len(v) != 8 {
-			return app(dst, v)
-		}
-		ms := int64(binary.BigEndian.Uint64(v))
-		sec, milli := cqltype.FloorDiv(ms, 1000), cqltype.FloorMod(ms, 1000)
-		if !c.ok || c.sec != sec {
-			start := len(dst)
-			out, err := app(dst, v)
-			// `"yyyy-MM-dd HH:mm:ss.SSSZ"`: within one second only SSS,
-			// the milliseconds, changes. Other shapes are not cached.
-			if text := out[start:]; err == nil && len(text) == 26 && text[20] == '.' && text[24] == 'Z' {
-				copy(c.prefix[:], text)
-				c.sec, c.ok = sec, true
-			}
-			return out, err
-		}
-		dst = append(dst, c.prefix[:]...)
-		return append(dst, '.', byte('0'+milli/100), digits2[2*(milli%100)], digits2[2*(milli%100)+1], 'Z', '"'), nil
-	}
 }
 
 // flush hands the buffer on once it is full.
@@ -197,7 +181,7 @@ func (r *renderer) appendBool(v bool) {
 // partition renders the partition whose header dec has just read; first
 // says whether it is the first of the document. Errors are worded, and the
 // output before them is, exactly as the reference dumper's.
-func (r *renderer) partition(h *rows.PartitionHeader, dec *rows.Decoder, first bool) error {
+func (r *renderer) partition(h *rows.PartitionHeader, dec Unfiltereds, first bool) error {
 	if r.dbg != nil {
 		return r.debugPartition(h, dec)
 	}

@@ -74,6 +74,7 @@ type table struct {
 	shares                  struct{ partDel, rowDel, cellDel, rangeDel, ttl float64 }
 	ttl                     int64
 	ts0, now                int64
+	counters                bool // every non-key column is a counter
 	schema                  *rows.Schema
 	header                  *stats.Header
 }
@@ -119,7 +120,7 @@ func newTable(p *workload.Profile, seed uint64) (*table, error) {
 		rc := make([]rows.Column, len(cs))
 		byName := map[string]*colType{}
 		for i, c := range cs {
-			rc[i] = rows.Column{Name: specs[i].Name, Type: c.class, Fixed: c.fixed, Complex: c.isMulti}
+			rc[i] = rows.Column{Name: specs[i].Name, Type: c.class, Fixed: c.fixed, Complex: c.isMulti, Counter: c.kind == "counter"}
 			byName[specs[i].Name] = c
 		}
 		rows.SortColumns(rc)
@@ -130,6 +131,11 @@ func newTable(p *workload.Profile, seed uint64) (*table, error) {
 			sc = append(sc, stats.Column{Name: []byte(c.Name), Type: stats.TypeName{Class: c.Type}})
 		}
 		return sorted, rc, sc, nil
+	}
+	for _, c := range append(slices.Clone(t.pk), t.ck...) {
+		if c.kind == "counter" {
+			return nil, errors.New("profile: a counter cannot be part of the primary key")
+		}
 	}
 	var staticCols, regularCols []rows.Column
 	var staticStats, regularStats []stats.Column
@@ -151,6 +157,20 @@ func newTable(p *workload.Profile, seed uint64) (*table, error) {
 	t.shares.ttl, t.ttl = p.TTL.Fraction, int64(p.TTL.Seconds)
 	if t.ttl <= 0 {
 		t.shares.ttl = 0
+	}
+	counters := 0
+	for _, c := range append(slices.Clone(t.static), t.regular...) {
+		if c.kind == "counter" {
+			counters++
+		}
+	}
+	if counters > 0 {
+		if counters != len(t.static)+len(t.regular) {
+			return nil, errors.New("profile: a table with counter columns has only counter columns besides its primary key (Cassandra refuses to mix them)")
+		}
+		// Counters take no TTL, and a deleted counter cannot be written
+		// again.
+		t.counters, t.shares.ttl, t.shares.cellDel = true, 0, 0
 	}
 	t.ts0 = p.TimestampStart
 	t.now = t.ts0 / 1_000_000

@@ -1,9 +1,11 @@
 package generate
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/sstabletool/sstabletool/workload"
@@ -33,6 +35,7 @@ var scalars = map[string]struct {
 	"boolean": {"BooleanType", 1}, "double": {"DoubleType", 8}, "float": {"FloatType", 4},
 	"timestamp": {"TimestampType", 8}, "uuid": {"UUIDType", 16}, "timeuuid": {"TimeUUIDType", 16},
 	"text": {"UTF8Type", -1}, "varchar": {"UTF8Type", -1}, "ascii": {"AsciiType", -1}, "blob": {"BytesType", -1},
+	"counter": {"CounterColumnType", -1},
 }
 
 func parseScalar(s string) (*colType, error) {
@@ -149,6 +152,10 @@ func appendValue(dst []byte, t *colType, n uint64, order bool) []byte {
 		msb := (ts&0xFFFFFFFF)<<32 | (ts>>32&0xFFFF)<<16 | 0x1000 | (ts >> 48 & 0x0FFF)
 		dst = binary.BigEndian.AppendUint64(dst, msb)
 		return binary.BigEndian.AppendUint64(dst, 0x8000000000000000|mix64(n)>>2)
+	case "counter":
+		// A context of one global shard (a counter written by one node
+		// since Cassandra 2.1): id, clock 1, count.
+		return appendCounter(dst, []counterShard{{id: counterID(n % 3), clock: 1, count: int64(n%100) + 1, global: true}})
 	default: // text, varchar, ascii, blob
 		size := int(t.size.Sample(unit(mix64(n ^ 0x5bd1e995))))
 		if order {
@@ -183,4 +190,48 @@ func maxOrdered(t *colType) uint64 {
 		return 1 << 24
 	}
 	return 1 << 62
+}
+
+// counterShard is one shard of a counter context to write.
+type counterShard struct {
+	id            [16]byte
+	clock, count  int64
+	global, local bool
+}
+
+// counterID is the id of counter node i: a fixed version-1 UUID per node,
+// the same in every table and history.
+func counterID(i uint64) [16]byte {
+	var id [16]byte
+	binary.BigEndian.PutUint64(id[:], 0x0000_0000_0000_1000|(i+1)<<32)
+	binary.BigEndian.PutUint64(id[8:], 0x8000_0000_0000_0000|mix64(i+7)>>2)
+	return id
+}
+
+// appendCounter appends a counter context (CounterContext's layout): the
+// count of global and local shards, their indexes (a global one as index
+// + Short.MIN_VALUE), then the shards sorted by id.
+func appendCounter(dst []byte, shards []counterShard) []byte {
+	slices.SortFunc(shards, func(a, b counterShard) int { return bytes.Compare(a.id[:], b.id[:]) })
+	n := 0
+	for _, s := range shards {
+		if s.global || s.local {
+			n++
+		}
+	}
+	dst = binary.BigEndian.AppendUint16(dst, uint16(n))
+	for i, s := range shards {
+		switch {
+		case s.global:
+			dst = binary.BigEndian.AppendUint16(dst, uint16(int16(i-32768)))
+		case s.local:
+			dst = binary.BigEndian.AppendUint16(dst, uint16(i))
+		}
+	}
+	for _, s := range shards {
+		dst = append(dst, s.id[:]...)
+		dst = binary.BigEndian.AppendUint64(dst, uint64(s.clock))
+		dst = binary.BigEndian.AppendUint64(dst, uint64(s.count))
+	}
+	return dst
 }

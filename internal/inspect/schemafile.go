@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/sstabletool/sstabletool/format"
@@ -72,29 +71,18 @@ func tableList(sch *cqltype.Schema) string {
 	return strings.Join(names, ", ")
 }
 
-// dirTable reads the keyspace and table an sstable's directory names:
-// <keyspace>/<table>-<id>/, or a snapshot or backup inside one
-// (<table>-<id>/snapshots/<name>/, <table>-<id>/backups/).
+// dirTable reads the keyspace and table an sstable's directory names
+// (format.TableOf): <keyspace>/<table>-<id>/, or a snapshot or backup
+// inside one; ok says whether the name carried a table id.
 func dirTable(dir string) (keyspace, table string, ok bool) {
-	// An sstable named from inside its directory has the directory ".".
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	switch {
-	case filepath.Base(dir) == format.BackupsDir:
-		dir = filepath.Dir(dir)
-	case filepath.Base(filepath.Dir(dir)) == format.SnapshotsDir:
-		dir = filepath.Dir(filepath.Dir(dir))
-	}
-	base := filepath.Base(dir)
-	if t, isTableDir := format.TableOfDir(base); isTableDir {
-		base, ok = t, true
-	}
-	ks := filepath.Base(filepath.Dir(dir))
-	if ks == "." || ks == string(filepath.Separator) {
-		ks = ""
-	}
-	return ks, base, ok
+	t := format.TableOf(dir)
+	return t.Keyspace, t.Table, t.HasID()
+}
+
+// Table is the schema's table for an sstable, chosen as Apply chooses it:
+// --table; else the table its directory names; else the only one.
+func (sf *SchemaFile) Table(s *sstable.SSTable) (*cqltype.TableSchema, error) {
+	return sf.pick(s)
 }
 
 // pick chooses the schema's table for an sstable: --table; else the table

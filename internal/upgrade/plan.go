@@ -256,28 +256,12 @@ func (p *Plan) table(dir, real string, ents []os.DirEntry) error {
 			up = append(up, d)
 		}
 	}
-	slices.SortFunc(up, func(a, b format.Descriptor) int { return compareIDs(a.Generation, b.Generation) })
+	slices.SortFunc(up, func(a, b format.Descriptor) int { return format.CompareGenerations(a.Generation, b.Generation) })
 	for _, d := range up {
 		t.Upgrade = append(t.Upgrade, d.Path(format.ComponentData))
 	}
 	p.Tables = append(p.Tables, t)
 	return nil
-}
-
-// compareIDs orders integer generations numerically, before UUID ids
-// (which sort by their text: time first).
-func compareIDs(a, b string) int {
-	na, oka := format.SequenceGeneration(a)
-	nb, okb := format.SequenceGeneration(b)
-	switch {
-	case oka && okb:
-		return na - nb
-	case oka:
-		return -1
-	case okb:
-		return 1
-	}
-	return strings.Compare(a, b)
 }
 
 // scanIDs finds the ids in use: every sstable file name in the directory,
