@@ -54,7 +54,7 @@ func (sc *scrubber) check() (string, error) {
 				continue
 			}
 			if prev.set {
-				switch c := order.compare(u, &prev.u); {
+				switch c := order.Compare(u, &prev.u); {
 				case c < 0:
 					return fmt.Sprintf("partition %s: the unfiltered at byte %d sorts before the one before it", keyString(sc.src.KeyType(), h.Key), u.Offset), nil
 				case c == 0 && u.Kind == rows.KindRow && prev.u.Kind == rows.KindRow:

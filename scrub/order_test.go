@@ -229,3 +229,71 @@ func TestOutOfOrderPartitions(t *testing.T) {
 		}
 	}
 }
+
+// Duplicate counter rows are merged by shard, as Rows.merge merges them
+// (CounterContext.merge): two replicas' shards of one counter add up.
+func TestDuplicateCounterRows(t *testing.T) {
+	v := format.MustVersion("oa")
+	h := &stats.Header{MinTimestamp: stats.TimestampEpoch, MinLocalDeletionTime: stats.DeletionTimeEpoch,
+		KeyType:        stats.TypeName{Class: marshal + "Int32Type"},
+		RegularColumns: []stats.Column{{Name: []byte("n"), Type: stats.TypeName{Class: marshal + "CounterColumnType"}}}}
+	sch := &rows.Schema{Version: v, Regular: []rows.Column{{Name: "n", Type: marshal + "CounterColumnType", Fixed: -1, Counter: true}},
+		MinTimestamp: h.MinTimestamp, MinLocalDeletionTime: h.MinLocalDeletionTime}
+	dir := filepath.Join(fastTemp(t), "ks", "c-00000000000000000000000000000000")
+	w, err := writer.NewSSTableWriter(dir, writer.Config{Version: v, Header: h, Schema: sch, Partitioner: stats.Murmur3Partitioner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := stats.TimestampEpoch + 1000
+	if err := w.StartPartition(i32(1), deletiontime.Live); err != nil {
+		t.Fatal(err)
+	}
+	for i, shard := range []struct {
+		id    byte
+		count int64
+	}{{1, 5}, {2, 7}} {
+		var id [16]byte
+		id[0] = shard.id
+		u := &rows.Unfiltered{Kind: rows.KindRow, Liveness: rows.Liveness{HasTimestamp: true, Timestamp: ts + int64(i)},
+			Cells: []rows.Cell{{Column: 0, Timestamp: ts + int64(i), Value: cqltype.AppendGlobalCounter(nil, id, 1, shard.count)}}}
+		if err := w.Add(u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.EndPartition(); err != nil {
+		t.Fatal(err)
+	}
+	src, err := w.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Scrub(src, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outputs) != 1 || len(rep.Rows) != 1 || rep.Rows[0].Action != "merged" {
+		t.Fatalf("report: outputs %v rows %+v", rep.Outputs, rep.Rows)
+	}
+	s, err := sstable.Open(rep.Outputs[0], sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var totals []int64
+	err = s.EachPartition(func(h *rows.PartitionHeader, dec *rows.Decoder) error {
+		for {
+			u, err := dec.Next(false)
+			if err != nil || u == nil {
+				return err
+			}
+			n, err := cqltype.CounterTotal(u.Cells[0].Value)
+			if err != nil {
+				return err
+			}
+			totals = append(totals, n)
+		}
+	})
+	if err != nil || len(totals) != 1 || totals[0] != 12 {
+		t.Fatalf("merged counter: %v %v, want one row of 12", totals, err)
+	}
+}

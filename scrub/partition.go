@@ -8,6 +8,7 @@ import (
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/merge"
 )
 
 // partitionSink receives what scrub keeps of one partition, in order.
@@ -44,7 +45,7 @@ type held struct {
 // back for the second sstable (OrderCheckerIterator).
 type pipeline struct {
 	order     clusteringOrder
-	merger    *rowMerger
+	merger    *merge.RowMerger
 	fix       timeFix
 	hasStatic bool
 	keyType   *cqltype.Type
@@ -105,7 +106,7 @@ func (p *pipeline) run(dec *rows.Decoder, h *rows.PartitionHeader, sink partitio
 			hold(u)
 			return nil
 		}
-		if last != nil && p.order.compare(u, last) < 0 {
+		if last != nil && p.order.Compare(u, last) < 0 {
 			if p.rep != nil {
 				p.rep.OutOfOrder = append(p.rep.OutOfOrder, OutOfOrder{Key: p.keyString(key), Position: h.Offset, Rows: true,
 					Reason: fmt.Sprintf("row %s sorts before %s, the one before it", p.clusteringString(u), p.clusteringString(last))})
@@ -150,15 +151,15 @@ func (p *pipeline) run(dec *rows.Decoder, h *rows.PartitionHeader, sink partitio
 			continue
 		}
 		if pending != nil && p.order.sameRow(pending, c) {
-			m, err := p.merger.merge(pending, c)
+			m, err := p.merger.Merge(pending, c)
 			if err != nil {
 				return res, fmt.Errorf("partition %s, row %s: %w", p.keyString(key), p.clusteringString(c), err)
 			}
 			if p.rep != nil {
 				p.rep.row(RowChange{Key: p.keyString(key), Clustering: p.clusteringString(c), Action: "merged",
-					Reason: "a duplicate of the row before it (as Rows.merge reconciles them)"})
+					Reason: "a duplicate of the row before it (reconciled as Rows.merge does)"})
 			}
-			pending = m
+			pending = m // nil: nothing of the two survived
 			continue
 		}
 		if pending != nil {
@@ -256,11 +257,11 @@ func (p *pipeline) clusteringString(u *rows.Unfiltered) string {
 // of a row that meet (ImmutableBTreePartition.create over an unordered
 // iterator).
 func (p *pipeline) sortHeld(h *held) error {
-	slices.SortStableFunc(h.rows, p.order.compare)
+	slices.SortStableFunc(h.rows, p.order.Compare)
 	out := h.rows[:0]
 	for _, u := range h.rows {
 		if n := len(out); n > 0 && p.order.sameRow(out[n-1], u) {
-			m, err := p.merger.merge(out[n-1], u)
+			m, err := p.merger.Merge(out[n-1], u)
 			if err != nil {
 				return fmt.Errorf("partition %s, row %s: %w", p.keyString(h.key), p.clusteringString(u), err)
 			}
@@ -268,7 +269,11 @@ func (p *pipeline) sortHeld(h *held) error {
 				p.rep.row(RowChange{Key: p.keyString(h.key), Clustering: p.clusteringString(u), Action: "merged",
 					Reason: "a duplicate row among those out of order"})
 			}
-			out[n-1] = m
+			if m == nil {
+				out = out[:n-1]
+			} else {
+				out[n-1] = m
+			}
 			continue
 		}
 		out = append(out, u)
@@ -280,18 +285,18 @@ func (p *pipeline) sortHeld(h *held) error {
 // mergeHeld folds b (the same key) into a: the larger partition deletion,
 // the static rows merged, the rows together.
 func (p *pipeline) mergeHeld(a, b *held) error {
-	if supersedes(b.del, a.del) {
+	if b.del.Supersedes(a.del) {
 		a.del = b.del
 	}
 	switch {
 	case a.static == nil:
 		a.static = b.static
 	case b.static != nil:
-		m, err := p.merger.merge(a.static, b.static)
+		m, err := p.merger.Merge(a.static, b.static)
 		if err != nil {
 			return fmt.Errorf("partition %s, static row: %w", p.keyString(a.key), err)
 		}
-		a.static = m
+		a.static = m // nil: nothing of the two survived
 	}
 	a.rows = append(a.rows, b.rows...)
 	return nil

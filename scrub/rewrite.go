@@ -15,6 +15,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/internal/format/index"
 	"github.com/sstabletool/sstabletool/internal/writer"
+	"github.com/sstabletool/sstabletool/merge"
 )
 
 // minimaInvalid says why the source's serialization header minima cannot
@@ -36,13 +37,13 @@ func minimaInvalid(h *stats.Header, from, to format.Version) string {
 	return strings.Join(notes, "; ")
 }
 
-func (sc *scrubber) order() clusteringOrder { return clusteringOrder{types: sc.src.ClusteringTypes()} }
+func (sc *scrubber) order() clusteringOrder { return newClusteringOrder(sc.src.ClusteringTypes()) }
 
 func (sc *scrubber) pipeline(rep *Report) *pipeline {
 	sch := sc.src.Schema()
 	return &pipeline{order: sc.order(), fix: newTimeFix(sc.from, sc.o.ReinsertOverflowedTTL), hasStatic: len(sch.Static) > 0,
 		keyType: sc.src.KeyType(), rep: rep,
-		merger: &rowMerger{regular: sch.Regular, static: sch.Static, regTypes: sc.src.RegularTypes(), staticTypes: sc.src.StaticTypes()}}
+		merger: merge.NewRowMerger(sch.Regular, sch.Static, sc.src.RegularTypes(), sc.src.StaticTypes())}
 }
 
 // salvage is one walk over Data.db the way Cassandra's scrubbers walk it

@@ -47,7 +47,7 @@ var groups = []group{
 	{"writer", []string{"internal/writer"}, []string{"format layer", "vfs"}},
 	{"convert", []string{"convert"}, []string{"verify", "writer"}},
 	{"upgrade", []string{"internal/upgrade"}, []string{"convert"}},
-	{"scrub", []string{"scrub/..."}, []string{"upgrade"}},
+	{"scrub", []string{"scrub/..."}, []string{"upgrade", "merge"}},
 
 	// Workloads and the memtable simulator: memview -> memsim -> workload
 	// <- generate -> writer.
