@@ -6,6 +6,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/stats"
 )
 
 // check decodes the whole of Data.db, cells included, for what verify
@@ -21,12 +22,17 @@ func (sc *scrubber) check() (string, error) {
 	var h rows.PartitionHeader
 	var prev heldClustering
 	var prevKey []byte
-	var n int64
+	var n, cells int64
+	// What verify compares only when it decodes cells: Statistics.db's
+	// row count and timestamps against the rows (a kept Statistics.db
+	// must still say what Data.db holds).
+	col := stats.NewTimestampCollector()
 	for {
 		err := dec.ReadPartitionHeader(&h)
 		if err == io.EOF {
 			sc.count = n
-			return "", nil
+			sc.statsBad = sc.statsAgree(col)
+			return sc.statsBad, nil
 		}
 		if err != nil {
 			return err.Error(), nil
@@ -39,6 +45,8 @@ func (sc *scrubber) check() (string, error) {
 			return fmt.Sprintf("partition %s has an invalid deletion time", keyString(sc.src.KeyType(), h.Key)), nil
 		}
 		prev.set = false
+		col.PartitionDeletion(h.Deletion)
+		cells = 0
 		for {
 			u, err := dec.Next(false)
 			if err != nil {
@@ -46,6 +54,14 @@ func (sc *scrubber) check() (string, error) {
 			}
 			if u == nil {
 				break
+			}
+			switch u.Kind {
+			case rows.KindStaticRow:
+				cells += col.Static(u)
+			case rows.KindMarker:
+				col.Marker(u)
+			default:
+				cells += col.Row(u)
 			}
 			if fix.changes(u) {
 				return fmt.Sprintf("partition %s: the row at byte %d has a deletion time or expiration to fix", keyString(sc.src.KeyType(), h.Key), u.Offset), nil
@@ -63,11 +79,30 @@ func (sc *scrubber) check() (string, error) {
 			}
 			prev.keep(u)
 		}
+		col.EndPartition(dec.Pos()-h.Offset, cells)
 		n++
 		if n%1024 == 0 {
 			sc.progress(dec.Pos())
 		}
 	}
+}
+
+// statsAgree says why Statistics.db's row count or timestamps are not
+// the rows' ("" when they are).
+func (sc *scrubber) statsAgree(col *stats.Collector) string {
+	st := sc.src.Stats().Stats
+	if st == nil {
+		return ""
+	}
+	var scanned stats.Stats
+	col.Fill(&scanned)
+	switch {
+	case scanned.TotalRows != st.TotalRows:
+		return fmt.Sprintf("Statistics.db counts %d rows, Data.db holds %d", st.TotalRows, scanned.TotalRows)
+	case scanned.MinTimestamp != st.MinTimestamp || scanned.MaxTimestamp != st.MaxTimestamp:
+		return fmt.Sprintf("Statistics.db's timestamps are %d..%d, Data.db's %d..%d", st.MinTimestamp, st.MaxTimestamp, scanned.MinTimestamp, scanned.MaxTimestamp)
+	}
+	return ""
 }
 
 // heldClustering keeps the previous unfiltered's clustering (its kind and

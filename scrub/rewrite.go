@@ -262,7 +262,7 @@ func (sc *scrubber) rewrite(out outputs) error {
 			return err
 		}
 		h.MinTimestamp, h.MinLocalDeletionTime, h.MinTTL = m.ts, m.ldt, m.ttl
-		sc.rep.Notes = append(sc.rep.Notes, "the serialization header's minima are taken from the rows kept")
+		sc.statsBad = "its serialization header's minima (" + why + "): the new ones are the rows'"
 	}
 	if sc.o.Mode == Abort {
 		probe := *sc.rep
@@ -304,6 +304,9 @@ func (sc *scrubber) rewrite(out outputs) error {
 		return err
 	}
 	heldParts := sv.sortedHeld()
+	if out != nil && ws.w == nil && len(heldParts) == 0 {
+		sc.rep.Components = sc.rep.Components[:0] // nothing was written
+	}
 	if len(heldParts) == 0 {
 		return nil
 	}
@@ -344,6 +347,9 @@ func (sc *scrubber) comps() {
 	}
 	for _, c := range list {
 		comp := Component{Name: c, How: "written"}
+		if c == format.ComponentStatistics && sc.statsBad != "" {
+			comp.How, comp.Why = "rebuilt", sc.statsBad
+		}
 		// With Data.db rewritten, verify's view of the source's derived
 		// components is the damaged data's (a Digest.crc32 that no longer
 		// matches): only one that is missing counts as rebuilt.

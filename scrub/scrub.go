@@ -223,6 +223,9 @@ type scrubber struct {
 	verified *verify.Report
 	// count is the partition count check found (rebuild).
 	count int64
+	// statsBad says what was wrong with Statistics.db (its header's
+	// minima, values Data.db contradicts): the rewrite writes it anew.
+	statsBad string
 }
 
 func open(srcPath string, o Options) (*scrubber, error) {
@@ -348,11 +351,15 @@ func (sc *scrubber) needsRewrite() string {
 	}
 	for _, c := range []string{format.ComponentData, format.ComponentCompressionInfo, format.ComponentStatistics, "sstable"} {
 		if ps := sc.problems[c]; len(ps) > 0 {
+			if c == format.ComponentStatistics {
+				sc.statsBad = ps[0].Message
+			}
 			return fmt.Sprintf("%s: %s", c, ps[0].Message)
 		}
 	}
-	if minimaInvalid(sc.src.Stats().Header, sc.from, sc.to) != "" {
-		return "the serialization header's minima: " + minimaInvalid(sc.src.Stats().Header, sc.from, sc.to)
+	if why := minimaInvalid(sc.src.Stats().Header, sc.from, sc.to); why != "" {
+		sc.statsBad = "its serialization header's minima: " + why
+		return "the serialization header's minima: " + why
 	}
 	return ""
 }
