@@ -27,11 +27,37 @@ func (sc *scrubber) check() (string, error) {
 	// row count and timestamps against the rows (a kept Statistics.db
 	// must still say what Data.db holds).
 	col := stats.NewTimestampCollector()
+	// The index and filter a rebuild would make are built on the way, in
+	// memory, so that the rebuild does not walk Data.db again.
+	var ib *indexBuild
+	if p := sc.plan(); sc.to.Name == sc.from.Name && (p.index != "" || p.filter != "") {
+		primary := &capped{}
+		var rowsBuf *capped
+		var rowsOut io.Writer
+		if sc.from.IsBTI() {
+			rowsBuf = &capped{}
+			rowsOut = rowsBuf
+		}
+		if b, err := sc.newIndexBuild(&p, sc.verified.Partitions, primary, rowsOut); err == nil {
+			ib, b.primary, b.rows = b, primary, rowsBuf
+		}
+	}
+	keep := func(err error) {
+		if err != nil {
+			ib = nil // too large, or a key out of order: the rebuild walks again
+		}
+	}
 	for {
 		err := dec.ReadPartitionHeader(&h)
 		if err == io.EOF {
 			sc.count = n
 			sc.statsBad = sc.statsAgree(col)
+			if ib != nil && n == sc.verified.Partitions {
+				built := map[string][]byte{}
+				if ib.finish(sc.from, built) == nil {
+					sc.prebuilt = built
+				}
+			}
 			return sc.statsBad, nil
 		}
 		if err != nil {
@@ -45,6 +71,9 @@ func (sc *scrubber) check() (string, error) {
 			return fmt.Sprintf("partition %s has an invalid deletion time", keyString(sc.src.KeyType(), h.Key)), nil
 		}
 		prev.set = false
+		if ib != nil {
+			ib.partition(&h)
+		}
 		col.PartitionDeletion(h.Deletion)
 		cells = 0
 		for {
@@ -54,6 +83,9 @@ func (sc *scrubber) check() (string, error) {
 			}
 			if u == nil {
 				break
+			}
+			if ib != nil {
+				keep(ib.unfiltered(u))
 			}
 			switch u.Kind {
 			case rows.KindStaticRow:
@@ -78,6 +110,9 @@ func (sc *scrubber) check() (string, error) {
 				}
 			}
 			prev.keep(u)
+		}
+		if ib != nil {
+			keep(ib.end(dec.Pos()))
 		}
 		col.EndPartition(dec.Pos()-h.Offset, cells)
 		n++

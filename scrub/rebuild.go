@@ -10,7 +10,6 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
-	"github.com/sstabletool/sstabletool/internal/format/filter"
 	"github.com/sstabletool/sstabletool/internal/format/index"
 	"github.com/sstabletool/sstabletool/internal/format/summary"
 	"github.com/sstabletool/sstabletool/internal/writer"
@@ -293,8 +292,9 @@ func (b *builder) data(p *rebuildPlan) error {
 	return nil
 }
 
-// index walks Data.db once to rebuild the partition index (streamed into
-// its files) and the filter, and rebuilds a lone Summary.db from the kept
+// index rebuilds the partition index and the filter: from what check
+// built in memory as it decoded Data.db, or else by a walk of Data.db,
+// streaming the index into its files; and a lone Summary.db from the kept
 // Index.db.
 func (b *builder) index(p *rebuildPlan) error {
 	sc := b.sc
@@ -311,38 +311,40 @@ func (b *builder) index(p *rebuildPlan) error {
 	if p.index == "" && p.filter == "" {
 		return nil
 	}
-	var bf *filter.BloomFilter
-	if p.filter != "" {
-		var err error
-		if bf, err = filter.New(max(sc.count, 1), sc.src.Stats().Validation.BloomFilterFPChance); err != nil {
-			return fmt.Errorf("%s: Filter.db: %w", sc.dataPath, err)
+	comps := writer.IndexComponents(sc.from)
+	if sc.prebuilt != nil {
+		for c, data := range sc.prebuilt {
+			b.built[c] = data
 		}
+		if p.index != "" {
+			if err := b.whole(comps[0], b.built[comps[0]]); err != nil {
+				return err
+			}
+			if sc.from.IsBTI() {
+				return b.whole(comps[1], b.built[comps[1]])
+			}
+		}
+		return nil
 	}
-	var iw *writer.IndexWriter
 	var streams []io.WriteCloser
+	var primary, rowsOut io.Writer
 	if p.index != "" {
-		comps := writer.IndexComponents(sc.from)
-		primary, err := b.create(comps[0])
+		f, err := b.create(comps[0])
 		if err != nil {
 			return err
 		}
-		streams = append(streams, primary)
-		var rowsOut io.Writer
+		streams, primary = append(streams, f), f
 		if sc.from.IsBTI() {
 			r, err := b.create(comps[1])
 			if err != nil {
 				return err
 			}
-			streams = append(streams, r)
-			rowsOut = r
+			streams, rowsOut = append(streams, r), r
 		}
-		minInterval, level := sc.sampling()
-		if iw, err = writer.NewIndexWriter(writer.IndexConfig{Version: sc.from, Partitioner: sc.src.Partitioner(),
-			ClusteringTypes: sc.src.ClusteringTypes(), ClusteringFixed: sc.src.Schema().ClusteringFixed,
-			ColumnIndexSize: sc.o.ColumnIndexSize, ExpectedKeys: sc.count, MinIndexInterval: minInterval, SamplingLevel: level},
-			primary, rowsOut); err != nil {
-			return err
-		}
+	}
+	ib, err := sc.newIndexBuild(p, sc.count, primary, rowsOut)
+	if err != nil {
+		return err
 	}
 	dec := sc.decoder()
 	var h rows.PartitionHeader
@@ -355,17 +357,13 @@ func (b *builder) index(p *rebuildPlan) error {
 		if err != nil {
 			return err
 		}
-		if bf != nil {
-			bf.Add(h.Key)
-		}
-		if iw == nil {
+		ib.partition(&h)
+		if !ib.needsUnfiltereds() {
 			if _, err := dec.SkimRest(); err != nil {
 				return err
 			}
 			continue
 		}
-		iw.StartPartition(h.Key, h.Offset, h.Deletion)
-		headerLen := int64(-1)
 		for {
 			u, err := dec.Next(false)
 			if err != nil {
@@ -374,42 +372,23 @@ func (b *builder) index(p *rebuildPlan) error {
 			if u == nil {
 				break
 			}
-			if u.Kind == rows.KindStaticRow {
-				continue
-			}
-			if headerLen < 0 {
-				headerLen = u.Offset - h.Offset
-			}
-			if err := iw.Add(u, u.Offset-h.Offset, u.Offset+u.Size-h.Offset); err != nil {
+			if err := ib.unfiltered(u); err != nil {
 				return err
 			}
 		}
-		size := dec.Pos() - h.Offset
-		if headerLen < 0 {
-			headerLen = size - 1
-		}
-		if err := iw.EndPartition(headerLen, size); err != nil {
+		if err := ib.end(dec.Pos()); err != nil {
 			return err
 		}
 		if n++; n%1024 == 0 {
 			sc.progress(dec.Pos())
 		}
 	}
-	if bf != nil {
-		b.built[format.ComponentFilter] = bf.Encode(sc.from.HasOldBloomFilterFormat)
+	if err := ib.finish(sc.from, b.built); err != nil {
+		return err
 	}
-	if iw != nil {
-		extra, err := iw.Finish()
-		if err != nil {
+	for _, s := range streams {
+		if err := s.Close(); err != nil {
 			return err
-		}
-		for _, c := range extra {
-			b.built[c.Name] = c.Bytes
-		}
-		for _, s := range streams {
-			if err := s.Close(); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

@@ -160,3 +160,32 @@ func TestRebuildDamagedIndex(t *testing.T) {
 		})
 	}
 }
+
+// An index too large to build in memory while Data.db is checked is built
+// by a second walk, streamed into its file: the same bytes.
+func TestRebuildIndexByASecondWalk(t *testing.T) {
+	defer func(n int) { maxIndexInMemory = n }(maxIndexInMemory)
+	maxIndexInMemory = 1 << 10
+	for _, c := range []struct{ group, name string }{{"nc", "legacy_nc_clust"}, {"da", "legacy_da_clust"}} {
+		orig := fixtures.Table(t, c.group, c.name)
+		dir := fixtures.CopyTable(t, orig)
+		for _, comp := range derivedComponents {
+			os.Remove(strings.TrimSuffix(dataFileIn(t, dir), format.ComponentData) + comp)
+		}
+		out := t.TempDir()
+		if _, err := Scrub(dataFileIn(t, dir), out, Options{ColumnIndexSize: fixtureColumnIndexSize}); err != nil {
+			t.Fatal(err)
+		}
+		ents, _ := os.ReadDir(orig)
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), format.ComponentTOC) {
+				continue
+			}
+			a, _ := os.ReadFile(filepath.Join(orig, e.Name()))
+			b, err := os.ReadFile(filepath.Join(out, e.Name()))
+			if err != nil || !bytes.Equal(a, b) {
+				t.Errorf("%s/%s: %v, %d bytes, Cassandra's %d", c.name, e.Name(), err, len(b), len(a))
+			}
+		}
+	}
+}

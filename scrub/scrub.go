@@ -188,6 +188,12 @@ func freeGeneration(fsys vfs.FS, dir, first string) (string, error) {
 // verifyOutputs checks every sstable written, where it is staged, with
 // the strict verifier before anything is moved into place.
 func (sc *scrubber) verifyOutputs(made []format.Descriptor, stagedDir string) error {
+	if !sc.rep.Rewritten && !sc.rep.Repaired() {
+		// Every file is a copy of the source's, which verify and the
+		// check (every cell decoded) have just passed.
+		sc.rep.Verified = true
+		return nil
+	}
 	for _, d := range made {
 		p := d.WithDir(stagedDir).Path(format.ComponentData)
 		var r *verify.Report
@@ -223,6 +229,9 @@ type scrubber struct {
 	verified *verify.Report
 	// count is the partition count check found (rebuild).
 	count int64
+	// prebuilt are the index and filter check built in memory as it
+	// decoded Data.db (nil when it did not, or could not).
+	prebuilt map[string][]byte
 	// statsBad says what was wrong with Statistics.db (its header's
 	// minima, values Data.db contradicts): the rewrite writes it anew.
 	statsBad string
