@@ -445,3 +445,38 @@ func TestHelperScrubProcess(t *testing.T) {
 	}
 	fmt.Println("done")
 }
+
+// A failed fsync or a full disk stops the scrub with an error, leaves no
+// sstable visible and nothing in the way of the next run.
+func TestDiskFaults(t *testing.T) {
+	for _, src := range crashSources(t) {
+		full := filepath.Join(fastTemp(t), "full")
+		if _, err := Scrub(src, full, Options{ColumnIndexSize: fixtureColumnIndexSize}); err != nil {
+			t.Fatal(err)
+		}
+		var total int64
+		for _, b := range readAll(t, full) {
+			total += int64(len(b))
+		}
+		for i, efs := range []*errorfs.FS{
+			errorfs.New(vfs.Default).FailSync(func(p string) bool { return strings.HasSuffix(p, "-Data.db") }),
+			errorfs.New(vfs.Default).FailSync(func(string) bool { return true }),
+			errorfs.New(vfs.Default).NoSpaceAfterBytes(total / 3),
+			errorfs.New(vfs.Default).NoSpaceAfterBytes(total - 10),
+		} {
+			out := filepath.Join(fastTemp(t), "out")
+			if _, err := scrubOn(efs, src, out, Options{ColumnIndexSize: fixtureColumnIndexSize}); err == nil {
+				t.Fatalf("%s, fault %d: no error", src, i)
+			}
+			if f := format.Find([]string{out}, format.FindOptions{}).SSTables; len(f) != 0 && f[0].Err == nil {
+				t.Fatalf("%s, fault %d: %v visible", src, i, f)
+			}
+			if _, err := Scrub(src, out, Options{ColumnIndexSize: fixtureColumnIndexSize}); err != nil {
+				t.Fatalf("%s, fault %d: the next run: %v", src, i, err)
+			}
+			if !maps2Equal(hashFiles(t, out), hashFiles(t, full)) {
+				t.Fatalf("%s, fault %d: the next run's output differs from an undisturbed one", src, i)
+			}
+		}
+	}
+}

@@ -80,7 +80,8 @@ type Options struct {
 	CheckSchema func(*sstable.SSTable) error
 }
 
-// ErrAborted is returned in Abort mode at the first problem.
+// ErrAborted is returned in Abort mode when the scrub would lose, drop,
+// merge or reorder anything; the report says what.
 var ErrAborted = errors.New("scrub aborted at the first problem (--mode abort)")
 
 // Scrub repairs the sstable at srcPath (any of its components) into outDir,
