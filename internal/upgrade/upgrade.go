@@ -299,6 +299,9 @@ func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
 			case err == nil && rw.Unchanged:
 				results[i] = rw
 				say("%s: %s needs no rewrite", rw.Where(), filepath.Base(rw.Source))
+			case err == nil && rw.Output == "":
+				results[i] = rw
+				say("%s: removed %s: nothing of it was kept (%d -> 0 bytes)", rw.Where(), filepath.Base(rw.Source), rw.Before)
 			case err == nil:
 				results[i] = rw
 				verb := "rewrote"
