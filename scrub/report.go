@@ -55,7 +55,7 @@ type Report struct {
 	// Recovered says what was repaired in the output directory first:
 	// leftovers of killed runs removed or completed.
 	Recovered []string `json:"recovered,omitempty"`
-	// More counts list entries left out of Lost and Rows to keep the
+	// More counts list entries left out of Lost, Rows and Notes to keep the
 	// report readable for a badly damaged sstable (the counts above are
 	// complete).
 	More int64 `json:"more_left_out,omitempty"`
@@ -130,6 +130,14 @@ func (r *Report) skip(b ByteRange) {
 		return
 	}
 	r.Skipped = append(r.Skipped, b)
+}
+
+func (r *Report) note(n string) {
+	if len(r.Notes) >= maxListed {
+		r.More++
+		return
+	}
+	r.Notes = append(r.Notes, n)
 }
 
 func (r *Report) row(c RowChange) {

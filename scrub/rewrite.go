@@ -149,13 +149,13 @@ func (sv *salvage) run() error {
 			// partition again under the index's key; but the partition
 			// read whole, checksummed, under its own key, and the index is
 			// what is derived (and rebuilt): Data.db's key is kept.
-			sc.rep.Notes = append(sc.rep.Notes, fmt.Sprintf("partition at byte %d: %s has the key 0x%x for it, Data.db 0x%x, and the partition reads whole with its own: kept under it",
+			sc.rep.note(fmt.Sprintf("partition at byte %d: %s has the key 0x%x for it, Data.db 0x%x, and the partition reads whole with its own: kept under it",
 				pos, ie.from, ie.key, h.Key))
 		}
 		if err != nil && atIdx && ie.key != nil {
 			if _, _, err2 := sv.attempt(pos, ie.key, sv.check, discard{}, false); err2 == nil {
 				if sv.record {
-					sc.rep.Notes = append(sc.rep.Notes, fmt.Sprintf("partition at byte %d: %v; read again with the key from %s, it reads whole", pos, err, ie.from))
+					sc.rep.note(fmt.Sprintf("partition at byte %d: %v; read again with the key from %s, it reads whole", pos, err, ie.from))
 				}
 				err, withKey = nil, ie.key
 			}

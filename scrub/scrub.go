@@ -332,7 +332,7 @@ func (sc *scrubber) noteDropped(written []string) {
 		if !ok || e.IsDir() || slices.Contains(written, c) || c == format.ComponentTOC {
 			continue
 		}
-		sc.rep.Notes = append(sc.rep.Notes, fmt.Sprintf("%s is not carried over: the output has no such component", e.Name()))
+		sc.rep.note(fmt.Sprintf("%s is not carried over: the output has no such component", e.Name()))
 	}
 }
 
@@ -349,7 +349,7 @@ func (sc *scrubber) decide() (rebuild bool, err error) {
 	if why == "" {
 		return true, nil
 	}
-	sc.rep.Notes = append(sc.rep.Notes, "Data.db is rewritten: "+why)
+	sc.rep.note("Data.db is rewritten: " + why)
 	return false, nil
 }
 
