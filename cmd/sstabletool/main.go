@@ -34,6 +34,7 @@ func commands() []*cli.Command {
 		memsimCommand(),
 		metadataCommand(),
 		partitionsCommand(),
+		queryCommand(),
 		savingsCommand(),
 		schemaCommand(),
 		upgradeCommand(),

@@ -40,6 +40,10 @@ var groups = []group{
 	{"verify", []string{"verify"}, []string{"format layer"}},
 	{"merge", []string{"merge/..."}, []string{"format layer"}},
 	{"export", []string{"export/..."}, []string{"format layer", "vfs"}},
+	// query: a CQL SELECT (internal/cql, which imports nothing) run on a
+	// merged table.
+	{"cql", []string{"internal/cql"}, nil},
+	{"query", []string{"internal/query"}, []string{"merge", "cql"}},
 
 	// Write features, in their fixed order: upgrade -> convert -> verify
 	// and writer; generate -> writer.
@@ -62,7 +66,7 @@ var groups = []group{
 
 	// The command: flags and output over every feature. Nothing imports
 	// it (Go refuses to import a main package anyway).
-	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview"}},
+	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview"}},
 
 	// Test support: no package but test support imports it (tests do).
 	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/realworld",
