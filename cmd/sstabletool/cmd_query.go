@@ -38,11 +38,11 @@ func queryCommand() *cli.Command {
 			"sstables' directory (<keyspace>/<table>-<id>/) or --schema names. With -r over a data directory, the\n" +
 			"table FROM names is queried.\n\n" +
 			"Examples:\n" +
-			"  sstabletool query \"SELECT * FROM shop.orders WHERE key = 42\" /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2/\n" +
-			"  sstabletool query --schema shop.cql \"SELECT id, total FROM shop.orders WHERE id IN (1, 2) AND line >= 3\" .\n" +
-			"  sstabletool query \"SELECT * FROM shop.orders WHERE token(key) > 0 LIMIT 10\" --now 2024-05-01T00:00:00Z .\n" +
-			"  sstabletool query -r \"SELECT * FROM shop.orders WHERE key = 42\" /var/lib/cassandra/data --json | jq '.[].total'",
-		Flags: []cli.Flag{nowFlag, jsonFlag, accessFlag, schemaFlag, tableFlag, recursiveFlag},
+			"  sstabletool query \"SELECT * FROM shop.orders WHERE key = '0'\" /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2/\n" +
+			"  sstabletool query --schema shop.cql \"SELECT pk, ck, val FROM shop.orders WHERE pk IN ('0', '1') AND ck >= '3'\" .\n" +
+			"  sstabletool query \"SELECT * FROM shop.orders WHERE token(key) > 0x30 LIMIT 10\" --now 2024-05-01T00:00:00Z .   # Murmur3 tokens are numbers: token(key) > 0\n" +
+			"  sstabletool query -r \"SELECT * FROM shop.orders WHERE key = '0'\" /var/lib/cassandra/data --json | jq '.[].val'",
+		Flags:  []cli.Flag{nowFlag, jsonFlag, accessFlag, schemaFlag, tableFlag, recursiveFlag},
 		Action: queryAction,
 	}, argSpec{min: 2, max: -1, what: "SELECT statement, then sstable files or a data directory"})
 }
