@@ -43,6 +43,41 @@ type Config struct {
 	ExpectedKeys int64
 	// FS is what the files are written through (nil: the real disk).
 	FS vfs.FS
+	// RepairedAt is Statistics.db's repairedAt (milliseconds; 0:
+	// unrepaired), what a compaction of repaired sstables keeps.
+	RepairedAt int64
+}
+
+// Output is where an SSTableWriter writes its components: a Staging
+// (NewSSTableWriter), or for an estimate anything that takes the bytes,
+// counting them (NewSSTableWriterTo).
+type Output interface {
+	// Create creates the component file name (the full file name, such as
+	// "oa-1-big-Data.db"); Close must leave it durable.
+	Create(name string) (io.WriteCloser, error)
+}
+
+// stagingOutput is a Staging as an Output.
+type stagingOutput struct{ st *Staging }
+
+func (o stagingOutput) Create(name string) (io.WriteCloser, error) {
+	f, err := o.st.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// countedFile counts what is written to a component.
+type countedFile struct {
+	io.WriteCloser
+	n *int64
+}
+
+func (f countedFile) Write(p []byte) (int, error) {
+	n, err := f.WriteCloser.Write(p)
+	*f.n += int64(n)
+	return n, err
 }
 
 // SSTableWriter writes a new sstable partition by partition, collecting
@@ -50,13 +85,15 @@ type Config struct {
 // must come in the partitioner's order and rows in clustering order.
 type SSTableWriter struct {
 	cfg   Config
-	st    *Staging
+	st    *Staging // nil when writing to an Output of the caller's
+	out   Output
 	desc  format.Descriptor
 	part  token.Partitioner
-	data  *File
+	data  io.WriteCloser
 	dw    *DataWriter
-	index *File // Index.db, or Partitions.db for BTI
-	rows  *File // Rows.db (BTI)
+	index io.WriteCloser // Index.db, or Partitions.db for BTI
+	rows  io.WriteCloser // Rows.db (BTI)
+	sizes map[string]*int64 // bytes written, by component
 	idx   *IndexWriter
 	enc   *rows.Encoder
 	bf    *filter.BloomFilter
@@ -77,8 +114,34 @@ type SSTableWriter struct {
 }
 
 // NewSSTableWriter starts an sstable in dest (see Staging for how it gets
-// there).
+// there): Finish commits it.
 func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
+	if cfg.Generation == "" {
+		cfg.Generation = "1"
+	}
+	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation}
+	st, err := NewStaging(cfg.FS, dest, desc.Prefix())
+	if err != nil {
+		return nil, err
+	}
+	w, err := newSSTableWriter(stagingOutput{st}, dest, cfg)
+	if err != nil {
+		st.Abort()
+		return nil, err
+	}
+	w.st = st
+	return w, nil
+}
+
+// NewSSTableWriterTo starts an sstable whose components are created
+// through out, named as in dir (which is only used for names): Close
+// writes the last ones, and nothing is committed (the caller stages and
+// commits, or only counts the bytes).
+func NewSSTableWriterTo(out Output, dir string, cfg Config) (*SSTableWriter, error) {
+	return newSSTableWriter(out, dir, cfg)
+}
+
+func newSSTableWriter(out Output, dest string, cfg Config) (*SSTableWriter, error) {
 	if cfg.Generation == "" {
 		cfg.Generation = "1"
 	}
@@ -105,11 +168,7 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 		return nil, err
 	}
 	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation}
-	st, err := NewStaging(cfg.FS, dest, desc.Prefix())
-	if err != nil {
-		return nil, err
-	}
-	w := &SSTableWriter{cfg: cfg, st: st, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema)}
+	w := &SSTableWriter{cfg: cfg, out: out, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema), sizes: map[string]*int64{}}
 	w.col.init()
 	for _, t := range cfg.Header.ClusteringTypes {
 		w.col.types = append(w.col.types, t.Type)
@@ -121,27 +180,31 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 			t := tn.Type
 			if t == nil {
 				if t, err = cqltype.Parse(tn.Class); err != nil {
-					st.Abort()
 					return nil, fmt.Errorf("writer: clustering type %d: %w", i, err)
 				}
 			}
 			ctypes = append(ctypes, t)
 		}
 	}
-	fail := func(err error) (*SSTableWriter, error) { st.Abort(); return nil, err }
-	if w.data, err = st.Create(desc.Prefix() + format.ComponentData); err != nil {
+	fail := func(err error) (*SSTableWriter, error) {
+		if w.dw != nil {
+			w.dw.Abort()
+		}
+		return nil, err
+	}
+	if w.data, err = w.create(format.ComponentData); err != nil {
 		return fail(err)
 	}
 	if w.dw, err = NewDataWriter(w.data, cfg.Compression, cfg.Version.HasMaxCompressedLength); err != nil {
 		return fail(err)
 	}
 	comps := IndexComponents(cfg.Version)
-	if w.index, err = st.Create(desc.Prefix() + comps[0]); err != nil {
+	if w.index, err = w.create(comps[0]); err != nil {
 		return fail(err)
 	}
 	var rowsOut io.Writer
 	if cfg.Version.IsBTI() {
-		if w.rows, err = st.Create(desc.Prefix() + comps[1]); err != nil {
+		if w.rows, err = w.create(comps[1]); err != nil {
 			return fail(err)
 		}
 		rowsOut = w.rows
@@ -157,9 +220,24 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 	return w, nil
 }
 
-// Abort discards everything written.
+// create creates a component through the output, counting its bytes.
+func (w *SSTableWriter) create(component string) (io.WriteCloser, error) {
+	f, err := w.out.Create(w.desc.Prefix() + component)
+	if err != nil {
+		return nil, err
+	}
+	n := new(int64)
+	w.sizes[component] = n
+	return countedFile{f, n}, nil
+}
+
+// Abort discards everything written (with NewSSTableWriterTo, the
+// caller discards what it staged).
 func (w *SSTableWriter) Abort() error {
 	w.dw.Abort()
+	if w.st == nil {
+		return nil
+	}
 	return w.st.Abort()
 }
 
@@ -253,56 +331,96 @@ func (w *SSTableWriter) EndPartition() error {
 // Finish writes the remaining components and moves the sstable into
 // place; it returns the Data.db path.
 func (w *SSTableWriter) Finish() (string, error) {
-	if w.inPartition {
-		return "", errors.New("writer: Finish inside a partition")
-	}
-	dr, err := w.dw.Finish()
-	if err != nil {
-		return "", err
-	}
-	if err := w.data.Close(); err != nil {
-		return "", err
-	}
-	extra, err := w.idx.Finish()
-	if err != nil {
-		return "", err
-	}
-	if err := w.index.Close(); err != nil {
-		return "", err
-	}
-	if w.rows != nil {
-		if err := w.rows.Close(); err != nil {
-			return "", err
-		}
-	}
-	st := w.statistics(dr)
-	sb, err := st.Encode(w.cfg.Version)
-	if err != nil {
-		return "", fmt.Errorf("writer: Statistics.db: %w", err)
-	}
-	v := w.cfg.Version
-	files, err := SmallComponents(v, sb, extra, w.bf.Encode(v.HasOldBloomFilterFormat), dr)
-	if err != nil {
-		return "", err
-	}
-	written := append([]string{format.ComponentData}, IndexComponents(v)[0])
-	if v.IsBTI() {
-		written = append(written, IndexComponents(v)[1])
-	}
-	for _, f := range files {
-		if err := w.st.WriteFile(w.desc.Prefix()+f.Name, f.Bytes); err != nil {
-			return "", err
-		}
-		written = append(written, f.Name)
-	}
-	toc := TOCFor(nil, written)
-	if err := w.st.WriteFile(w.desc.Prefix()+format.ComponentTOC, TOCText(toc)); err != nil {
+	if _, err := w.Close(); err != nil {
 		return "", err
 	}
 	if err := w.st.Commit(); err != nil {
 		return "", err
 	}
 	return w.desc.Path(format.ComponentData), nil
+}
+
+// Written is what Close wrote.
+type Written struct {
+	// Components are the sizes of the files written, in TOC.txt's order.
+	Components []ComponentSize
+	Data       *DataResult
+	Statistics *stats.Statistics
+}
+
+// ComponentSize is one component's name (as in TOC.txt) and size.
+type ComponentSize struct {
+	Name string
+	Size int64
+}
+
+// Close writes the remaining components (Statistics.db, Filter.db,
+// Summary.db, the checksums, TOC.txt) and closes every file; it commits
+// nothing (Finish does, for a writer that staged).
+func (w *SSTableWriter) Close() (*Written, error) {
+	if w.inPartition {
+		return nil, errors.New("writer: Finish inside a partition")
+	}
+	dr, err := w.dw.Finish()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.data.Close(); err != nil {
+		return nil, err
+	}
+	extra, err := w.idx.Finish()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.index.Close(); err != nil {
+		return nil, err
+	}
+	if w.rows != nil {
+		if err := w.rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	st := w.statistics(dr)
+	sb, err := st.Encode(w.cfg.Version)
+	if err != nil {
+		return nil, fmt.Errorf("writer: Statistics.db: %w", err)
+	}
+	v := w.cfg.Version
+	files, err := SmallComponents(v, sb, extra, w.bf.Encode(v.HasOldBloomFilterFormat), dr)
+	if err != nil {
+		return nil, err
+	}
+	written := append([]string{format.ComponentData}, IndexComponents(v)[0])
+	if v.IsBTI() {
+		written = append(written, IndexComponents(v)[1])
+	}
+	for _, f := range files {
+		if err := w.writeWhole(f.Name, f.Bytes); err != nil {
+			return nil, err
+		}
+		written = append(written, f.Name)
+	}
+	toc := TOCFor(nil, written)
+	if err := w.writeWhole(format.ComponentTOC, TOCText(toc)); err != nil {
+		return nil, err
+	}
+	out := &Written{Data: dr, Statistics: st}
+	for _, name := range toc {
+		out.Components = append(out.Components, ComponentSize{Name: name, Size: *w.sizes[name]})
+	}
+	return out, nil
+}
+
+func (w *SSTableWriter) writeWhole(component string, b []byte) error {
+	f, err := w.create(component)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func (w *SSTableWriter) statistics(dr *DataResult) *stats.Statistics {
@@ -338,6 +456,7 @@ func (w *SSTableWriter) statistics(dr *DataResult) *stats.Statistics {
 		LastKey:                    w.lastKey,
 		TokenSpaceCoverage:         stats.NoTokenSpaceCoverage,
 		HasPartitionLevelDeletions: c.partitionDeletions,
+		RepairedAt:                 w.cfg.RepairedAt,
 	}
 	if !c.seenTTL {
 		s.MinTTL, s.MaxTTL = 0, 0
