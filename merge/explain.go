@@ -102,9 +102,24 @@ type Explanation struct {
 type recorder struct {
 	e     *Explanation
 	entry *Entry // the position being merged
+	// flush, when set, takes each position once merged, and the entries
+	// are not kept (Scanner.Account).
+	flush func(*Entry)
+}
+
+// done hands the positions recorded so far to flush.
+func (r *recorder) done() {
+	if r == nil || r.flush == nil {
+		return
+	}
+	for i := range r.e.Entries {
+		r.flush(&r.e.Entries[i])
+	}
+	r.e.Entries, r.entry = r.e.Entries[:0], nil
 }
 
 func (r *recorder) begin(kind rows.Kind, clust [][]byte, bound clustering.Prefix) {
+	r.done()
 	r.e.Entries = append(r.e.Entries, Entry{Kind: kind, Clustering: cloneValues(clust),
 		Bound: clustering.Prefix{Kind: bound.Kind, Values: cloneValues(bound.Values)}})
 	r.entry = &r.e.Entries[len(r.e.Entries)-1]

@@ -327,6 +327,7 @@ func (p *Partition) next() (*rows.Unfiltered, error) {
 		}
 		if min == nil {
 			p.done = true
+			p.rec.done()
 			return nil, nil
 		}
 		for i, s := range p.srcs {

@@ -44,6 +44,8 @@ func convertCommand() *cli.Command {
 			&cli.BoolFlag{Name: "cap-deletion-times", Usage: "cap deletion times a legacy layout cannot hold (past 2038) instead of failing; the report counts them"},
 			&cli.BoolFlag{Name: "verify", Value: true, Usage: "re-read the output and compare it with the source before moving it into place (--verify=false to skip)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print what would be written"},
+			&cli.BoolFlag{Name: "merge", Usage: "merge each table's sstables into one (an offline major compaction): the table as Cassandra's read path and compaction reconcile it, as of --now"},
+			nowFlag, purgeFlag, gcGraceFlag, schemaFlag, tableFlag,
 			rewriteAccessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag,
 		},
 		Action: convertAction,
@@ -115,6 +117,14 @@ func convertAction(c *cli.Context) error {
 	}
 	if c.String("out") == "" && !c.Bool("dry-run") {
 		return usageError("convert: --out DIR is required")
+	}
+	if c.Bool("merge") {
+		return convertMerged(c, o)
+	}
+	for _, f := range []string{"now", "purge", "gc-grace", "schema", "table"} {
+		if c.IsSet(f) {
+			return usageError("convert: --%s works with --merge", f)
+		}
 	}
 	sc, err := findSSTables(c)
 	if err != nil {

@@ -48,7 +48,7 @@ var groups = []group{
 	// Write features, in their fixed order: upgrade -> convert -> verify
 	// and writer; generate -> writer.
 	{"writer", []string{"internal/writer"}, []string{"format layer", "vfs"}},
-	{"convert", []string{"convert"}, []string{"verify", "writer"}},
+	{"convert", []string{"convert"}, []string{"verify", "writer", "merge"}},
 	{"scrub", []string{"scrub/..."}, []string{"verify", "writer"}},
 	{"upgrade", []string{"internal/upgrade"}, []string{"convert"}},
 

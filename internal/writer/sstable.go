@@ -60,6 +60,9 @@ type Output interface {
 // stagingOutput is a Staging as an Output.
 type stagingOutput struct{ st *Staging }
 
+// Output is the staging directory as an SSTableWriter's Output.
+func (s *Staging) Output() Output { return stagingOutput{s} }
+
 func (o stagingOutput) Create(name string) (io.WriteCloser, error) {
 	f, err := o.st.Create(name)
 	if err != nil {
