@@ -71,8 +71,10 @@ type step struct {
 
 func (a *Reclaim) steps() []step {
 	return []step{
+		// A counter context merged by shard (CounterMerged) is kept: the
+		// merged context is in the output (Merging has the difference).
 		{&a.Overwritten, func(r Reason) bool {
-			return r >= OlderTimestamp && r <= CounterMerged || r == ShadowableShadowed
+			return r >= OlderTimestamp && r <= CounterShardsSuperseded || r == ShadowableShadowed
 		}},
 		{&a.ShadowedByPartitionDeletion, func(r Reason) bool { return r == ShadowedByPartitionDeletion }},
 		{&a.ShadowedByRangeDeletion, func(r Reason) bool { return r == ShadowedByRangeDeletion }},
