@@ -157,7 +157,7 @@ type Result struct {
 	Inputs []string `json:"inputs,omitempty"`
 	// Reclaimed (EstimateMerge) attributes the Data.db bytes the merge
 	// does not write to why (uncompressed; docs/merge.md).
-	Reclaimed *merge.Reclaim  `json:"reclaimed,omitempty"`
+	Reclaimed *merge.Reclaim    `json:"reclaimed,omitempty"`
 	stats     *stats.Statistics // the written Statistics, for tests
 	// cut is the first partition past the middle of the source, where
 	// verification splits its comparison in two.

@@ -94,8 +94,8 @@ type SSTableWriter struct {
 	part  token.Partitioner
 	data  io.WriteCloser
 	dw    *DataWriter
-	index io.WriteCloser // Index.db, or Partitions.db for BTI
-	rows  io.WriteCloser // Rows.db (BTI)
+	index io.WriteCloser    // Index.db, or Partitions.db for BTI
+	rows  io.WriteCloser    // Rows.db (BTI)
 	sizes map[string]*int64 // bytes written, by component
 	idx   *IndexWriter
 	enc   *rows.Encoder
