@@ -152,8 +152,8 @@ type Result struct {
 	// writer).
 	Recovered []string `json:"recovered,omitempty"`
 	// Inputs (a merged conversion, Merge or EstimateMerge) are the Data.db
-	// paths of the table's sstables merged, oldest first; Source is the
-	// first. The Components' Before is then the inputs' total.
+	// paths of the table's sstables merged, oldest first; Source is then
+	// the table's directory, and the Components' Before the inputs' total.
 	Inputs []string `json:"inputs,omitempty"`
 	// Reclaimed (EstimateMerge) attributes the Data.db bytes the merge
 	// does not write to why (uncompressed; docs/merge.md).

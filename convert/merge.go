@@ -160,7 +160,7 @@ func writeMerged(t *merge.Table, out writer.Output, dir string, desc format.Desc
 			return nil, fmt.Errorf("%s: Statistics.db has no validation component, which a merged sstable's needs", s.Path(format.ComponentStatistics))
 		}
 	}
-	res := &Result{Source: t.Name(0), From: strings.Join(froms, "+"), To: o.To.Name}
+	res := &Result{Source: t.Dir().Dir, From: strings.Join(froms, "+"), To: o.To.Name}
 	for i := range ssts {
 		res.Inputs = append(res.Inputs, t.Name(i))
 	}

@@ -190,3 +190,35 @@ func (a *Reclaim) size(src int, u *rows.Unfiltered) int {
 	a.buf = b
 	return len(b)
 }
+
+// Add adds o's bytes to a's (totals over tables).
+func (a *Reclaim) Add(o *Reclaim) {
+	a.Overwritten += o.Overwritten
+	a.ShadowedByPartitionDeletion += o.ShadowedByPartitionDeletion
+	a.ShadowedByRangeDeletion += o.ShadowedByRangeDeletion
+	a.ShadowedByRowDeletion += o.ShadowedByRowDeletion
+	a.ShadowedByCollectionDelete += o.ShadowedByCollectionDelete
+	a.Expired += o.Expired
+	a.Purged += o.Purged
+	a.Merging += o.Merging
+}
+
+// ReclaimReason is one line of Reasons.
+type ReclaimReason struct {
+	Reason string
+	Bytes  int64
+}
+
+// Reasons lists the reasons with their wording, in docs/merge.md's order.
+func (a *Reclaim) Reasons() []ReclaimReason {
+	return []ReclaimReason{
+		{"overwritten cells (older versions)", a.Overwritten},
+		{"shadowed by partition deletions", a.ShadowedByPartitionDeletion},
+		{"shadowed by range deletions", a.ShadowedByRangeDeletion},
+		{"shadowed by row deletions", a.ShadowedByRowDeletion},
+		{"shadowed by collection deletions", a.ShadowedByCollectionDelete},
+		{"expired TTLs (values dropped)", a.Expired},
+		{"purgeable tombstones (gc_grace passed)", a.Purged},
+		{"merging (headers and row framing written once)", a.Merging},
+	}
+}
