@@ -29,12 +29,19 @@ func convertCommand() *cli.Command {
 			"already holds the sstable is refused. Leftovers of a killed convert in DIR are repaired first and\n" +
 			"named: an unfinished staging directory is removed, a commit that was under way is completed.\n" +
 			"To rewrite a stopped node's data directory in place, use sstabletool upgrade.\n\n" +
+			"--merge is an offline major compaction: each table's sstables (a table directory, or its files; with -r\n" +
+			"every table, into DIR/<keyspace>/<table directory>/) are merged as Cassandra's read path and compaction\n" +
+			"reconcile them, as of --now (--purge drops what gc_grace lets compaction purge), and written as one\n" +
+			"sstable of version --to, one generation past the inputs', with the same staging, fsync and verification\n" +
+			"(against a second merge of the inputs). savings --compaction says exactly what it would write.\n\n" +
 			"Exit codes: 0 converted, 1 verification failed (output discarded), 2 bad input or usage.\n\n" +
 			"Examples:\n" +
 			"  sstabletool convert nc-1-big-Data.db --to oa --out /tmp/orders-oa\n" +
 			"  sstabletool convert -r /var/lib/cassandra/data/shop --to oa --dry-run                # what would be written, nothing is\n" +
 			"  sstabletool convert /tmp/orders-oa --to nc --out /tmp/orders-nc --compression none   # and back, uncompressed\n" +
-			"  sstabletool convert /tmp/orders-oa --to da --out /tmp/orders-da                     # trie-indexed (BTI)",
+			"  sstabletool convert /tmp/orders-oa --to da --out /tmp/orders-da                     # trie-indexed (BTI)\n" +
+			"  sstabletool convert --merge --to oa --out /tmp/orders-compacted /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2\n" +
+			"  sstabletool convert --merge -r --purge --to oa --out /tmp/node-compacted /var/lib/cassandra/data   # every table, purging",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa), or da (BTI)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR` (created if missing)"},

@@ -35,11 +35,19 @@ func savingsCommand() *cli.Command {
 			"another big version) estimates the way back; without --to, da has nothing to save. With several\n" +
 			"tables (-r over a data directory) the totals per table and per keyspace follow, most bytes saved\n" +
 			"first; --json holds them too (tables, keyspaces, and the host), to merge the reports of many nodes.\n\n" +
+			"--compaction estimates a major compaction of each table instead (convert --merge with the same --to,\n" +
+			"--compression, --column-index-size, --now, --purge and --gc-grace; --to defaults to the newest sstable's\n" +
+			"version): per component, the inputs' total now and the one sstable it would write, byte for byte, and\n" +
+			"the Data.db bytes it reclaims by reason (overwritten cells, data shadowed by partition, range, row and\n" +
+			"collection deletions, expired TTLs, purgeable tombstones, and merging; see docs/merge.md). In --json\n" +
+			"each table is one entry of \"sstables\" whose components carry before (the inputs' total) and after.\n\n" +
 			"Examples:\n" +
 			"  sstabletool savings nc-1-big-Data.db\n" +
 			"  sstabletool savings --to da nc-1-big-Data.db                       # Index.db+Summary.db vs the tries\n" +
 			"  sstabletool savings -r /var/lib/cassandra/data --json | jq .total   # the whole node\n" +
-			"  sstabletool savings -r /var/lib/cassandra/data/shop                  # totals per table and keyspace at the end",
+			"  sstabletool savings -r /var/lib/cassandra/data/shop                  # totals per table and keyspace at the end\n" +
+			"  sstabletool savings --compaction /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2\n" +
+			"  sstabletool savings --compaction -r --purge --now 2024-06-01T00:00:00Z /var/lib/cassandra/data --json | jq .total.reclaimed",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Value: "oa", Usage: "target version: oa (compact deletion times) or da (trie-indexed; any big or BTI version)"},
 			&cli.IntFlag{Name: "column-index-size", Usage: "index block size in KiB for blocks cut anew (to or from da; default 16 for da, 64 for big)"},
