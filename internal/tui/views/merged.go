@@ -63,8 +63,11 @@ func (v *MergedPartitions) Title() string         { return v.m.Name }
 func (v *MergedPartitions) Table() *catalog.Table { return nil }
 func (v *MergedPartitions) Capturing() bool       { return false }
 func (v *MergedPartitions) Close()                {}
-func (v *MergedPartitions) SetSize(w, h int)      { v.w, v.h = w, h; v.c.clamp(len(v.parts), v.listHeight()) }
-func (v *MergedPartitions) listHeight() int       { return max(v.h-2, 1) }
+func (v *MergedPartitions) SetSize(w, h int) {
+	v.w, v.h = w, h
+	v.c.clamp(len(v.parts), v.listHeight())
+}
+func (v *MergedPartitions) listHeight() int { return max(v.h-2, 1) }
 
 // Partitions are the merged partitions listed so far.
 func (v *MergedPartitions) Partitions() []catalog.MergedPartition { return v.parts }

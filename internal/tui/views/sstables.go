@@ -85,8 +85,8 @@ func (v *Sstables) Title() string {
 	return fmt.Sprintf("%d sstables", n)
 }
 
-func (v *Sstables) Capturing() bool       { return false }
-func (v *Sstables) Close()                {}
+func (v *Sstables) Capturing() bool { return false }
+func (v *Sstables) Close()          {}
 func (v *Sstables) Keys() []key.Binding {
 	k := v.env.Keys
 	return []key.Binding{k.Open, k.Merge, k.Metadata}
