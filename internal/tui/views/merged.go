@@ -29,9 +29,6 @@ type MergedPartitions struct {
 	done  bool
 	c     cursor
 	w, h  int
-	// close closes the merged table when the view goes (nil when the app
-	// keeps it).
-	close func()
 }
 
 type mergedListMsg struct {
