@@ -19,13 +19,17 @@ import (
 
 // historyTable writes a generated flush history of n sstables in version
 // v and opens it as a merged table.
-func historyTable(t *testing.T, profile string, v format.Version, n int, seed uint64) (*merge.Table, int64) {
+func historyTable(t testing.TB, profile string, v format.Version, n int, seed uint64) (*merge.Table, int64) {
+	return historyTableOf(t, profile, v, n, seed, 60)
+}
+
+func historyTableOf(t testing.TB, profile string, v format.Version, n int, seed uint64, partitions int64) (*merge.Table, int64) {
 	t.Helper()
 	p, err := workload.ParseProfile([]byte(profile), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Partitions = 60
+	p.Partitions = partitions
 	dir := filepath.Join(t.TempDir(), "ks", "hist-0123456789abcdef0123456789abcdef")
 	res, err := generate.GenerateHistory(p, dir, generate.HistoryOptions{SSTables: n, Options: generate.Options{Version: v, Seed: seed}})
 	if err != nil {
@@ -39,7 +43,7 @@ func historyTable(t *testing.T, profile string, v format.Version, n int, seed ui
 	return tbl, res.Now
 }
 
-func version(t *testing.T, name string) format.Version {
+func version(t testing.TB, name string) format.Version {
 	t.Helper()
 	v, err := parseVersion(name)
 	if err != nil {

@@ -309,7 +309,9 @@ func (p *Partition) next() (*rows.Unfiltered, error) {
 	}
 	if !p.staticDone {
 		p.staticDone = true
-		if u, prov, err := p.mergeStatic(); err != nil || u != nil {
+		u, prov, err := p.mergeStatic()
+		p.rec.done()
+		if err != nil || u != nil {
 			p.out, p.prov = u, prov
 			return u, err
 		}
@@ -343,6 +345,7 @@ func (p *Partition) next() (*rows.Unfiltered, error) {
 		} else {
 			u, prov, err = p.mergeRows()
 		}
+		p.rec.done()
 		if err != nil {
 			return nil, err
 		}

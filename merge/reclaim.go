@@ -35,6 +35,8 @@ type Reclaim struct {
 	t        *Table
 	encoders []*rows.Encoder // per sstable, with its EncodingStats minima
 	buf      []byte
+	bySrc    [][]*Version // scratch: an entry's versions by sstable
+	row      rows.Unfiltered
 }
 
 // Account makes the scan attribute what it drops to acc (a second,
@@ -87,17 +89,32 @@ func (a *Reclaim) steps() []step {
 
 // entry attributes one position's losers.
 func (a *Reclaim) entry(e *Entry) {
-	bySrc := map[int][]*Version{}
-	var order []int
+	lost := false
+	for i := range e.Versions {
+		lost = lost || e.Versions[i].Verdict != Won
+	}
+	if !lost {
+		return // every part kept: nothing to attribute
+	}
+	if len(a.bySrc) < len(a.encoders) {
+		a.bySrc = make([][]*Version, len(a.encoders))
+	}
+	for i := range a.bySrc {
+		a.bySrc[i] = a.bySrc[i][:0]
+	}
 	for i := range e.Versions {
 		v := &e.Versions[i]
-		if _, ok := bySrc[v.SSTable]; !ok {
-			order = append(order, v.SSTable)
-		}
-		bySrc[v.SSTable] = append(bySrc[v.SSTable], v)
+		a.bySrc[v.SSTable] = append(a.bySrc[v.SSTable], v)
 	}
-	for _, src := range order {
-		vs := bySrc[src]
+	steps := a.steps()
+	for src, vs := range a.bySrc {
+		lost := false
+		for _, v := range vs {
+			lost = lost || v.Verdict != Won
+		}
+		if !lost {
+			continue
+		}
 		if e.Kind == rows.KindMarker {
 			for _, v := range vs {
 				if v.Verdict == Won {
@@ -113,7 +130,14 @@ func (a *Reclaim) entry(e *Entry) {
 			continue
 		}
 		prev := a.size(src, a.rebuild(e, vs, nil))
-		for _, st := range a.steps() {
+		for _, st := range steps {
+			takes := false
+			for _, v := range vs {
+				takes = takes || st.takes(v.Verdict)
+			}
+			if !takes {
+				continue
+			}
 			cur := a.size(src, a.rebuild(e, vs, st.takes))
 			*st.count += int64(prev - cur)
 			prev = cur
@@ -150,7 +174,8 @@ func (a *Reclaim) charge(r Reason, n int64) {
 // rebuild is an sstable's row at the entry from its versions, less those
 // already removed and those drop takes (expired cells become tombstones).
 func (a *Reclaim) rebuild(e *Entry, vs []*Version, drop func(Reason) bool) *rows.Unfiltered {
-	u := &rows.Unfiltered{Kind: e.Kind, Clustering: e.Clustering, Deletion: deletiontime.Live}
+	u := &a.row
+	*u = rows.Unfiltered{Kind: e.Kind, Clustering: e.Clustering, Deletion: deletiontime.Live, Cells: u.Cells[:0], ComplexDeletions: u.ComplexDeletions[:0]}
 	for _, v := range vs {
 		gone := v.Verdict == removed || drop != nil && drop(v.Verdict)
 		expire := v.Verdict == tombstoned || gone && v.Verdict == Expired

@@ -22,6 +22,7 @@ type Scanner struct {
 	hold []*source // the sources of the partition last returned
 	err  error
 	acc  *Reclaim // Account's
+	rec  *recorder // its recorder, one position at a time
 }
 
 // Scan starts a merge of every partition of the table.
@@ -100,7 +101,11 @@ func (sc *Scanner) next() (*Partition, error) {
 		}
 		var rec *recorder
 		if sc.acc != nil {
-			rec = &recorder{e: &Explanation{}, flush: sc.acc.entry}
+			if sc.rec == nil {
+				sc.rec = &recorder{e: &Explanation{}, flush: sc.acc.entry}
+			}
+			rec = sc.rec
+			rec.entry, rec.e.PartitionDeletion = nil, rec.e.PartitionDeletion[:0]
 		}
 		sc.part.reset(sc.t, sc.o, sc.hold, rec)
 		if ok, err := sc.part.prime(); err != nil || ok {
