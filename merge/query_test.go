@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -455,4 +456,60 @@ func TestQueryMatchesReconciledDumpsOnRealTable(t *testing.T) {
 		{Now: 1703358890, GCGraceSeconds: merge.DefaultGCGraceSeconds},
 		{Now: 1800000000, GCGraceSeconds: merge.DefaultGCGraceSeconds},
 	}, cases)
+}
+
+// BenchmarkQueryPointVsScan: a point query (WHERE key = ...) and one with
+// a clustering slice, against a SELECT * over the whole table (the floor,
+// in the same run): x-scan is each one's time over the scan's.
+func BenchmarkQueryPointVsScan(b *testing.B) {
+	paths, now := history(b, generate.HistoryProfile, 4, 1, 3000)
+	tbl, err := merge.Open(paths, sstable.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tbl.Close()
+	names := query.Names{Keyspace: "ks", Table: "history", PartitionKey: []string{"key"}, Clustering: []string{"clustering1"}}
+	sc, err := tbl.Scan(merge.Options{Now: now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var keys []string
+	for len(keys) < 50 {
+		p, err := sc.Next()
+		if err != nil || p == nil {
+			b.Fatal(err)
+		}
+		keys = append(keys, strconv.FormatInt(int64(uint64FromBytes(p.Header.Key)), 10))
+	}
+	o := merge.Options{Now: now, GCGraceSeconds: merge.DefaultGCGraceSeconds}
+	run := func(stmt string) int {
+		sel, err := cql.Parse(stmt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		plan, err := query.NewPlan(sel, tbl, names)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		if err := plan.Run(o, func(query.Row) error { n++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	var tScan, tPoint, tSlice time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		run("SELECT * FROM ks.history")
+		t1 := time.Now()
+		k := keys[i%len(keys)]
+		run("SELECT * FROM ks.history WHERE key = " + k)
+		t2 := time.Now()
+		run("SELECT * FROM ks.history WHERE key = " + k + " AND clustering1 >= 3 AND clustering1 < 6")
+		t3 := time.Now()
+		tScan, tPoint, tSlice = tScan+t1.Sub(t0), tPoint+t2.Sub(t1), tSlice+t3.Sub(t2)
+	}
+	b.ReportMetric(float64(tPoint)/float64(tScan), "x-scan-point")
+	b.ReportMetric(float64(tSlice)/float64(tScan), "x-scan-slice")
+	b.ReportMetric(float64(tPoint.Microseconds())/float64(b.N), "µs/point")
 }
