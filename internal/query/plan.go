@@ -248,8 +248,11 @@ func checkTokenColumns(r cql.Relation, key []string) error {
 	return nil
 }
 
-// keysOf serializes every combination of the components' values, in
-// token order without repeats.
+// keysOf serializes every combination of the components' values, without
+// repeats, in the order Cassandra reads them: partition key restrictions
+// build a set ordered by the key's types (MultiCBuilder.build, a
+// NavigableSet under the partition key comparator), one read per key in
+// that order, not the token order of a range.
 func (p *Plan) keysOf(vals [][][]byte, types []*cqltype.Type) error {
 	combos := [][][]byte{{}}
 	for _, vs := range vals {
@@ -261,7 +264,7 @@ func (p *Plan) keysOf(vals [][][]byte, types []*cqltype.Type) error {
 		}
 		combos = next
 	}
-	part := p.t.Partitioner()
+	kt := p.t.KeyType()
 	for _, c := range combos {
 		if len(types) == 1 {
 			p.keys = append(p.keys, c[0])
@@ -269,7 +272,7 @@ func (p *Plan) keysOf(vals [][][]byte, types []*cqltype.Type) error {
 			p.keys = append(p.keys, compositeKey(c))
 		}
 	}
-	slices.SortFunc(p.keys, part.CompareKeys)
+	slices.SortFunc(p.keys, kt.Compare)
 	p.keys = slices.CompactFunc(p.keys, func(a, b []byte) bool { return string(a) == string(b) })
 	return nil
 }

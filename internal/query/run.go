@@ -186,6 +186,13 @@ func (r *runner) partition(pt *merge.Partition) (done bool, err error) {
 // partition's later rows cannot meet them either).
 func (p *Plan) selects(c [][]byte) (in, past bool) {
 	types := p.t.ClusteringTypes()
+	need := len(p.eq)
+	if p.start != nil || p.end != nil {
+		need++
+	}
+	if len(c) < need {
+		return false, false // a row without the restricted clustering values (a compact table's)
+	}
 	for i, v := range p.eq {
 		if d := types[i].Compare(c[i], v); d != 0 {
 			return false, d > 0
