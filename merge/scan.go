@@ -21,7 +21,7 @@ type Scanner struct {
 	part Partition
 	hold []*source // the sources of the partition last returned
 	err  error
-	acc  *Reclaim // Account's
+	acc  *Reclaim  // Account's
 	rec  *recorder // its recorder, one position at a time
 }
 
