@@ -34,7 +34,11 @@ func savingsCompaction(c *cli.Context) error {
 	err = mergeEach(c, "estimated", func(g tableGroup) error {
 		t, err := openTable(c, g, sf)
 		if err != nil {
-			rep.Errors = append(rep.Errors, sstableError{SSTable: g.dir, Error: err.Error()})
+			where := g.dir
+			if where == "" && len(g.found) > 0 {
+				where = g.found[0].Path
+			}
+			rep.Errors = append(rep.Errors, sstableError{SSTable: where, Error: err.Error()})
 			return err
 		}
 		defer closeTable(t)
