@@ -164,6 +164,18 @@ type Result struct {
 	cut boundary
 }
 
+// Totals sums every component before and after, the dropped ones
+// included: the bytes on disk the rewrite saves are before - after.
+func (r *Result) Totals() (before, after int64) {
+	for _, cs := range [][]Component{r.Components, r.Dropped} {
+		for _, c := range cs {
+			before += c.Before
+			after += c.After
+		}
+	}
+	return before, after
+}
+
 // Component returns the sizes of one component (zero if absent).
 func (r *Result) Component(name string) Component {
 	for _, c := range r.Components {

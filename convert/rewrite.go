@@ -169,6 +169,10 @@ func (rw *rewriter) convertStatistics() error {
 	if err != nil {
 		return err
 	}
+	// Row bodies are copied as they are, so the header must say how they
+	// are stored: a 3.x frozen UDT recorded as UserType(...) is written as
+	// the FrozenType(...) the decoder read it as.
+	src.ApplyHeaderFixes(st.Header)
 	res.Losses = losses
 	if headerRefusal(src.Stats().Header, from, to) != "" {
 		// Unused minima (see above) are written as the epochs; for an

@@ -105,6 +105,13 @@ func (c *ChunkChecksums) Verify(f File) []error {
 	var errs []error
 	size := f.Size()
 	chunk := int64(c.ChunkSize)
+	// Writers store their buffer's size: Cassandra's is 64 KiB, ScyllaDB
+	// has written 4 KiB; always a power of two. A damaged size still
+	// divides a Data.db smaller than both into one chunk with the same
+	// CRC, so only its shape tells.
+	if chunk&(chunk-1) != 0 {
+		errs = append(errs, corrupt.New(f.Path(), crcComponent, 0, "a chunk size that is a power of two (Cassandra writes 65536)", fmt.Errorf("found %d", chunk)))
+	}
 	chunks := (size + chunk - 1) / chunk
 	if chunks > int64(len(c.CRCs)) {
 		errs = append(errs, corrupt.New(f.Path(), crcComponent, 4+4*int64(len(c.CRCs)),
@@ -161,6 +168,11 @@ func VerifyChunks(d *Data) []error {
 	var errs []error
 	var ra readAhead
 	dataChunks := d.info.DataChunks()
+	if d.lengthFixed {
+		// The stored length is damaged (reported as such): chunks past it
+		// are the data, and only those past the chunks' length are extra.
+		dataChunks = int(max((d.length+d.chunkLen-1)/d.chunkLen, 1))
+	}
 	for i := range d.info.ChunkOffsets {
 		b, err := d.readStored(int64(i), &ra)
 		if err != nil {
@@ -183,17 +195,10 @@ func VerifyChunks(d *Data) []error {
 
 // checkEmptyChunk reports a chunk past the data length that holds bytes.
 func (d *Data) checkEmptyChunk(idx int64, b []byte) error {
-	off, stored := d.storedChunk(idx)
-	var n int
-	if int64(stored) >= d.threshold {
-		n = stored
-	} else {
-		// Limited to one chunk: the stored length prefix is not trusted.
-		out, err := d.comp.(limitedDecompressor).decompressLimit(nil, b[:stored], int(d.chunkLen))
-		if err != nil {
-			return corrupt.New(d.path, dataComponent, off, fmt.Sprintf("chunk %d, past the data length, to decompress with %s", idx, d.comp.Name()), err)
-		}
-		n = len(out)
+	off, _ := d.storedChunk(idx)
+	n, err := d.plainLength(idx, b)
+	if err != nil {
+		return corrupt.New(d.path, dataComponent, off, fmt.Sprintf("chunk %d, past the data length, to decompress with %s", idx, d.comp.Name()), err)
 	}
 	if n != 0 {
 		return corrupt.New(d.path, dataComponent, off,
@@ -201,4 +206,17 @@ func (d *Data) checkEmptyChunk(idx int64, b []byte) error {
 			fmt.Errorf("it holds %d uncompressed bytes", n))
 	}
 	return nil
+}
+
+// plainLength is how many uncompressed bytes chunk idx holds (b is its
+// stored bytes and CRC): a raw chunk its stored length, else what it
+// decompresses to, limited to one chunk (no stored length prefix is
+// trusted).
+func (d *Data) plainLength(idx int64, b []byte) (int, error) {
+	_, stored := d.storedChunk(idx)
+	if int64(stored) >= d.threshold {
+		return stored, nil
+	}
+	out, err := d.comp.(limitedDecompressor).decompressLimit(nil, b[:stored], int(d.chunkLen))
+	return len(out), err
 }

@@ -48,8 +48,10 @@ type CompressionInfo struct {
 	// ignores them; verify reports them.
 	TrailingBytes int
 
-	// countAt is where the chunk count is stored (0 when not decoded).
-	countAt int64
+	// countAt is where the chunk count is stored (0 when not decoded);
+	// maxAt the max compressed length (0 when the version has none).
+	countAt, maxAt int64
+	lengthAt       int64 // the data length
 	// offsetsAt is the position of ChunkOffsets[0] in the decoded bytes,
 	// kept so errors about an offset can name where it is stored.
 	offsetsAt int64
@@ -173,6 +175,7 @@ func DecodeCompressionInfo(b []byte, hasMaxCompressedLength bool) (*CompressionI
 	c.ChunkLength = int(chunkLength)
 	if hasMaxCompressedLength {
 		at = d.off
+		c.maxAt = int64(at)
 		m, err := d.i32("max compressed length")
 		if err != nil {
 			return nil, err
@@ -183,6 +186,7 @@ func DecodeCompressionInfo(b []byte, hasMaxCompressedLength bool) (*CompressionI
 		c.MaxCompressedLength = int(m)
 	}
 	at = d.off
+	c.lengthAt = int64(at)
 	if c.DataLength, err = d.i64("uncompressed data length"); err != nil {
 		return nil, err
 	}
@@ -315,17 +319,34 @@ func (c *CompressionInfo) rawThreshold(hasMaxCompressedLength bool) int64 {
 }
 
 // Check reports what a strict verifier flags although Cassandra's reader
-// tolerates it: fewer chunks than the data length needs (the positions past
-// them cannot be read) and bytes after the last chunk offset. More chunks
-// than needed are not reported here: real writers end with an empty chunk,
-// and VerifyChunks checks that extra chunks hold nothing. path names the
-// file in the errors.
+// tolerates it: a max compressed length CompressionParams would refuse,
+// fewer chunks than the data length needs (the positions past
+// them cannot be read), more than one chunk beyond what it needs (the
+// length is damaged: Data reads take it from the chunks) and bytes after
+// the last chunk offset. One extra chunk is not reported here: real
+// writers end with an empty chunk, and VerifyChunks checks that extra
+// chunks hold nothing. path names the file in the errors.
 func (c *CompressionInfo) Check(path string) []error {
 	var errs []error
 	if n, want := len(c.ChunkOffsets), c.DataChunks(); n < want {
 		errs = append(errs, corrupt.New(path, compressionInfoComponent, c.countAt,
 			fmt.Sprintf("at least %d chunks for data length %d in chunks of %d", want, c.DataLength, c.ChunkLength),
 			fmt.Errorf("found %d: uncompressed bytes from %d on are in no chunk", n, int64(n)*int64(c.ChunkLength))))
+	}
+	// CompressionParams.validate: a max compressed length is
+	// Integer.MAX_VALUE (min_compress_ratio 0) or ceil(chunk length /
+	// ratio) for a ratio of at least 1. The reader never validates the
+	// stored one; a damaged one makes chunks read as raw or compressed
+	// wrongly.
+	if m := c.MaxCompressedLength; c.maxAt > 0 && m != math.MaxInt32 && (m < 1 || m > c.ChunkLength) {
+		errs = append(errs, corrupt.New(path, compressionInfoComponent, c.maxAt,
+			fmt.Sprintf("a max compressed length of 2147483647 (min_compress_ratio 0) or from 1 to the chunk length %d (a ratio of 1 or more)", c.ChunkLength),
+			fmt.Errorf("found %d, which CompressionParams refuses", m)))
+	}
+	if n, want := len(c.ChunkOffsets), c.DataChunks(); n > want+1 {
+		errs = append(errs, corrupt.New(path, compressionInfoComponent, c.countAt,
+			fmt.Sprintf("at most %d chunks (one empty chunk after the %d the data length %d needs in chunks of %d)", want+1, want, c.DataLength, c.ChunkLength),
+			fmt.Errorf("found %d: the data length is damaged (reads take it from the chunks)", n)))
 	}
 	if c.TrailingBytes > 0 {
 		end := c.offsetsAt + 8*int64(len(c.ChunkOffsets))
@@ -334,6 +355,20 @@ func (c *CompressionInfo) Check(path string) []error {
 	}
 	return errs
 }
+
+// NonCassandraOptions lists the options of a CompressionInfo.db that
+// Cassandra's own writers never store and its readers drop: today only
+// crc_check_chance.
+func (c *CompressionInfo) NonCassandraOptions() []string {
+	if _, ok := c.Options[CRCCheckChanceOption]; ok {
+		return []string{CRCCheckChanceOption}
+	}
+	return nil
+}
+
+// DataLengthOffset is where DataLength is stored in CompressionInfo.db
+// (0 when c was not decoded from bytes).
+func (c *CompressionInfo) DataLengthOffset() int64 { return c.lengthAt }
 
 // ChunkCount is the number of chunks.
 func (c *CompressionInfo) ChunkCount() int { return len(c.ChunkOffsets) }

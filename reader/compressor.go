@@ -35,11 +35,20 @@ type Compressor interface {
 
 const compressPackage = "org.apache.cassandra.io.compress."
 
+// CRCCheckChanceOption is the compression option that was crc_check_chance
+// before Cassandra 3.0 made it a table option (CASSANDRA-9839). ScyllaDB
+// still writes it among the compressor options of CompressionInfo.db.
+// Cassandra 3.0 to 5.0 dropped it, with a warning, before checking the
+// compressor's options; only trunk (5.1, CASSANDRA-18872) refuses it. It
+// changes nothing about the bytes, so it is read and ignored.
+const CRCCheckChanceOption = "crc_check_chance"
+
 // CompressorFor returns the compressor for a class name as stored in
 // CompressionInfo.db or given in a table's compression options: the simple
 // name ("LZ4Compressor") or the fully qualified one
 // ("org.apache.cassandra.io.compress.LZ4Compressor"). Options are checked
-// the way Cassandra checks them: an option the compressor does not know is
+// the way Cassandra 3.0 to 5.0 checks them: crc_check_chance is ignored
+// (CRCCheckChanceOption), any other option the compressor does not know is
 // an error, as is a bad value.
 func CompressorFor(class string, options map[string]string) (Compressor, error) {
 	name := class
@@ -60,7 +69,7 @@ func CompressorFor(class string, options map[string]string) (Compressor, error) 
 		return nil, fmt.Errorf("unknown compressor class %q: want one of %s", class, knownCompressors())
 	}
 	for k := range options {
-		found := false
+		found := k == CRCCheckChanceOption
 		for _, s := range supported {
 			found = found || k == s
 		}

@@ -52,6 +52,9 @@ type Data struct {
 	path   string
 	mapped []byte // the whole file for Mmap access, else nil
 	length int64  // uncompressed length
+	// lengthFixed is set when length comes from the chunks, not from
+	// CompressionInfo.db's damaged data length (lengthFromChunks).
+	lengthFixed bool
 
 	info      *CompressionInfo // nil when uncompressed
 	crcs      *ChunkChecksums  // CRC.db of an uncompressed Data.db, when checked
@@ -147,8 +150,53 @@ func newData(f File, o DataOptions, ci []byte) (*Data, error) {
 	if err := d.checkChunkBounds(o.CompressionInfoPath); err != nil {
 		return nil, err
 	}
+	// More chunks than the length needs, beyond the one empty chunk a
+	// writer may leave at the end, or a zero length (a zeroed field) over
+	// chunks that hold data: the stored length is damaged.
+	if n := len(info.ChunkOffsets); n > info.DataChunks()+1 || info.DataLength == 0 {
+		if err := d.lengthFromChunks(o.CompressionInfoPath); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
 }
+
+// lengthFromChunks replaces a data length that the chunks contradict (a
+// zeroed length would otherwise read as an empty table, where Cassandra's
+// index-driven reads fail). Every chunk but the last one holding data is
+// full, so the length is the chunk length times that chunk's index plus
+// what it holds; the chunks read are CRC-checked as any read would. The
+// stored length stays in Info for verify, which reports it.
+func (d *Data) lengthFromChunks(ciPath string) error {
+	info := d.info
+	var ra readAhead
+	for idx := int64(len(info.ChunkOffsets)) - 1; idx >= 0; idx-- {
+		b, err := d.readStored(idx, &ra)
+		if err == nil && d.verify {
+			err = d.checkCRC(idx, b)
+		}
+		n := 0
+		if err == nil {
+			n, err = d.plainLength(idx, b)
+		}
+		if err != nil {
+			return corrupt.New(ciPath, compressionInfoComponent, info.countAt,
+				fmt.Sprintf("a data length (%d stored) that its %d chunks of %d bytes do not contradict, or chunks that tell the length", info.DataLength, len(info.ChunkOffsets), info.ChunkLength), err)
+		}
+		if n == 0 && idx > 0 && idx == int64(len(info.ChunkOffsets))-1 {
+			continue // the empty chunk writers end with
+		}
+		d.length = idx*d.chunkLen + int64(n)
+		d.lengthFixed = d.length != info.DataLength
+		return nil
+	}
+	return nil
+}
+
+// LengthFromChunks reports whether Length was taken from the chunks
+// because CompressionInfo.db's stored data length (Info().DataLength)
+// contradicts them.
+func (d *Data) LengthFromChunks() bool { return d.lengthFixed }
 
 func (d *Data) checkChunkBounds(ciPath string) error {
 	size := d.f.Size()

@@ -9,7 +9,11 @@
 // the entry is byte for byte its canonical encoding), Summary.db's first
 // and last keys are Index.db's and its samples are Index.db entries, the
 // bloom filter holds every key and is not the empty always-present filter
-// unless bloom_filter_fp_chance is 1. Data.db is decoded completely in one
+// unless bloom_filter_fp_chance is 1, TOC.txt lists every component on
+// disk. What the writer derives from the data is rebuilt and compared
+// (rebuild.go): Filter.db, Summary.db's sampling, Statistics.db's
+// partition sizes, row count and timestamps (the only check of them before
+// na, which stores no checksum). Data.db is decoded completely in one
 // pass.
 package verify
 
@@ -51,6 +55,11 @@ type Report struct {
 	Partitions int64     `json:"partitions"`
 	Checks     []string  `json:"checks"`
 	Problems   []Problem `json:"problems"`
+	// Notes are what is worth knowing but no problem: what Cassandra's
+	// writers never produce and its readers accept (an option ScyllaDB
+	// writes), or a table setting that can also be damage (a min index
+	// interval other than the default). They do not make OK false.
+	Notes []Problem `json:"notes,omitempty"`
 }
 
 // OK reports whether no problem was found.
@@ -128,6 +137,7 @@ func check(path string, opts sstable.Options, skimRows bool, progress func(done,
 	defer s.Close()
 	r.Checks = append(r.Checks, "Statistics.db checksums and layout")
 	checkComponentsPresent(s, r)
+	checkHeaderTypes(s, r)
 	checkChecksums(s, r)
 	checkStructure(s, r, skimRows, progress)
 	return r
@@ -146,9 +156,18 @@ func checkComponentsPresent(s *sstable.SSTable, r *Report) {
 		r.add(Problem{File: s.Path(format.ComponentTOC), Component: format.ComponentTOC, Offset: e.Offset,
 			Message: fmt.Sprintf("line %d, %s, is not a component file name: %s (ignored)", e.Line, e.Quoted(), e.Why)})
 	}
+	for _, c := range s.UnlistedComponents() {
+		r.add(Problem{File: s.Path(format.ComponentTOC), Component: format.ComponentTOC, Offset: -1,
+			Message: fmt.Sprintf("does not list %s, which is on disk (Cassandra takes an sstable's components from TOC.txt)", c)})
+	}
 	missing := s.MissingComponents()
 	if len(s.TOC()) == 0 {
-		for _, c := range []string{format.ComponentSummary, format.ComponentFilter, format.ComponentDigest} {
+		derived := []string{format.ComponentSummary, format.ComponentFilter, format.ComponentDigest}
+		if s.Version().IsBTI() {
+			// BTI has no summary; its tries are checked with the structure.
+			derived = derived[1:]
+		}
+		for _, c := range derived {
 			if !s.HasComponent(c) {
 				missing = append(missing, c)
 			}
@@ -176,8 +195,17 @@ func checkChecksums(s *sstable.SSTable, r *Report) {
 	dataPath := s.Path(format.ComponentData)
 	if s.Data().Compressed() {
 		r.Checks = append(r.Checks, "Data.db chunk CRC32s")
-		for _, err := range s.Data().Info().Check(s.Path(format.ComponentCompressionInfo)) {
+		info := s.Data().Info()
+		for _, err := range info.Check(s.Path(format.ComponentCompressionInfo)) {
 			r.addErr(s.Path(format.ComponentCompressionInfo), "CompressionInfo.db", err)
+		}
+		if s.Data().LengthFromChunks() {
+			r.add(Problem{File: s.Path(format.ComponentCompressionInfo), Component: "CompressionInfo.db", Offset: info.DataLengthOffset(),
+				Message: fmt.Sprintf("uncompressed data length %d, but the chunks hold %d bytes (reads take the chunks' length)", info.DataLength, s.Data().Length())})
+		}
+		for _, k := range info.NonCassandraOptions() {
+			r.Notes = append(r.Notes, Problem{File: s.Path(format.ComponentCompressionInfo), Component: "CompressionInfo.db", Offset: -1,
+				Message: fmt.Sprintf("compressor option %s=%s is not Cassandra's: ScyllaDB writes it, Cassandra 3.0 to 5.0 drop it when they read the file (5.1 refuses it); it changes nothing in Data.db", k, info.Options[k])})
 		}
 		for _, err := range reader.VerifyChunks(s.Data()) {
 			r.addErr(dataPath, "Data.db", err)
@@ -247,6 +275,8 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 		}
 	}
 	sc := newSummaryCheck(s, r)
+	stc := newStatsCheck(s, r, skimRows)
+	fc := newFilterCheck(s, r, bf)
 	var prevKey []byte
 	var bw *blockWalk
 	var rawEntry, canonEntry []byte // reused for indexed entries
@@ -280,6 +310,8 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 				Message: fmt.Sprintf("partition key %x is not after the previous key %x in %s order", h.Key, prevKey, s.Partitioner().Name())})
 		}
 		prevKey = append(prevKey[:0], h.Key...)
+		fc.key(h.Key)
+		stc.startPartition(&h)
 		if bf != nil && !bf.MightContain(h.Key) {
 			r.add(Problem{File: s.Path(format.ComponentFilter), Component: "Filter.db", Offset: -1,
 				Message: fmt.Sprintf("bloom filter does not contain key %x (partition at Data.db byte %d)", h.Key, h.Offset)})
@@ -313,7 +345,7 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 		if bc != nil {
 			rw = bc.partition(&h)
 		}
-		err = walkPartition(dec, &h, bw, rw, skimRows)
+		err = walkPartition(dec, &h, bw, rw, skimRows, stc.unfiltered)
 		if bc != nil && err == nil {
 			bc.done(&h, rw)
 		}
@@ -325,6 +357,7 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 			r.addErr(dataPath, "Data.db", err)
 			return
 		}
+		stc.endPartition(dec.Pos() - h.Offset)
 		bw = nil
 		if progress != nil {
 			progress(h.Offset, total)
@@ -343,6 +376,8 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 		bc.finish(r.Partitions)
 	}
 	sc.finish()
+	stc.finish()
+	fc.finish(s, r.Partitions)
 	checkFilterKind(s, r, bf)
 }
 
@@ -350,25 +385,10 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 // skimming, rows stepped over by their sizes), except that a partition
 // with a promoted index is decoded unfiltered by unfiltered beside its
 // blocks.
-func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw *rowsWalk, skimRows bool) error {
-	if rw != nil {
-		for {
-			u, err := dec.Next(false)
-			if err != nil {
-				return err
-			}
-			if u == nil {
-				rw.finish()
-				return nil
-			}
-			rw.unfiltered(u)
-		}
-	}
-	if bw == nil {
-		if skimRows {
-			return dec.SkipRest()
-		}
-		return dec.SkipRestDecoding()
+// each, when the rows are decoded, sees every unfiltered.
+func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw *rowsWalk, skimRows bool, each func(*rows.Unfiltered)) error {
+	if bw == nil && rw == nil && skimRows {
+		return dec.SkipRest()
 	}
 	for {
 		u, err := dec.Next(false)
@@ -376,10 +396,21 @@ func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw
 			return err
 		}
 		if u == nil {
-			bw.finish(dec.Pos() - h.Offset)
+			switch {
+			case rw != nil:
+				rw.finish()
+			case bw != nil:
+				bw.finish(dec.Pos() - h.Offset)
+			}
 			return nil
 		}
-		bw.unfiltered(u, u.Offset-h.Offset)
+		each(u)
+		switch {
+		case rw != nil:
+			rw.unfiltered(u)
+		case bw != nil:
+			bw.unfiltered(u, u.Offset-h.Offset)
+		}
 	}
 }
 
@@ -439,6 +470,11 @@ type summaryCheck struct {
 	// lastKey is the last Index.db key seen.
 	lastKey []byte
 	seen    bool
+	// rebuilt samples Index.db as Cassandra's IndexSummaryBuilder does at
+	// Summary.db's own min index interval and sampling level (nil when
+	// those cannot be built with); reported counts problems found.
+	rebuilt  *summary.Builder
+	reported int
 }
 
 func newSummaryCheck(s *sstable.SSTable, r *Report) *summaryCheck {
@@ -453,7 +489,22 @@ func newSummaryCheck(s *sstable.SSTable, r *Report) *summaryCheck {
 	}
 	c.sum = sum
 	r.Checks = append(r.Checks, "Summary.db first, last and sampled keys are Index.db's")
+	c.rebuilt, _ = summary.NewBuilder(0, sum.MinIndexInterval, sum.SamplingLevel)
+	if sum.MinIndexInterval != defaultMinIndexInterval {
+		// Legitimate for a table that sets min_index_interval; on fewer
+		// keys than the interval nothing else tells a damaged one.
+		r.Notes = append(r.Notes, Problem{File: c.path, Component: "Summary.db", Offset: 0,
+			Message: fmt.Sprintf("min index interval %d, not the default %d: Cassandra rebuilds a summary whose interval is not the table's min_index_interval", sum.MinIndexInterval, defaultMinIndexInterval)})
+	}
 	return c
+}
+
+// defaultMinIndexInterval is the table option min_index_interval's default.
+const defaultMinIndexInterval = 128
+
+func (c *summaryCheck) add(p Problem) {
+	c.reported++
+	c.r.add(p)
 }
 
 func (c *summaryCheck) entry(pos int64, key []byte) {
@@ -461,18 +512,21 @@ func (c *summaryCheck) entry(pos int64, key []byte) {
 		return
 	}
 	c.lastKey, c.seen = append(c.lastKey[:0], key...), true
+	if c.rebuilt != nil {
+		c.rebuilt.Add(key, pos)
+	}
 	if pos == 0 && !bytes.Equal(c.sum.First, key) {
-		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
 			Message: fmt.Sprintf("first key %x, Index.db's first key %x", c.sum.First, key)})
 	}
 	for c.next < c.sum.Len() && c.sum.Position(c.next) < pos {
-		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
 			Message: fmt.Sprintf("sample %d points at Index.db byte %d, which is not an entry", c.next, c.sum.Position(c.next))})
 		c.next++
 	}
 	if c.next < c.sum.Len() && c.sum.Position(c.next) == pos {
 		if !bytes.Equal(key, c.sum.Key(c.next)) {
-			c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+			c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
 				Message: fmt.Sprintf("sample %d key %x, Index.db entry key %x", c.next, c.sum.Key(c.next), key)})
 		}
 		c.next++
@@ -487,11 +541,49 @@ func (c *summaryCheck) finish() {
 		return
 	}
 	if c.seen && !bytes.Equal(c.sum.Last, c.lastKey) {
-		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
 			Message: fmt.Sprintf("last key %x, Index.db's last key %x", c.sum.Last, c.lastKey)})
 	}
 	for ; c.next < c.sum.Len(); c.next++ {
-		c.r.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
 			Message: fmt.Sprintf("sample %d points at Index.db byte %d, past the last entry", c.next, c.sum.Position(c.next))})
+	}
+	c.compareRebuilt()
+}
+
+// compareRebuilt compares Summary.db with the summary Cassandra would
+// build from Index.db at Summary.db's own min index interval and sampling
+// level: which entries are sampled (a damaged interval or level, or a
+// sample moved to another entry) and the size at full sampling. Only when
+// the samples themselves raised nothing, which would echo here.
+func (c *summaryCheck) compareRebuilt() {
+	if c.rebuilt == nil || !c.seen || c.reported > 0 {
+		return
+	}
+	want, err := c.rebuilt.Build()
+	if err != nil {
+		return
+	}
+	got := c.sum
+	at := fmt.Sprintf("min index interval %d and sampling level %d", got.MinIndexInterval, got.SamplingLevel)
+	if want.Len() != got.Len() {
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: 4,
+			Message: fmt.Sprintf("%d samples; %s sample Index.db's entries into %d", got.Len(), at, want.Len())})
+	} else {
+		for i := range want.Len() {
+			if want.Position(i) != got.Position(i) {
+				c.add(Problem{File: c.path, Component: "Summary.db", Offset: -1,
+					Message: fmt.Sprintf("sample %d is Index.db's entry at byte %d; %s sample the one at byte %d", i, got.Position(i), at, want.Position(i))})
+				break
+			}
+		}
+	}
+	// Cassandra rounds keys / interval up; ScyllaDB's writer rounds it
+	// down (its one-partition sstables say 0). Readers only estimate
+	// with it.
+	floor := int(c.rebuilt.Keys() / int64(got.MinIndexInterval))
+	if got.SizeAtFullSampling != want.SizeAtFullSampling && got.SizeAtFullSampling != floor {
+		c.add(Problem{File: c.path, Component: "Summary.db", Offset: 20,
+			Message: fmt.Sprintf("size at full sampling %d; Index.db's entries at min index interval %d give %d", got.SizeAtFullSampling, got.MinIndexInterval, want.SizeAtFullSampling)})
 	}
 }

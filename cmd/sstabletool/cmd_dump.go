@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,7 +21,9 @@ func dumpCommand() *cli.Command {
 			"JSON (--json is accepted and changes nothing); -d prints sstabledump -d's one line per row instead:\n" +
 			"\"[key]@position\" and the row, marker or partition deletion as Cassandra's toString shows it\n" +
 			"(not JSON, so -d refuses --json, --jsonl and -e).\n" +
-			"A partition key of several columns is given whole, as a:b (a ':' inside a value as \\:).\n\n" +
+			"A partition key of several columns is given whole, as a:b (a ':' inside a value as \\:).\n" +
+			"-k's keys are found through the partition index and checked against Data.db; where the index is\n" +
+			"damaged the lookup says so on stderr and scans Data.db instead, so -k and -e -k always agree.\n\n" +
 			"--merge reads every sstable given (files, or a table's data directory) as one table and prints\n" +
 			"what a major compaction at --now would write, in token order: overwritten and shadowed data\n" +
 			"dropped, expired cells written as tombstones, and the tombstones that remain; --purge also drops\n" +
@@ -106,22 +107,18 @@ func dumpAction(c *cli.Context) error {
 	if len(keys) > 0 {
 		// Partitions print in Data.db order whatever the order of -k, and
 		// once each, as sstabledump's scanner over the keys' tokens does.
-		var positions []int64
+		var want [][]byte
 		for _, b := range keys {
-			if exclude[string(b)] {
-				continue
-			}
-			e, ok, err := s.Find(b)
-			if err != nil {
-				return badData(err)
-			}
-			if ok {
-				positions = append(positions, e.Position)
+			if !exclude[string(b)] {
+				want = append(want, b)
 			}
 		}
-		slices.Sort(positions)
+		positions, err := s.FindPositions(want)
+		if err != nil {
+			return badData(err)
+		}
 		out.begin()
-		for _, pos := range slices.Compact(positions) {
+		for _, pos := range positions {
 			if err := dumpAt(s, out, pos); err != nil {
 				out.flush()
 				return badData(err)

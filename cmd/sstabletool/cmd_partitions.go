@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -277,19 +276,12 @@ func tableKeys(s *sstable.SSTable, flag string, ks []string, several bool) ([][]
 // eachKey visits the partitions of keys, found through the partition index,
 // in Data.db order and once each.
 func eachKey(s *sstable.SSTable, keys [][]byte, fn func(h *rows.PartitionHeader, dec *rows.Decoder) error) error {
-	var positions []int64
-	for _, k := range keys {
-		e, ok, err := s.Find(k)
-		if err != nil {
-			return err
-		}
-		if ok {
-			positions = append(positions, e.Position)
-		}
+	positions, err := s.FindPositions(keys)
+	if err != nil {
+		return err
 	}
-	slices.Sort(positions)
 	var h rows.PartitionHeader
-	for _, pos := range slices.Compact(positions) {
+	for _, pos := range positions {
 		dec, err := s.PartitionAt(pos, &h)
 		if err != nil {
 			return fmt.Errorf("partition at %d (from the partition index): %w", pos, err)

@@ -240,10 +240,9 @@ func (rep *savingsReport) add(res *convert.Result, dir string, n int) {
 	for _, grp := range []*savingsGroup{g, k} {
 		grp.SSTables += n
 		grp.Partitions += res.Partitions
-		for _, comp := range append(slices.Clone(res.Components), res.Dropped...) {
-			grp.Before += comp.Before
-			grp.After += comp.After
-		}
+		before, after := res.Totals()
+		grp.Before += before
+		grp.After += after
 		grp.Saved = grp.Before - grp.After
 	}
 	rep.SSTables = append(rep.SSTables, res)

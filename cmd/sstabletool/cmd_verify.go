@@ -84,11 +84,14 @@ func verifyAction(c *cli.Context) error {
 		}
 		if r.OK() {
 			fmt.Fprintf(stdout, "OK   %s (%s; %s)\n", r.SSTable, words.Plural(r.Partitions, "partition"), words.Plural(len(r.Checks), "check"))
-			return nil
+		} else {
+			fmt.Fprintf(stdout, "FAIL %s: %s\n", r.SSTable, words.Plural(len(r.Problems), "problem"))
+			for _, pr := range r.Problems {
+				fmt.Fprintf(stdout, "  - %s\n", pr)
+			}
 		}
-		fmt.Fprintf(stdout, "FAIL %s: %s\n", r.SSTable, words.Plural(len(r.Problems), "problem"))
-		for _, pr := range r.Problems {
-			fmt.Fprintf(stdout, "  - %s\n", pr)
+		for _, n := range r.Notes {
+			fmt.Fprintf(stdout, "  note: %s\n", n)
 		}
 		return nil
 	}, func(e sstableError) { reports = append(reports, e) })

@@ -91,7 +91,14 @@ func openOptions(c *cli.Context) (sstable.Options, error) {
 	if err != nil {
 		return sstable.Options{}, usageError("--access: %v", err)
 	}
-	return sstable.Options{Access: a}, nil
+	return sstable.Options{Access: a, OnIndexDamage: warnIndexDamage}, nil
+}
+
+// warnIndexDamage says on stderr that a key lookup found the partition
+// index damaged and scans Data.db instead: the answer is Data.db's, as
+// sstabledump -e would give it.
+func warnIndexDamage(err error) {
+	fmt.Fprintf(stderr, "sstabletool: %v\n", err)
 }
 
 // sstableError is an sstable a command could not read, as --json lists it
@@ -284,6 +291,11 @@ func openFound(c *cli.Context, path string, sf *inspect.SchemaFile) (*sstable.SS
 	s, err := sstable.Open(path, o)
 	if err != nil {
 		return nil, err
+	}
+	if c.Command.Name != "verify" { // verify reports them as problems
+		for _, f := range s.ForeignTypes() {
+			fmt.Fprintf(stderr, "sstabletool: %s: Statistics.db: %s has type class %q, which is not one of Cassandra's; its values are shown as bytes\n", path, f.Column, f.Class)
+		}
 	}
 	if sf != nil {
 		if _, err := sf.Apply(s); err != nil {

@@ -29,6 +29,7 @@ func commands() []*cli.Command {
 		demoCommand(),
 		dumpCommand(),
 		explainCommand(),
+		exportCommand(),
 		generateCommand(),
 		helpCommand(),
 		memsimCommand(),

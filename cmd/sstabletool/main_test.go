@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"flag"
 	"os"
 	"path/filepath"
@@ -44,6 +45,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"cpdir":        cmdCpdir,
 			"flipbyte":     cmdFlipbyte,
+			"poke":         cmdPoke,
 			"truncate":     cmdTruncate,
 			"mkfifo":       cmdMkfifo,
 			"cpsstable":    cmdCpsstable,
@@ -93,6 +95,26 @@ func cmdFlipbyte(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("flipbyte: offset %d beyond %d bytes", off, len(b))
 	}
 	b[off] ^= 0xFF
+	ts.Check(os.WriteFile(p, b, 0o644))
+}
+
+// poke FILE OFFSET HEX overwrites bytes at OFFSET with HEX's (a zeroed
+// range, a count of 2^31-1, one bit flipped).
+func cmdPoke(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: poke FILE OFFSET HEX")
+	}
+	p := ts.MkAbs(args[0])
+	off, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	v, err := hex.DecodeString(args[2])
+	ts.Check(err)
+	b, err := os.ReadFile(p)
+	ts.Check(err)
+	if off+len(v) > len(b) {
+		ts.Fatalf("poke: %d bytes at %d go beyond the %d-byte file", len(v), off, len(b))
+	}
+	copy(b[off:], v)
 	ts.Check(os.WriteFile(p, b, 0o644))
 }
 

@@ -79,6 +79,14 @@ func (st style) bar(count, max int64, width int) string {
 	}
 	full := bars[len(bars)-1].s
 	w := float64(count) / float64(max) * float64(width)
+	// Counts come from Statistics.db, which mc/me sstables store without a
+	// checksum: a damaged one may be negative or the only positive count
+	// may be gone (max 0, w NaN or infinite). No bar is then drawn, and
+	// none is wider than the histogram.
+	if !(w > 0) {
+		w = 0
+	}
+	w = min(w, float64(width))
 	n := int(w)
 	rem := w - float64(n)
 	var b strings.Builder

@@ -68,6 +68,18 @@ type Prefix struct {
 	Values [][]byte
 }
 
+// Clone copies p and its values, which may point into a decoder's buffer;
+// a null value stays nil and an empty one stays empty.
+func (p Prefix) Clone() Prefix {
+	out := Prefix{Kind: p.Kind, Values: make([][]byte, len(p.Values))}
+	for i, v := range p.Values {
+		if v != nil {
+			out.Values[i] = append([]byte{}, v...)
+		}
+	}
+	return out
+}
+
 // DecodeValues reads size values (no size field) from b, appending them to
 // dst, and returns the values and the number of bytes read. fixed[i] is the
 // fixed length of the i-th clustering type, or -1.

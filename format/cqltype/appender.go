@@ -92,6 +92,42 @@ func (t *Type) JSONAppender() Appender {
 	return t.AppendJSON
 }
 
+// CachingJSONAppender is JSONAppender with timestamps going through a
+// cache of their last second, for a renderer that meets runs of nearby
+// instants (a dump's clustering and cells). Unlike the other Appenders it
+// is not safe for concurrent use: each renderer makes its own.
+func (t *Type) CachingJSONAppender() Appender {
+	app := t.JSONAppender()
+	if t.Kind != Timestamp {
+		return app
+	}
+	var c struct {
+		sec    int64
+		prefix [20]byte
+		ok     bool
+	}
+	return func(dst, v []byte) ([]byte, error) {
+		if len(v) != 8 {
+			return app(dst, v)
+		}
+		ms := int64(binary.BigEndian.Uint64(v))
+		sec, milli := FloorDiv(ms, 1000), FloorMod(ms, 1000)
+		if !c.ok || c.sec != sec {
+			start := len(dst)
+			out, err := app(dst, v)
+			// `"yyyy-MM-dd HH:mm:ss.SSSZ"`: within one second only SSS,
+			// the milliseconds, changes. Other shapes are not cached.
+			if text := out[start:]; err == nil && len(text) == 26 && text[20] == '.' && text[24] == 'Z' {
+				copy(c.prefix[:], text)
+				c.sec, c.ok = sec, true
+			}
+			return out, err
+		}
+		dst = append(dst, c.prefix[:]...)
+		return append(dst, '.', byte('0'+milli/100), Digits2[2*(milli%100)], Digits2[2*(milli%100)+1], 'Z', '"'), nil
+	}
+}
+
 // StringJSONAppender returns an Appender equivalent to formatting a value
 // with t.AppendFormat and appending the text with AppendJSONString: what
 // sstabledump prints for partition key components and cell paths.

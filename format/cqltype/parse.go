@@ -43,6 +43,29 @@ var nativeKinds = map[string]Kind{
 	"LexicalUUIDType":    Custom,
 }
 
+// cassandraOnlyClasses are the db.marshal classes that are neither native
+// types nor modelled here, read as Custom: they exist in Cassandra.
+var cassandraOnlyClasses = map[string]bool{"PartitionerDefinedOrder": true}
+
+// UnknownClasses lists the classes in t that are not Cassandra's own (a
+// custom AbstractType, or a damaged class name): Cassandra loads such a
+// class by name and refuses the sstable when it is not on its class path,
+// while values of such a type read here as bytes.
+func (t *Type) UnknownClasses() []string {
+	var out []string
+	var walk func(t *Type)
+	walk = func(t *Type) {
+		if t.Kind == Custom && t.impl == "" {
+			out = append(out, t.Class)
+		}
+		for _, p := range t.Params {
+			walk(p)
+		}
+	}
+	walk(t)
+	return out
+}
+
 // Parse parses an AbstractType string as Cassandra writes it in the
 // serialization header, e.g.
 // "org.apache.cassandra.db.marshal.MapType(org.apache.cassandra.db.marshal.Int32Type,org.apache.cassandra.db.marshal.UTF8Type)".
@@ -237,7 +260,10 @@ func (p *typeParser) build(name string, hasParams bool, depth int) (*Type, error
 	}
 	k, ok := nativeKinds[name]
 	if !ok {
-		k, name = Custom, ""
+		k = Custom
+		if !cassandraOnlyClasses[name] {
+			name = "" // not one of Cassandra's classes (UnknownClasses)
+		}
 	}
 	if hasParams {
 		// Parameters of classes this package does not model (for example

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/stats"
 )
 
 // A HeaderFix is a column whose type in the serialization header was read
@@ -25,6 +26,72 @@ func (f HeaderFix) String() string {
 
 // HeaderFixes lists the corrections made to the serialization header.
 func (s *SSTable) HeaderFixes() []HeaderFix { return s.headerFixes }
+
+// A ForeignType is a type class in the serialization header that is not
+// one of Cassandra's: a custom AbstractType, or a damaged class name (which
+// still parses, as a custom type). Cassandra loads each class by name and
+// refuses the sstable when it cannot; the decoder reads such values as
+// bytes.
+type ForeignType struct {
+	Column string // "the partition key", "clustering column 0", `column "v"`, `static column "s"`
+	Class  string // the unknown class, as stored
+}
+
+// ForeignTypes lists the type classes of the serialization header that are
+// not Cassandra's (verify reports each; read commands warn).
+func (s *SSTable) ForeignTypes() []ForeignType {
+	h := s.statistics.Header
+	if h == nil {
+		return nil
+	}
+	var out []ForeignType
+	check := func(what string, tn stats.TypeName) {
+		t, err := typeOf(tn)
+		if err != nil {
+			return // Open would have failed
+		}
+		for _, c := range t.UnknownClasses() {
+			out = append(out, ForeignType{Column: what, Class: c})
+		}
+	}
+	check("the partition key", h.KeyType)
+	for i, t := range h.ClusteringTypes {
+		check(fmt.Sprintf("clustering column %d", i), t)
+	}
+	for _, c := range h.StaticColumns {
+		check(fmt.Sprintf("static column %q", c.Name), c.Type)
+	}
+	for _, c := range h.RegularColumns {
+		check(fmt.Sprintf("column %q", c.Name), c.Type)
+	}
+	return out
+}
+
+// ApplyHeaderFixes records in h, a serialization header written for this
+// sstable's data (a converted copy of Stats().Header), the column types
+// the decoder reads the data with wherever a HeaderFix changed them, as
+// 4.0's SSTableHeaderFix rewrote 3.x headers. A rewrite that copies row
+// bodies must do this: a frozen UDT's cells are one cell without a path,
+// and a header still saying UserType(...) makes every later reader (which
+// trusts headers from 4.0 on) decode them as a complex column.
+func (s *SSTable) ApplyHeaderFixes(h *stats.Header) {
+	for _, f := range s.headerFixes {
+		cols, types, hcols := s.schema.Regular, s.regularTypes, h.RegularColumns
+		if f.Static {
+			cols, types, hcols = s.schema.Static, s.staticTypes, h.StaticColumns
+		}
+		for i := range cols {
+			if cols[i].Name != f.Column {
+				continue
+			}
+			for j := range hcols {
+				if string(hcols[j].Name) == f.Column {
+					hcols[j].Type = stats.TypeName{Class: types[i].Class, Type: types[i]}
+				}
+			}
+		}
+	}
+}
 
 // frozenUDTSample bounds how much of Data.db the frozen-UDT check decodes:
 // enough rows to see every column of a table several times, little enough

@@ -30,6 +30,11 @@ type Options struct {
 	Access reader.Access
 	// NoVerify skips per-chunk CRC checks on the read path (verify still checks).
 	NoVerify bool
+	// OnIndexDamage, when set, is told each time a key lookup finds the
+	// partition index (Summary.db, Index.db, Partitions.db, Rows.db) at
+	// odds with Data.db or unreadable; the lookup then scans Data.db for
+	// the key (see Find). Without it such a lookup fails.
+	OnIndexDamage func(err error)
 }
 
 // SSTable is one opened sstable. Close it when done. Its parts are read
@@ -64,6 +69,10 @@ type SSTable struct {
 	summary        *summary.Summary
 	summaryErr     error
 	summaryRebuilt bool
+	// lookupSummaryFix is what lookups use when Summary.db cannot be read
+	// (lookupSummary); lookupSummaryDone once it was tried.
+	lookupSummaryFix  *summary.Summary
+	lookupSummaryDone bool
 
 	lookupCursor  *reader.Cursor
 	lookupDecoder *rows.Decoder
@@ -145,7 +154,33 @@ func Open(path string, opts Options) (*SSTable, error) {
 			return nil, err
 		}
 	}
+	if err := s.checkDataNotLost(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkDataNotLost refuses an empty Data.db beside an index that lists
+// partitions: every scan would read it as a table without partitions (and
+// exit as if all were well), where Cassandra, reading through the index,
+// fails on the first partition. Only writers' files reach here with an
+// empty Data.db and an index, and theirs are empty too.
+func (s *SSTable) checkDataNotLost() error {
+	if s.data.Length() > 0 {
+		return nil
+	}
+	what := ""
+	switch {
+	case s.indexFile != nil && s.indexFile.Size() > 0:
+		what = fmt.Sprintf("Index.db lists partitions (%d bytes of entries)", s.indexFile.Size())
+	case s.partitions != nil && s.partitions.KeyCount > 0:
+		what = fmt.Sprintf("Partitions.db counts %d partitions", s.partitions.KeyCount)
+	default:
+		return nil
+	}
+	return corrupt.New(s.Path(format.ComponentData), format.ComponentData, 0,
+		"partitions, since "+what, fmt.Errorf("%w: Data.db holds no byte of data (truncated, or its length in CompressionInfo.db is lost)", io.ErrUnexpectedEOF))
 }
 
 // needCompressionInfo fails when CompressionInfo.db is absent although why
@@ -198,6 +233,41 @@ func (s *SSTable) MissingComponents() []string {
 	}
 	for _, c := range s.toc {
 		if c != format.ComponentTOC && !s.HasComponent(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// knownComponents are the components Cassandra's big and BTI writers
+// produce, in the order UnlistedComponents reports them.
+var knownComponents = []string{format.ComponentData, format.ComponentStatistics, format.ComponentCompressionInfo, format.ComponentCRC,
+	format.ComponentIndex, format.ComponentSummary, format.ComponentPartitions, format.ComponentRows, format.ComponentFilter, format.ComponentDigest}
+
+// UnlistedComponents lists the components on disk that TOC.txt does not
+// name (none without a TOC.txt). Cassandra takes an sstable's components
+// from TOC.txt, so it would not use them; reads here still do, and verify
+// reports each. Only the components Cassandra writes are looked for: a
+// directory listing per sstable would make a tree of many sstables slow.
+func (s *SSTable) UnlistedComponents() []string {
+	if !s.HasComponent(format.ComponentTOC) {
+		return nil
+	}
+	var out []string
+	for _, c := range s.FoundComponents() {
+		if !s.listed(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// FoundComponents lists the components Cassandra writes that are on disk
+// (TOC.txt aside), whatever TOC.txt says.
+func (s *SSTable) FoundComponents() []string {
+	var out []string
+	for _, c := range knownComponents {
+		if s.HasComponent(c) {
 			out = append(out, c)
 		}
 	}

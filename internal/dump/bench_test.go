@@ -53,15 +53,15 @@ func benchVsBare(b *testing.B, dump func(io.Writer, *sstable.SSTable, Options) e
 			var bare, pretty, lines, debug, bareCPU, prettyCPU time.Duration
 			var out int64
 			for i := 0; i < b.N; i++ {
-				t0, c0 := time.Now(), cpuTime()
+				t0, c0 := time.Now(), benchbase.CPUTime()
 				dst = bl.Pass(b, dst)
-				t1, c1 := time.Now(), cpuTime()
+				t1, c1 := time.Now(), benchbase.CPUTime()
 				w := &countingDiscard{}
 				if err := dump(w, s, Options{}); err != nil {
 					b.Fatal(err)
 				}
 				out += w.n
-				t2, c2 := time.Now(), cpuTime()
+				t2, c2 := time.Now(), benchbase.CPUTime()
 				if err := dump(io.Discard, s, Options{JSONLines: true}); err != nil {
 					b.Fatal(err)
 				}

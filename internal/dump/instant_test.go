@@ -1,15 +1,11 @@
 package dump
 
 import (
-	"encoding/binary"
-	"fmt"
 	"math"
 	"math/rand"
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/sstabletool/sstabletool/format/cqltype"
 )
 
 // TestAppendDateMatchesInstant holds the fast instant rendering (and its
@@ -90,33 +86,5 @@ func TestAppendInt(t *testing.T) {
 	}
 	for i := 0; i < 100000; i++ {
 		check(rng.Int63() >> rng.Intn(63))
-	}
-}
-
-// TestTimestampAppenderCache holds the per-second cache of timestamp
-// values to AppendJSON over runs of values in one second, across seconds,
-// days and years, before 1582 and after 9999, and of odd lengths.
-func TestTimestampAppenderCache(t *testing.T) {
-	typ, err := cqltype.ParseCQL("timestamp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	app := jsonAppender(typ)
-	rng := rand.New(rand.NewSource(4))
-	base := []int64{0, -1, 1_700_000_000_000, -12_219_292_800_000, 253_402_300_799_000, -62_135_596_800_000, math.MaxInt64 - 5000, math.MinInt64}
-	for i := 0; i < 200000; i++ {
-		var v []byte
-		switch rng.Intn(20) {
-		case 0:
-			v = make([]byte, rng.Intn(10))
-		default:
-			ms := base[rng.Intn(len(base))] + rng.Int63n(5000)
-			v = binary.BigEndian.AppendUint64(nil, uint64(ms))
-		}
-		want, wantErr := typ.AppendJSON([]byte("x"), v)
-		got, gotErr := app([]byte("x"), v)
-		if string(got) != string(want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-			t.Fatalf("%x: got %s, %v; want %s, %v", v, got, gotErr, want, wantErr)
-		}
 	}
 }

@@ -97,7 +97,7 @@ func newRenderer(s Table, o Options, now int64, out sink) *renderer {
 	r.regular = r.columns(s.Schema().Regular, s.RegularTypes())
 	r.static = r.columns(s.Schema().Static, s.StaticTypes())
 	for _, t := range s.ClusteringTypes() {
-		r.clustering = append(r.clustering, jsonAppender(t))
+		r.clustering = append(r.clustering, t.CachingJSONAppender()) // a renderer makes its own: the cache is not safe for concurrent use
 	}
 	if kt := s.KeyType(); kt.Kind == cqltype.Composite {
 		for _, p := range kt.Params {
@@ -135,46 +135,11 @@ func (r *renderer) columns(cols []rows.Column, types []*cqltype.Type) []column {
 			}
 		}
 		if vt != nil {
-			rc.value = jsonAppender(vt)
+			rc.value = vt.CachingJSONAppender()
 		}
 		out[i] = rc
 	}
 	return out
-}
-
-// jsonAppender is t.JSONAppender, with timestamps going through a cache
-// of their last second: a renderer makes its own, as the cache is not
-// safe for concurrent use.
-func jsonAppender(t *cqltype.Type) cqltype.Appender {
-	app := t.JSONAppender()
-	if t.Kind != cqltype.Timestamp {
-		return app
-	}
-	var c struct {
-		sec    int64
-		prefix [20]byte
-		ok     bool
-	}
-	return func(dst, v []byte) ([]byte, error) {
-		if len(v) != 8 {
-			return app(dst, v)
-		}
-		ms := int64(binary.BigEndian.Uint64(v))
-		sec, milli := cqltype.FloorDiv(ms, 1000), cqltype.FloorMod(ms, 1000)
-		if !c.ok || c.sec != sec {
-			start := len(dst)
-			out, err := app(dst, v)
-			// `"yyyy-MM-dd HH:mm:ss.SSSZ"`: within one second only SSS,
-			// the milliseconds, changes. Other shapes are not cached.
-			if text := out[start:]; err == nil && len(text) == 26 && text[20] == '.' && text[24] == 'Z' {
-				copy(c.prefix[:], text)
-				c.sec, c.ok = sec, true
-			}
-			return out, err
-		}
-		dst = append(dst, c.prefix[:]...)
-		return append(dst, '.', byte('0'+milli/100), digits2[2*(milli%100)], digits2[2*(milli%100)+1], 'Z', '"'), nil
-	}
 }
 
 // flush hands the buffer on once it is full.

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -45,12 +46,21 @@ func (m *Metadata) Describe(unit time.Duration) []Field {
 	f("SSTable", m.Path, "")
 	f("Version", fmt.Sprintf("%s (%s format)", m.Version, m.Format), v.DeletionTimeLayout().String()+" DeletionTime")
 	f("Generation", m.Generation, "")
-	if len(m.InvalidTOCEntries) == 0 {
-		f("Components", strings.Join(m.Components, ", "), "")
-	} else {
-		f("Components", strings.Join(append(slices.Clone(m.Components), m.InvalidTOCEntries...), ", "),
-			"quoted: TOC.txt lines that are no component file name, ignored")
+	var notes []string
+	missing := slices.DeleteFunc(slices.Clone(m.MissingComponents), func(c string) bool { return c == "TOC.txt" })
+	switch {
+	case len(missing) < len(m.MissingComponents):
+		notes = append(notes, "no TOC.txt: the components found on disk")
+	case len(m.UnlistedComponents) > 0:
+		notes = append(notes, "on disk, not in TOC.txt: "+strings.Join(m.UnlistedComponents, ", "))
 	}
+	if len(missing) > 0 {
+		notes = append(notes, "in TOC.txt, not on disk: "+strings.Join(missing, ", "))
+	}
+	if len(m.InvalidTOCEntries) > 0 {
+		notes = append(notes, "quoted: TOC.txt lines that are no component file name, ignored")
+	}
+	f("Components", strings.Join(append(slices.Clone(m.Components), m.InvalidTOCEntries...), ", "), strings.Join(notes, "; "))
 	f("Partitioner", m.Partitioner, "")
 	f("Bloom Filter FP chance", JavaDouble(m.BloomFilterFPChance), "")
 	section = "Time"
@@ -62,6 +72,17 @@ func (m *Metadata) Describe(unit time.Duration) []Field {
 	section = "Size and compression"
 	if c := m.Compression; c != nil {
 		f("Compressor", c.Compressor, "")
+		if len(c.Options) > 0 {
+			var opts []string
+			for _, k := range slices.Sorted(maps.Keys(c.Options)) {
+				opts = append(opts, k+"="+c.Options[k])
+			}
+			comment := ""
+			if len(c.NonCassandraOptions) > 0 {
+				comment = strings.Join(c.NonCassandraOptions, ", ") + ": not Cassandra's (ScyllaDB writes it; ignored)"
+			}
+			f("Compression options", strings.Join(opts, ", "), comment)
+		}
 		f("Compression ratio", JavaDouble(c.Ratio), "")
 		f("Chunk length", c.ChunkLength, fmt.Sprintf("%s of %d bytes", words.Plural(c.Chunks, "chunk"), c.DataLength))
 	} else {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,8 @@ type Metadata struct {
 	Generation           string   `json:"generation"`
 	Components           []string `json:"components"`
 	InvalidTOCEntries    []string `json:"invalid_toc_entries,omitempty"` // TOC.txt lines that are no component name, strconv.Quote'd so no control byte prints
+	UnlistedComponents   []string `json:"unlisted_components,omitempty"` // on disk, not in TOC.txt (all of them without a TOC.txt); in Components too
+	MissingComponents    []string `json:"missing_components,omitempty"`  // in TOC.txt, not on disk (and TOC.txt itself when missing)
 	Partitioner          string   `json:"partitioner"`
 	BloomFilterFPChance  float64  `json:"bloom_filter_fp_chance"`
 	MinTimestamp         int64    `json:"min_timestamp"`
@@ -113,6 +116,9 @@ type Compression struct {
 	Ratio          float64           `json:"ratio"`
 	DataLength     int64             `json:"uncompressed_length"`
 	CompressedSize int64             `json:"compressed_length"`
+	// NonCassandraOptions are the options Cassandra's writers never store
+	// (crc_check_chance, which ScyllaDB writes); reads ignore them.
+	NonCassandraOptions []string `json:"non_cassandra_options,omitempty"`
 }
 
 // SummaryInfo describes Summary.db.
@@ -218,6 +224,13 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 	for _, e := range s.BadTOCEntries() {
 		m.InvalidTOCEntries = append(m.InvalidTOCEntries, e.Quoted())
 	}
+	// What TOC.txt says, and what it does not say is there.
+	m.UnlistedComponents = s.UnlistedComponents()
+	if !s.HasComponent(format.ComponentTOC) {
+		m.UnlistedComponents = s.FoundComponents()
+	}
+	m.Components = append(slices.Clone(m.Components), m.UnlistedComponents...)
+	m.MissingComponents = s.MissingComponents()
 	if v := st.Validation; v != nil {
 		m.Partitioner = v.Partitioner
 		m.BloomFilterFPChance = v.BloomFilterFPChance
@@ -343,7 +356,7 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 	if ci := s.Data().Info(); ci != nil {
 		m.Compression = &Compression{
 			Compressor: FullCompressorClass(ci.Compressor), Options: ci.Options, ChunkLength: ci.ChunkLength, Chunks: ci.ChunkCount(),
-			DataLength: ci.DataLength, CompressedSize: m.DataSize,
+			DataLength: ci.DataLength, CompressedSize: m.DataSize, NonCassandraOptions: ci.NonCassandraOptions(),
 		}
 		if st.Stats != nil {
 			m.Compression.Ratio = st.Stats.CompressionRatio

@@ -47,7 +47,7 @@ type CountOptions struct {
 // CountPartition reads the rest of a partition whose header dec has just
 // read and fills p.
 func CountPartition(h *rows.PartitionHeader, dec *rows.Decoder, o CountOptions, p *PartitionCounts) error {
-	*p = PartitionCounts{Key: h.Key, Offset: h.Offset, Live: h.Deletion.IsLive()}
+	p.Begin(h)
 	if o.PartitionsOnly {
 		sk, err := dec.SkimRest()
 		if err != nil {
@@ -68,43 +68,57 @@ func CountPartition(h *rows.PartitionHeader, dec *rows.Decoder, o CountOptions, 
 		if u == nil {
 			break
 		}
-		switch u.Kind {
-		case rows.KindStaticRow:
-			continue // the scan's rows do not include the static row
-		case rows.KindMarker:
-			p.RangeTombstones++
-			continue
-		}
-		p.Rows++
-		if u.HasDeletion() {
-			p.RowTombstones++
-		}
-		live := u.Liveness
-		// LivenessInfo.isExpiring && localExpirationTime < now.
-		if live.HasTimestamp && live.Expiring() && live.LocalExpirationTime < o.Now {
-			p.RowTTLExpired++
-		}
-		for _, cd := range u.ComplexDeletions {
-			if !cd.Deletion.IsLive() {
-				p.ComplexTombstones++
-			}
-		}
-		for i := range u.Cells {
-			c := &u.Cells[i]
-			p.Cells++
-			if c.IsTombstone() {
-				p.CellTombstones++
-			}
-			// A cell expired on its own: not the row's TTL, and
-			// !Cell.isLive(now), which for an expiring cell is
-			// now >= its local deletion time.
-			if c.IsExpiring() && (!live.HasTimestamp || c.TTL != live.TTL) && o.Now >= c.LocalDeletionTime {
-				p.CellTTLExpired++
-			}
-		}
+		p.Add(u, o.Now)
 	}
 	p.Size = dec.Pos() - h.Offset
 	return nil
+}
+
+// Begin starts counting the partition whose header is h (Size is left
+// for the caller, who knows where the partition ends).
+func (p *PartitionCounts) Begin(h *rows.PartitionHeader) {
+	*p = PartitionCounts{Key: h.Key, Offset: h.Offset, Live: h.Deletion.IsLive()}
+}
+
+// Add counts one unfiltered of the partition, with TTLs expired as of now
+// (seconds since the epoch): what CountPartition does for each, for a
+// caller that reads the unfiltereds itself (the Parquet export counts
+// while it writes the cells).
+func (p *PartitionCounts) Add(u *rows.Unfiltered, now int64) {
+	switch u.Kind {
+	case rows.KindStaticRow:
+		return // the scan's rows do not include the static row
+	case rows.KindMarker:
+		p.RangeTombstones++
+		return
+	}
+	p.Rows++
+	if u.HasDeletion() {
+		p.RowTombstones++
+	}
+	live := u.Liveness
+	// LivenessInfo.isExpiring && localExpirationTime < now.
+	if live.HasTimestamp && live.Expiring() && live.LocalExpirationTime < now {
+		p.RowTTLExpired++
+	}
+	for _, cd := range u.ComplexDeletions {
+		if !cd.Deletion.IsLive() {
+			p.ComplexTombstones++
+		}
+	}
+	for i := range u.Cells {
+		c := &u.Cells[i]
+		p.Cells++
+		if c.IsTombstone() {
+			p.CellTombstones++
+		}
+		// A cell expired on its own: not the row's TTL, and
+		// !Cell.isLive(now), which for an expiring cell is
+		// now >= its local deletion time.
+		if c.IsExpiring() && (!live.HasTimestamp || c.TTL != live.TTL) && now >= c.LocalDeletionTime {
+			p.CellTTLExpired++
+		}
+	}
 }
 
 // PartitionStats is sstablepartitions' summary of one sstable (its

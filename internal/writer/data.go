@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -51,7 +52,19 @@ func CompressionFrom(ci *reader.CompressionInfo) *Compression {
 	if mcl == 0 {
 		mcl = math.MaxInt32
 	}
-	return &Compression{Class: ci.Compressor, Options: ci.Options, OptionKeys: ci.OptionKeys,
+	// Options Cassandra drops when it reads the file (crc_check_chance, in
+	// ScyllaDB's files) are not written again, as Cassandra would not.
+	opts, keys := ci.Options, ci.OptionKeys
+	if drop := ci.NonCassandraOptions(); len(drop) > 0 {
+		opts, keys = map[string]string{}, nil
+		for _, k := range ci.OptionKeys {
+			if !slices.Contains(drop, k) {
+				opts[k] = ci.Options[k]
+				keys = append(keys, k)
+			}
+		}
+	}
+	return &Compression{Class: ci.Compressor, Options: opts, OptionKeys: keys,
 		ChunkLength: ci.ChunkLength, MaxCompressedLength: mcl}
 }
 

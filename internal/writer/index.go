@@ -194,11 +194,11 @@ func (w *IndexWriter) Add(u *rows.Unfiltered, start, end int64) error {
 		}
 	}
 	if !w.blkOpen {
-		w.blk = index.Block{FirstName: clonePrefix(pfx), Offset: start}
+		w.blk = index.Block{FirstName: pfx.Clone(), Offset: start}
 		w.blkOpen = true
 	}
 	if end-w.blk.Offset >= w.size {
-		w.closeBlock(clonePrefix(pfx), end)
+		w.closeBlock(pfx.Clone(), end)
 		return nil
 	}
 	// Kept for a block closed by the partition's end, when u is gone.
@@ -268,7 +268,7 @@ func (w *IndexWriter) EndPartition(headerLength, size int64) error {
 	if w.blkOpen {
 		// A big block closed by the partition's end counts the
 		// end-of-partition byte.
-		w.closeBlock(clonePrefix(w.lastPfx), size)
+		w.closeBlock(w.lastPfx.Clone(), size)
 	}
 	e := index.Entry{Key: w.key, Position: w.pos}
 	w.last = IndexedPartition{Indexed: len(w.blocks) > 1, Deletion: w.deletion, Markers: w.last.Markers[:0]}

@@ -1,15 +1,12 @@
 package writer
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/stats"
@@ -100,7 +97,7 @@ type SSTableWriter struct {
 	idx   *IndexWriter
 	enc   *rows.Encoder
 	bf    *filter.BloomFilter
-	col   collector
+	col   *stats.Collector
 	hll   stats.HLLSketch
 
 	buf     []byte
@@ -172,10 +169,11 @@ func newSSTableWriter(out Output, dest string, cfg Config) (*SSTableWriter, erro
 	}
 	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation}
 	w := &SSTableWriter{cfg: cfg, out: out, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema), sizes: map[string]*int64{}}
-	w.col.init()
+	var clusteringTypes []*cqltype.Type
 	for _, t := range cfg.Header.ClusteringTypes {
-		w.col.types = append(w.col.types, t.Type)
+		clusteringTypes = append(clusteringTypes, t.Type)
 	}
+	w.col = stats.NewCollector(clusteringTypes)
 	var ctypes []*cqltype.Type
 	if cfg.Version.IsBTI() {
 		// Byte-comparable clusterings need every type parsed.
@@ -268,7 +266,7 @@ func (w *SSTableWriter) StartPartition(key []byte, d deletiontime.DeletionTime) 
 		return err
 	}
 	w.headerLen = int64(len(w.buf))
-	w.col.partitionDeletion(d)
+	w.col.PartitionDeletion(d)
 	w.inPartition = true
 	return nil
 }
@@ -284,9 +282,7 @@ func (w *SSTableWriter) AddStatic(u *rows.Unfiltered) error {
 		return err
 	}
 	w.headerLen += int64(len(w.buf))
-	if len(u.Cells) > 0 || u.Liveness.HasTimestamp {
-		w.col.row(u, &w.cells)
-	}
+	w.cells += w.col.Static(u)
 	return nil
 }
 
@@ -302,9 +298,9 @@ func (w *SSTableWriter) Add(u *rows.Unfiltered) error {
 	}
 	w.prevStart = pos
 	if u.Kind == rows.KindMarker {
-		w.col.marker(u)
+		w.col.Marker(u)
 	} else {
-		w.col.row(u, &w.cells)
+		w.cells += w.col.Row(u)
 	}
 	return w.idx.Add(u, pos-w.start, w.dw.Pos()-w.start)
 }
@@ -323,7 +319,7 @@ func (w *SSTableWriter) EndPartition() error {
 	}
 	w.bf.Add(w.key)
 	w.hll.Add(w.key)
-	w.col.endPartition(w.dw.Pos()-w.start, w.cells)
+	w.col.EndPartition(w.dw.Pos()-w.start, w.cells)
 	if w.first == nil {
 		w.first = append([]byte(nil), w.key...)
 	}
@@ -427,43 +423,19 @@ func (w *SSTableWriter) writeWhole(component string, b []byte) error {
 }
 
 func (w *SSTableWriter) statistics(dr *DataResult) *stats.Statistics {
-	c := &w.col
 	h := *w.cfg.Header
-	minLDT, maxLDT := c.minLDT, c.maxLDT
-	if !c.seenLDT {
-		minLDT, maxLDT = stats.NoDeletionTime, stats.NoDeletionTime
-	}
-	minTS, maxTS := c.minTS, c.maxTS
-	if !c.seenTS {
-		minTS, maxTS = math.MaxInt64, math.MinInt64
-	}
 	s := &stats.Stats{
-		PartitionSizes:             c.sizes,
-		CellsPerPartition:          c.cellsPer,
-		CommitLogUpperBound:        stats.NoCommitLogPosition,
-		MinTimestamp:               minTS,
-		MaxTimestamp:               maxTS,
-		MinLocalDeletionTime:       minLDT,
-		MaxLocalDeletionTime:       maxLDT,
-		MinTTL:                     int32(c.minTTL),
-		MaxTTL:                     int32(c.maxTTL),
-		CompressionRatio:           dr.CompressionRatio(),
-		TombstoneDropTimes:         c.tombstoneHistogram(),
-		ClusteringTypes:            h.ClusteringTypes,
-		CoveredClustering:          c.covered(),
-		TotalColumnsSet:            c.columnsSet,
-		TotalRows:                  c.rows,
-		CommitLogLowerBound:        stats.NoCommitLogPosition,
-		CommitLogIntervals:         nil,
-		FirstKey:                   w.first,
-		LastKey:                    w.lastKey,
-		TokenSpaceCoverage:         stats.NoTokenSpaceCoverage,
-		HasPartitionLevelDeletions: c.partitionDeletions,
-		RepairedAt:                 w.cfg.RepairedAt,
+		CommitLogUpperBound: stats.NoCommitLogPosition,
+		CompressionRatio:    dr.CompressionRatio(),
+		ClusteringTypes:     h.ClusteringTypes,
+		CommitLogLowerBound: stats.NoCommitLogPosition,
+		CommitLogIntervals:  nil,
+		FirstKey:            w.first,
+		LastKey:             w.lastKey,
+		TokenSpaceCoverage:  stats.NoTokenSpaceCoverage,
+		RepairedAt:          w.cfg.RepairedAt,
 	}
-	if !c.seenTTL {
-		s.MinTTL, s.MaxTTL = 0, 0
-	}
+	w.col.Fill(s)
 	if w.cfg.Version.HasLegacyMinMax {
 		s.LegacyMinClusteringValues = untilNull(s.CoveredClustering.Start.Values)
 		s.LegacyMaxClusteringValues = untilNull(s.CoveredClustering.End.Values)
@@ -484,17 +456,4 @@ func untilNull(v [][]byte) [][]byte {
 		}
 	}
 	return v
-}
-
-func clonePrefix(p clustering.Prefix) clustering.Prefix {
-	out := clustering.Prefix{Kind: p.Kind, Values: make([][]byte, len(p.Values))}
-	for i, v := range p.Values {
-		if v != nil {
-			out.Values[i] = bytes.Clone(v)
-			if out.Values[i] == nil {
-				out.Values[i] = []byte{}
-			}
-		}
-	}
-	return out
 }

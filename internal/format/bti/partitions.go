@@ -260,6 +260,33 @@ func (pi *PartitionIndex) LookupBC(bc []byte, hash byte) (PartitionEntry, bool, 
 	return e, true, nil
 }
 
+// FloorBC is the entry with the greatest stored prefix at or below bc, a
+// key's byte-comparable form: the key's own candidate when the trie holds
+// a prefix of bc, else the entry of the greatest key below it. ok is false
+// when every entry is greater. A lookup that found no partition proves its
+// answer with it: the partition this entry leads to must sort below the
+// key, and the one after it in Data.db above.
+func (pi *PartitionIndex) FloorBC(bc []byte) (PartitionEntry, bool, error) {
+	return pi.entry(pi.trie.Floor(bc))
+}
+
+// LowerBC is the entry with the greatest stored prefix strictly below
+// prefix (an entry's Prefix): the partition before that entry's.
+func (pi *PartitionIndex) LowerBC(prefix []byte) (PartitionEntry, bool, error) {
+	return pi.entry(pi.trie.Lower(prefix))
+}
+
+func (pi *PartitionIndex) entry(e trie.Entry, ok bool, err error) (PartitionEntry, bool, error) {
+	if err != nil || !ok {
+		return PartitionEntry{}, false, err
+	}
+	p, err := pi.payload(&e.Node)
+	if err != nil {
+		return PartitionEntry{}, false, err
+	}
+	return PartitionEntry{Prefix: e.Key, NodePos: e.Node.Pos, PartitionPayload: p}, true, nil
+}
+
 // PartitionEntry is one entry of Partitions.db.
 type PartitionEntry struct {
 	// Prefix is the stored prefix of the key's byte-comparable form.

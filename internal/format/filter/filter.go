@@ -156,6 +156,56 @@ func (f *BloomFilter) Add(key []byte) {
 	}
 }
 
+// Empty returns a filter with f's hash count and capacity and no key in
+// it: adding the keys f should hold rebuilds f bit for bit, since a key's
+// bits depend only on those two (verify compares the two with Extra).
+func (f *BloomFilter) Empty() *BloomFilter {
+	if f.alwaysPresent {
+		return AlwaysPresent()
+	}
+	return &BloomFilter{hashCount: f.hashCount, bits: make([]byte, len(f.bits))}
+}
+
+// Extra compares f with g, a filter of the same capacity: the number of
+// bitset bytes where f sets a bit that g does not, and the first of them
+// (-1 when none) with those bits.
+func (f *BloomFilter) Extra(g *BloomFilter) (n, first int, bits byte) {
+	first = -1
+	for i := range min(len(f.bits), len(g.bits)) {
+		if x := f.bits[i] &^ g.bits[i]; x != 0 {
+			if first < 0 {
+				first, bits = i, x
+			}
+			n++
+		}
+	}
+	return n, first, bits
+}
+
+// FileOffset is where byte i of the bitset is stored in Filter.db: after
+// the two ints, and before na inside its word's big-endian long.
+func FileOffset(i int, oldFormat bool) int64 {
+	if oldFormat {
+		i = i&^7 + 7 - i&7
+	}
+	return 8 + int64(i)
+}
+
+// HashCountFor is the hash count FilterFactory.getFilter chooses for a
+// filter of numElements keys at bloom_filter_fp_chance fpChance (0 for the
+// always-present filter of fpChance 1).
+func HashCountFor(numElements int64, fpChance float64) (int, error) {
+	if err := checkFPChance(fpChance); err != nil || fpChance == 1 {
+		return 0, err
+	}
+	maxBuckets, err := maxBucketsPerElement(numElements)
+	if err != nil {
+		return 0, err
+	}
+	hashes, _, err := bloomSpec(maxBuckets, fpChance)
+	return hashes, err
+}
+
 // abs is FBUtilities.abs; base % max is never MinInt64 here.
 func abs(v int64) int64 {
 	neg := v >> 63
@@ -167,8 +217,8 @@ func abs(v int64) int64 {
 // (bloom_filter_fp_chance), so that adding the same keys reproduces the
 // Filter.db Cassandra writes. fpChance 1.0 gives the always-present filter.
 func New(numElements int64, fpChance float64) (*BloomFilter, error) {
-	if math.IsNaN(fpChance) || fpChance <= 0 || fpChance > 1 {
-		return nil, fmt.Errorf("bloom filter fp chance %v: expected a value in (0, 1]", fpChance)
+	if err := checkFPChance(fpChance); err != nil {
+		return nil, err
 	}
 	if numElements < 0 {
 		return nil, fmt.Errorf("bloom filter for %d elements: expected a non-negative count", numElements)
@@ -193,6 +243,13 @@ func New(numElements int64, fpChance float64) (*BloomFilter, error) {
 		return nil, fmt.Errorf("bloom filter of %d bits is larger than 16GiB; raise bloom_filter_fp_chance", numBits)
 	}
 	return &BloomFilter{hashCount: hashes, bits: make([]byte, words*8)}, nil
+}
+
+func checkFPChance(fpChance float64) error {
+	if math.IsNaN(fpChance) || fpChance <= 0 || fpChance > 1 {
+		return fmt.Errorf("bloom filter fp chance %v: expected a value in (0, 1]", fpChance)
+	}
+	return nil
 }
 
 func corruptAt(off int64, expected string, err error) error {

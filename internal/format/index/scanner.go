@@ -50,6 +50,11 @@ func (s *Scanner) Next() bool {
 	if s.err != nil || s.pos >= s.f.Size() {
 		return false
 	}
+	if s.pos < 0 {
+		// A start from a damaged Summary.db sample.
+		s.err = s.corrupt(s.pos, "an entry at a position inside the file", fmt.Errorf("position %d is negative", s.pos))
+		return false
+	}
 	want := 0
 	for {
 		b, err := s.bytesAt(s.pos, want)

@@ -92,6 +92,9 @@ next:
 	}
 }
 
+// Keys is the number of keys added.
+func (b *Builder) Keys() int64 { return b.keysWritten }
+
 // Build returns the summary of every key added so far; the builder must
 // not be used afterwards.
 func (b *Builder) Build() (*Summary, error) {

@@ -274,7 +274,7 @@ func TestHistogram(t *testing.T) {
 func TestPartitionPages(t *testing.T) {
 	tb := open(t, fixture(t, "nc", "legacy_nc_clust", "nc"))
 	l, _ := tb.ListPartitions()
-	p, err := tb.OpenPartition(l.Offsets[0])
+	p, err := tb.OpenPartition(l, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -590,5 +590,40 @@ func TestEstimateOAExplainsChunkMetadata(t *testing.T) {
 				t.Errorf("%s: %q", p, l)
 			}
 		}
+	}
+}
+
+// A damaged Index.db key lists a partition under a key Data.db does not
+// hold there (issue 17: dump -k printed another partition). The partition
+// view refuses to show its rows under that key, naming Index.db, and the
+// background scan marks it failed with the same error.
+func TestListedKeyIsCheckedAgainstData(t *testing.T) {
+	dir := copyTable(t, fixtures.Table(t, "me-collections", "table_with_map-901f2c70a1c711eeae8c6d2c86545d91"), func(name string, b []byte) []byte {
+		if strings.HasSuffix(name, "Index.db") {
+			b[5] = 2 // the first entry's key, int 1, now reads 2
+		}
+		return b
+	})
+	tb := open(t, filepath.Join(dir, "me-1-big-Data.db"))
+	l, err := tb.ListPartitions()
+	if err != nil || l.Source != "Index.db" || l.Len() != 2 {
+		t.Fatalf("list from %s, %d partitions: %v", l.Source, l.Len(), err)
+	}
+	_, err = tb.OpenPartition(l, 0)
+	var ce *corrupt.Error
+	if !errors.As(err, &ce) || ce.Component != "Index.db" || !strings.Contains(err.Error(), "expected partition 2 at Data.db byte 0: Data.db holds partition 1 there") {
+		t.Fatalf("opening the mislisted partition: %v", err)
+	}
+	if p, err := tb.OpenPartition(l, 1); err != nil || string(p.Header.Key) != string(l.Keys[1]) {
+		t.Fatalf("opening the listed partition 0: %v", err)
+	}
+	var errs []error
+	for _, b := range scanAll(t, tb, l) {
+		if b.Err != nil {
+			errs = append(errs, b.Err)
+		}
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "Data.db holds partition 1 there") || !l.Counts[0].Failed || l.Counts[1].Failed {
+		t.Fatalf("scan errors %v, counts %+v", errs, l.Counts)
 	}
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -80,6 +81,14 @@ func (t *Table) Scan(ctx context.Context, l *List, out chan<- ScanBatch) {
 				next++
 			}
 			if next >= len(l.Offsets) || l.Offsets[next] != p.Offset {
+				return nil
+			}
+			if !bytes.Equal(p.Key, l.Keys[next]) {
+				// A damaged Index.db listed another key here: its counts
+				// are not this partition's, and the view must say so.
+				batch.Err = keyMismatch(t, l, next, p.Key)
+				batch.Counts = append(batch.Counts, Counts{Rows: Unknown, Cells: Unknown, Tombstones: Unknown, Deleted: Unknown, Failed: true})
+				next++
 				return nil
 			}
 			c := Counts{Rows: p.Rows, Cells: p.Cells, Tombstones: p.Tombstones}

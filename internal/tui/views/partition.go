@@ -46,7 +46,7 @@ type Partition struct {
 // NewPartition opens partition i of list and decodes its first page of rows.
 func NewPartition(env *Env, t *catalog.Table, l *catalog.List, i int) *Partition {
 	v := &Partition{env: env, t: t, key: t.FormatKey(l.Keys[i]), token: t.Token(l.Keys[i]), off: l.Offsets[i], size: l.Sizes[i]}
-	v.p, v.openErr = t.OpenPartition(v.off)
+	v.p, v.openErr = t.OpenPartition(l, i)
 	v.addHeader()
 	if v.p != nil {
 		v.load()

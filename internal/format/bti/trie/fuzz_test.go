@@ -105,6 +105,7 @@ func FuzzReader(f *testing.F) {
 		it.SeekGE(key)
 		it.SeekPrefixGE(key)
 		r.Floor(key)
+		r.Lower(key)
 		r.Follow(key)
 		r.First()
 		r.Last()

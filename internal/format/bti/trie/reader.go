@@ -221,7 +221,15 @@ type Entry struct {
 // to key, comparing keys as unsigned byte strings (a prefix sorts first).
 // ok is false when every key is greater. This is what RowIndexReader's
 // separatorFloor computes with Walker.prefixAndNeighbours and goMax.
-func (r *Reader) Floor(key []byte) (e Entry, ok bool, err error) {
+func (r *Reader) Floor(key []byte) (e Entry, ok bool, err error) { return r.floor(key, false) }
+
+// Lower finds the entry with the greatest key that is strictly less than
+// key: Floor without key itself. A partition lookup needs it for the
+// partition before a candidate whose stored prefix turns out to belong to
+// a greater key.
+func (r *Reader) Lower(key []byte) (e Entry, ok bool, err error) { return r.floor(key, true) }
+
+func (r *Reader) floor(key []byte, strict bool) (e Entry, ok bool, err error) {
 	n, err := r.Node(r.root)
 	if err != nil {
 		return Entry{}, false, err
@@ -235,6 +243,9 @@ func (r *Reader) Floor(key []byte) (e Entry, ok bool, err error) {
 	for d := 0; ; d++ {
 		if d > r.MaxDepth {
 			return Entry{}, false, r.corrupt(n.Pos, "a trie at most "+strconv.Itoa(r.MaxDepth)+" levels deep", nil)
+		}
+		if strict && d == len(key) {
+			break // this node is key itself, and its children are greater
 		}
 		i := n.Search(keyByte(key, d))
 		if i == -1 || i == 0 {

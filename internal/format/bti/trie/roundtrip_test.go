@@ -111,6 +111,15 @@ func TestWriterReaderRoundTrip(t *testing.T) {
 				if ok != (j >= 0) || (ok && (!bytes.Equal(e.Key, keys[j]) || payloadU32(t, e.Node) != uint32(j))) {
 					t.Fatalf("Floor(%x) = %x %v, want index %d", probe, e.Key, ok, j)
 				}
+				// lower: greatest key < probe
+				l := sort.Search(len(keys), func(i int) bool { return bytes.Compare(keys[i], probe) >= 0 }) - 1
+				e, ok, err = r.Lower(probe)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok != (l >= 0) || (ok && (!bytes.Equal(e.Key, keys[l]) || payloadU32(t, e.Node) != uint32(l))) {
+					t.Fatalf("Lower(%x) = %x %v, want index %d", probe, e.Key, ok, l)
+				}
 				// ceiling: first key >= probe
 				c := sort.Search(len(keys), func(i int) bool { return bytes.Compare(keys[i], probe) >= 0 })
 				ok = it.SeekGE(probe)

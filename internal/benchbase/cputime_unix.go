@@ -1,16 +1,16 @@
 //go:build unix
 
-package dump
+package benchbase
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time (user and system) the process has used so far,
+// CPUTime is the CPU time (user and system) the process has used so far,
 // which other tenants of a shared machine do not inflate as they do wall
 // time.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -1,0 +1,287 @@
+package export
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+)
+
+// colType is a column's Parquet type as the datasets use it.
+type colType int
+
+const (
+	tString     colType = iota // BYTE_ARRAY, STRING
+	tBinary                    // BYTE_ARRAY
+	tInt64                     // INT64 (BIGINT)
+	tInt32                     // INT32 (INTEGER)
+	tBool                      // BOOLEAN
+	tDouble                    // DOUBLE
+	tTimestamp                 // INT64, TIMESTAMP(MILLIS, UTC): a second of Cassandra's clock
+	tStringList                // LIST<STRING> with nullable elements
+	tSizeMap                   // MAP<STRING, BIGINT>
+)
+
+// spec declares one column: the one place a dataset's columns, their
+// order and types are written down (the Parquet schema and docs/export.md
+// follow it).
+type spec struct {
+	name     string
+	typ      colType
+	optional bool
+	// stats: min/max statistics, worth it where engines prune by the
+	// column (keys, tokens, timestamps), not for free-form values.
+	stats bool
+	// dict: a string column whose values are known before the file is
+	// written (the node, a kind, a column name): written as indices into
+	// that dictionary (RLE_DICTIONARY), which costs a fraction of writing
+	// the same few strings again and again.
+	dict bool
+	doc  string
+}
+
+// col is one column's values for the batch being filled. Required
+// columns have no definition levels; optional ones one per record (0
+// null, 1 present); the list and map columns their levels per element.
+// Byte arrays point into the batch's arena or at bytes that outlive it.
+type col struct {
+	spec
+	ba   []parquet.ByteArray
+	i64  []int64
+	i32  []int32
+	f64  []float64
+	bl   []bool
+	def  []int16
+	rep  []int16
+	keys []parquet.ByteArray // tSizeMap: the keys, beside i64 (the values)
+	// A dict column's indices, one per record (0 for a null), and its
+	// dictionary.
+	idx       []int32
+	dictWords [][]byte
+	dictArr   arrow.Array
+}
+
+// setDictionary gives a dict column its values.
+func (c *col) setDictionary(words [][]byte) {
+	c.dictWords = words
+	b := array.NewBinaryBuilder(memory.DefaultAllocator, arrow.BinaryTypes.String)
+	defer b.Release()
+	for _, w := range words {
+		b.Append(w)
+	}
+	c.dictArr = b.NewArray()
+}
+
+func (c *col) reset() {
+	c.ba, c.i64, c.i32, c.f64, c.bl, c.def, c.rep, c.keys = c.ba[:0], c.i64[:0], c.i32[:0], c.f64[:0], c.bl[:0], c.def[:0], c.rep[:0], c.keys[:0]
+	c.idx = c.idx[:0]
+}
+
+func (c *col) present() {
+	if c.optional {
+		c.def = append(c.def, 1)
+	}
+}
+
+// null records a null in an optional column.
+func (c *col) null() {
+	c.def = append(c.def, 0)
+	if c.dict {
+		c.idx = append(c.idx, 0)
+	}
+}
+
+// word records a dict column's value: the index of one of its words.
+func (c *col) word(i int32) { c.present(); c.idx = append(c.idx, i) }
+
+func (c *col) bytes(b []byte)   { c.present(); c.ba = append(c.ba, b) }
+func (c *col) int64(v int64)    { c.present(); c.i64 = append(c.i64, v) }
+func (c *col) int32(v int32)    { c.present(); c.i32 = append(c.i32, v) }
+func (c *col) bool(v bool)      { c.present(); c.bl = append(c.bl, v) }
+func (c *col) double(v float64) { c.present(); c.f64 = append(c.f64, v) }
+
+// list records one list of byte strings; a nil element is a null.
+func (c *col) list(elems [][]byte) {
+	if len(elems) == 0 {
+		c.def, c.rep = append(c.def, 0), append(c.rep, 0)
+		return
+	}
+	for i, e := range elems {
+		r := int16(1)
+		if i == 0 {
+			r = 0
+		}
+		c.rep = append(c.rep, r)
+		if e == nil {
+			c.def = append(c.def, 1)
+			continue
+		}
+		c.def = append(c.def, 2)
+		c.ba = append(c.ba, e)
+	}
+}
+
+// sizes records one map of names to byte counts.
+func (c *col) sizes(names [][]byte, values []int64) {
+	if len(names) == 0 {
+		c.def, c.rep = append(c.def, 0), append(c.rep, 0)
+		return
+	}
+	for i := range names {
+		r := int16(1)
+		if i == 0 {
+			r = 0
+		}
+		c.rep, c.def = append(c.rep, r), append(c.def, 1)
+		c.keys, c.i64 = append(c.keys, names[i]), append(c.i64, values[i])
+	}
+}
+
+// node is the column's Parquet schema node.
+func (c *spec) node() (schema.Node, error) {
+	rep := parquet.Repetitions.Required
+	if c.optional {
+		rep = parquet.Repetitions.Optional
+	}
+	str := func(name string, rep parquet.Repetition) (schema.Node, error) {
+		return schema.NewPrimitiveNodeLogical(name, rep, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)
+	}
+	switch c.typ {
+	case tString:
+		return str(c.name, rep)
+	case tBinary:
+		return schema.NewPrimitiveNode(c.name, rep, parquet.Types.ByteArray, -1, -1)
+	case tInt64:
+		return schema.NewPrimitiveNodeLogical(c.name, rep, schema.NewIntLogicalType(64, true), parquet.Types.Int64, -1, -1)
+	case tInt32:
+		return schema.NewPrimitiveNodeLogical(c.name, rep, schema.NewIntLogicalType(32, true), parquet.Types.Int32, -1, -1)
+	case tBool:
+		return schema.NewPrimitiveNode(c.name, rep, parquet.Types.Boolean, -1, -1)
+	case tDouble:
+		return schema.NewPrimitiveNode(c.name, rep, parquet.Types.Double, -1, -1)
+	case tTimestamp:
+		return schema.NewPrimitiveNodeLogical(c.name, rep, schema.NewTimestampLogicalType(true, schema.TimeUnitMillis), parquet.Types.Int64, -1, -1)
+	case tStringList:
+		elem, err := str("element", parquet.Repetitions.Optional)
+		if err != nil {
+			return nil, err
+		}
+		return schema.ListOfWithName(c.name, elem, parquet.Repetitions.Required, -1)
+	case tSizeMap:
+		k, err := str("key", parquet.Repetitions.Required)
+		if err != nil {
+			return nil, err
+		}
+		v, err := schema.NewPrimitiveNodeLogical("value", parquet.Repetitions.Required, schema.NewIntLogicalType(64, true), parquet.Types.Int64, -1, -1)
+		if err != nil {
+			return nil, err
+		}
+		return schema.MapOf(c.name, k, v, parquet.Repetitions.Required, -1)
+	}
+	return nil, fmt.Errorf("column %s: unknown type %d", c.name, c.typ)
+}
+
+// leaves is how many Parquet leaf columns the column has.
+func (c *spec) leaves() int {
+	if c.typ == tSizeMap {
+		return 2
+	}
+	return 1
+}
+
+// write hands the batch's values to the column writers of leaf i (and
+// i+1 for a map), which copy them into their pages.
+func (c *col) write(rg file.BufferedRowGroupWriter, i int) error {
+	cw, err := rg.Column(i)
+	if err != nil {
+		return err
+	}
+	def, rep := c.def, c.rep
+	if len(def) == 0 {
+		def = nil
+	}
+	if len(rep) == 0 {
+		rep = nil
+	}
+	switch w := cw.(type) {
+	case *file.ByteArrayColumnChunkWriter:
+		if c.dict {
+			return c.writeDict(w, def)
+		}
+		vals := c.ba
+		if c.typ == tSizeMap {
+			vals = c.keys
+		}
+		_, err = w.WriteBatch(vals, def, rep)
+	case *file.Int64ColumnChunkWriter:
+		_, err = w.WriteBatch(c.i64, def, rep)
+	case *file.Int32ColumnChunkWriter:
+		_, err = w.WriteBatch(c.i32, def, rep)
+	case *file.BooleanColumnChunkWriter:
+		_, err = w.WriteBatch(c.bl, def, rep)
+	case *file.Float64ColumnChunkWriter:
+		_, err = w.WriteBatch(c.f64, def, rep)
+	default:
+		return fmt.Errorf("column %s: unexpected writer %T", c.name, cw)
+	}
+	if err != nil || c.typ != tSizeMap {
+		return err
+	}
+	cw, err = rg.Column(i + 1)
+	if err != nil {
+		return err
+	}
+	_, err = cw.(*file.Int64ColumnChunkWriter).WriteBatch(c.i64, def, rep)
+	return err
+}
+
+// dictEncoder is what arrow-go's dictionary encoders do beside encoding
+// values (the interface pqarrow writes dictionary arrays through).
+type dictEncoder interface {
+	NumEntries() int
+	PutDictionary(arrow.Array) error
+}
+
+// writeDict writes a dict column: its dictionary once per column chunk,
+// then the batch's indices. Should the writer not be dictionary-encoding
+// (it never falls back for dictionaries this small, but if it did) the
+// words themselves are written.
+func (c *col) writeDict(w *file.ByteArrayColumnChunkWriter, def []int16) error {
+	enc, ok := w.CurrentEncoder().(dictEncoder)
+	if !ok {
+		c.ba = c.ba[:0]
+		for i, ix := range c.idx {
+			if def == nil || def[i] == 1 {
+				c.ba = append(c.ba, c.dictWords[ix])
+			}
+		}
+		_, err := w.WriteBatch(c.ba, def, nil)
+		return err
+	}
+	if enc.NumEntries() == 0 {
+		if err := enc.PutDictionary(c.dictArr); err != nil {
+			return err
+		}
+	}
+	buffers := []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.idx))}
+	nulls := 0
+	if def != nil {
+		valid := make([]byte, bitutil.BytesForBits(int64(len(def))))
+		for i, d := range def {
+			if d == 1 {
+				bitutil.SetBit(valid, i)
+			} else {
+				nulls++
+			}
+		}
+		buffers[0] = memory.NewBufferBytes(valid)
+	}
+	indices := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(c.idx), buffers, nil, nulls, 0))
+	defer indices.Release()
+	return w.WriteDictIndices(indices, def, nil)
+}

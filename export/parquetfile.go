@@ -1,0 +1,370 @@
+package export
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+	"github.com/klauspost/compress/s2"
+
+	"github.com/sstabletool/sstabletool/internal/vfs"
+)
+
+// Memory bounds. A batch is filled record by record and handed to the
+// column writers, which encode and compress it into pages; the pages of a
+// row group stay in memory until the row group is closed. So memory is
+// about batchesInFlight batches (one being filled while the others wait
+// for or go through the encoder) plus one row group, whatever the
+// sstable's size.
+const (
+	batchesInFlight = 3
+	batchRows       = 4096     // records per batch
+	batchArena      = 4 << 20  // bytes of values per batch, beyond which it is handed on early
+	rowGroupBytes   = 32 << 20 // compressed bytes per row group
+	// Pages of 64 KiB rather than Parquet's usual 1 MiB: arrow-go's
+	// dictionary encoder keeps a page's indices in a buffer it grows by
+	// copying, which at 1 MiB pages (millions of indices, as RLE makes
+	// them tiny) cost a tenth of the export.
+	dataPageBytes  = 64 << 10
+	writeBufferLen = 1 << 20
+)
+
+// batch is the records handed to the column writers at once: a column of
+// values per dataset column, and the bytes they point into.
+type batch struct {
+	cols  []*col
+	arena []byte
+	n     int
+}
+
+func (b *batch) reset() {
+	for _, c := range b.cols {
+		c.reset()
+	}
+	b.arena, b.n = b.arena[:0], 0
+}
+
+// parquetFile is one dataset's file being written: a hidden staging file,
+// the Parquet writer over it, and the batch of records being filled. Full
+// batches go to an encoder goroutine, which writes them in order, each
+// one's columns spread over the cores, while the next ones fill.
+type parquetFile struct {
+	fs         vfs.FS
+	final, tmp string
+	f          vfs.File
+	buf        *bufio.Writer
+	pw         *file.Writer
+	rg         file.BufferedRowGroupWriter
+	leaf       []int // each column's first leaf index
+	// cols and arena are the batch being filled (cur's).
+	cols    []*col
+	arena   []byte
+	cur     *batch
+	free    chan *batch // batches the encoder is done with
+	work    chan *batch // full batches, for the encoder
+	done    chan error  // the encoder's first error, once work is closed
+	failed  atomic.Bool // the encoder has failed: stop filling
+	stopped bool        // work is closed
+	rows    int64       // records handed on
+	closed  bool
+}
+
+// Snappy: arrow-go's codec calls klauspost's "better" Snappy encoder,
+// which took a quarter of the export's time; the default-speed encoder
+// writes the same format in a fraction of it and compresses these
+// columns (mostly repeated names and keys) nearly as well. The codec is
+// replaced for every arrow-go writer of the program.
+type fastSnappy struct{ compress.Codec }
+
+func (fastSnappy) Encode(dst, src []byte) []byte             { return s2.EncodeSnappy(dst, src) }
+func (fastSnappy) EncodeLevel(dst, src []byte, _ int) []byte { return s2.EncodeSnappy(dst, src) }
+
+func init() {
+	if c, err := compress.GetCodec(compress.Codecs.Snappy); err == nil {
+		compress.RegisterCodec(compress.Codecs.Snappy, fastSnappy{c})
+	}
+}
+
+// writerProperties: Snappy (every engine reads it; ZSTD at its fastest
+// level took half as long again, for files two fifths smaller), plain
+// encoding (arrow-go's dictionary encoder allocates per value; the
+// repeated names compress to almost nothing anyway), statistics only
+// where a column is worth pruning by.
+func writerProperties(specs []spec) *parquet.WriterProperties {
+	opts := []parquet.WriterProperty{
+		parquet.WithCompression(compress.Codecs.Snappy),
+		parquet.WithDictionaryDefault(false),
+		parquet.WithDataPageSize(dataPageBytes),
+		parquet.WithStats(false),
+		parquet.WithCreatedBy("sstabletool"),
+		parquet.WithMaxStatsSize(256),
+	}
+	for _, s := range specs {
+		if s.stats {
+			opts = append(opts, parquet.WithStatsFor(s.name, true))
+		}
+		if s.dict {
+			opts = append(opts, parquet.WithDictionaryFor(s.name, true))
+		}
+	}
+	return parquet.NewWriterProperties(opts...)
+}
+
+// createParquet starts the file final (through its staging name) with the
+// columns specs and the key-value metadata meta; words are the dict
+// columns' dictionaries, by column.
+func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte, meta map[string]string) (*parquetFile, error) {
+	fields := make(schema.FieldList, 0, len(specs))
+	pf := &parquetFile{fs: fs, final: final, tmp: stagingName(final), cur: &batch{},
+		free: make(chan *batch, batchesInFlight), work: make(chan *batch, batchesInFlight), done: make(chan error, 1)}
+	batches := []*batch{pf.cur}
+	for range batchesInFlight - 1 {
+		batches = append(batches, &batch{})
+	}
+	leaf := 0
+	for i := range specs {
+		n, err := specs[i].node()
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, n)
+		for _, b := range batches {
+			c := &col{spec: specs[i]}
+			if c.dict {
+				if _, ok := words[i]; !ok {
+					return nil, fmt.Errorf("column %s: no dictionary", c.name)
+				}
+				c.setDictionary(words[i])
+			}
+			b.cols = append(b.cols, c)
+		}
+		pf.leaf = append(pf.leaf, leaf)
+		leaf += specs[i].leaves()
+	}
+	pf.cols = pf.cur.cols
+	root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, fields, -1)
+	if err != nil {
+		return nil, err
+	}
+	f, err := createStaged(fs, pf.tmp)
+	if err != nil {
+		return nil, err
+	}
+	pf.f, pf.buf = f, bufio.NewWriterSize(f, writeBufferLen)
+	kv := metadata.KeyValueMetadata{}
+	for k, v := range meta {
+		if err := kv.Append(k, v); err != nil {
+			f.Close()
+			fs.Remove(pf.tmp)
+			return nil, err
+		}
+	}
+	pf.pw, err = file.NewParquetWriterWithError(pf.buf, root, file.WithWriterProps(writerProperties(specs)), file.WithWriteMetadata(kv))
+	if err != nil {
+		f.Close()
+		fs.Remove(pf.tmp)
+		return nil, err
+	}
+	for _, b := range batches[1:] {
+		pf.free <- b
+	}
+	go pf.encoder()
+	return pf, nil
+}
+
+// encoder writes the full batches in order until work is closed, and
+// then reports its first error. After an error it only hands the
+// batches back.
+func (pf *parquetFile) encoder() {
+	var err error
+	for b := range pf.work {
+		if err == nil {
+			if err = pf.encode(b); err != nil {
+				pf.failed.Store(true)
+			}
+		}
+		pf.free <- b
+	}
+	pf.done <- err
+}
+
+// endRecord closes the record whose columns were just appended to, and
+// hands the batch on once it is full, saying so: the arena is then
+// another one, and what the caller rendered into the old one must be
+// rendered again if it is to be used by the records to come.
+func (pf *parquetFile) endRecord() (flushed bool, err error) {
+	pf.cur.n++
+	if pf.cur.n >= batchRows || len(pf.arena) >= batchArena {
+		return true, pf.handOff()
+	}
+	return false, nil
+}
+
+// stop closes the encoder's queue and waits for it to finish, returning
+// its first error.
+func (pf *parquetFile) stop() error {
+	if pf.stopped {
+		return nil
+	}
+	pf.stopped = true
+	close(pf.work)
+	return <-pf.done
+}
+
+// handOff queues the batch being filled for the encoder and goes on with
+// a free one (waiting for the encoder to free one if it must).
+func (pf *parquetFile) handOff() error {
+	pf.cur.arena = pf.arena
+	if pf.failed.Load() {
+		return pf.stop()
+	}
+	if pf.cur.n == 0 {
+		return nil
+	}
+	pf.rows += int64(pf.cur.n)
+	pf.work <- pf.cur
+	pf.cur = <-pf.free
+	pf.cur.reset()
+	pf.cols, pf.arena = pf.cur.cols, pf.cur.arena
+	return nil
+}
+
+// encode writes a batch into the row group, its columns on every core,
+// and closes the row group once it holds rowGroupBytes. Each column has
+// a writer of its own (its encoder, page buffer and chunk metadata), so
+// distinct columns are written concurrently; the row group itself only
+// from here, one batch at a time.
+func (pf *parquetFile) encode(b *batch) error {
+	if pf.rg == nil {
+		var err error
+		if pf.rg, err = appendRowGroup(pf.pw); err != nil {
+			return err
+		}
+	}
+	var next atomic.Int32
+	errs := make([]error, len(b.cols))
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(b.cols)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(b.cols) {
+					return
+				}
+				errs[i] = writeColumn(pf.rg, b.cols[i], pf.leaf[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("%s: column %s: %w", pf.final, b.cols[i].name, err)
+		}
+	}
+	if pf.rg.TotalCompressedBytes() >= rowGroupBytes {
+		rg := pf.rg
+		pf.rg = nil
+		return closeRowGroup(rg)
+	}
+	return nil
+}
+
+// The arrow-go writers panic on some misuse; these report it as an error.
+
+func appendRowGroup(pw *file.Writer) (rg file.BufferedRowGroupWriter, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parquet writer: %v", r)
+		}
+	}()
+	return pw.AppendBufferedRowGroupChecked()
+}
+
+func writeColumn(rg file.BufferedRowGroupWriter, c *col, leaf int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parquet writer: %v", r)
+		}
+	}()
+	return c.write(rg, leaf)
+}
+
+func closeRowGroup(rg file.BufferedRowGroupWriter) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parquet writer: %v", r)
+		}
+	}()
+	return rg.Close()
+}
+
+// commit finishes the file and renames it into place: footer, flush,
+// fsync, rename, fsync of the directory.
+func (pf *parquetFile) commit() error {
+	if pf.closed {
+		return errors.New("export: file closed twice")
+	}
+	err := pf.handOff()
+	if werr := pf.stop(); err == nil {
+		err = werr
+	}
+	if err == nil && pf.rg != nil {
+		err = closeRowGroup(pf.rg)
+		pf.rg = nil
+	}
+	if err == nil {
+		err = pf.pw.Close()
+	}
+	if err == nil {
+		err = pf.buf.Flush()
+	}
+	if err == nil {
+		err = pf.f.Sync()
+	}
+	if cerr := pf.f.Close(); err == nil {
+		err = cerr
+	}
+	pf.closed = true
+	if err == nil {
+		err = pf.fs.Rename(pf.tmp, pf.final)
+	}
+	if err == nil {
+		err = pf.fs.SyncDir(filepath.Dir(pf.final))
+	}
+	if err != nil {
+		pf.fs.Remove(pf.tmp)
+		return fmt.Errorf("%s: %w", pf.final, err)
+	}
+	return nil
+}
+
+// abort drops the file: nothing of it becomes visible.
+func (pf *parquetFile) abort() {
+	if pf.closed {
+		return
+	}
+	pf.stop()
+	pf.closed = true
+	pf.f.Close()
+	pf.fs.Remove(pf.tmp)
+	// The table=T and keyspace=K directories, if nothing else is in them
+	// (removing a directory that is not empty fails, and is meant to).
+	dir := filepath.Dir(pf.final)
+	if pf.fs.Remove(dir) == nil {
+		pf.fs.Remove(filepath.Dir(dir))
+	}
+}
+
+// size is the file's length once committed.
+func (pf *parquetFile) size() int64 { return pf.pw.TotalBytesWritten() }

@@ -1,0 +1,217 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/format/stats"
+	"github.com/sstabletool/sstabletool/internal/format/filter"
+)
+
+// The checks here rebuild, from what Data.db and Index.db hold, what the
+// other components derive from them, the way Cassandra's writer derives
+// it, and compare: a derived component whose bytes were damaged but still
+// decode is caught where reading alone would take it as it is. For
+// Statistics.db before na (mc, md, me: no checksum) this is the only check
+// of its values.
+
+// statsCheck rebuilds the parts of Statistics.db's stats component that a
+// scan of Data.db determines exactly on every real sstable: the partition
+// size histogram (its total is the partition count), the row count and
+// the minimum and maximum timestamp (MetadataCollector, through
+// stats.Collector). The cells-per-partition histogram and the column
+// count are not compared: Cassandra's own 3.x test sstable
+// (negative-local-expiration, whose cells histogram counts each of its 2
+// partitions twice) and ScyllaDB's writer disagree with a scan on them.
+// The cells histogram is only held to no negative count and a total of
+// at most twice the partitions.
+type statsCheck struct {
+	r     *Report
+	path  string
+	st    *stats.Stats
+	sizes stats.EstimatedHistogram // with Statistics.db's own offsets
+	col   *stats.Collector         // nil when rows are skimmed, not decoded
+	cells int64                    // of the partition being walked
+}
+
+func newStatsCheck(s *sstable.SSTable, r *Report, skimRows bool) *statsCheck {
+	st := s.Stats().Stats
+	if st == nil {
+		return nil
+	}
+	c := &statsCheck{r: r, path: s.Path(format.ComponentStatistics), st: st}
+	offs := st.PartitionSizes.Offsets
+	if want := stats.NewOffsets(len(offs), false); !slices.Equal(offs, want) {
+		i := 0
+		for i < len(offs) && offs[i] == want[i] {
+			i++
+		}
+		c.problem("partition size histogram offset %d is %d, EstimatedHistogram's offset %d is %d", i, offs[i], i, want[i])
+	} else {
+		c.sizes = stats.EstimatedHistogram{Offsets: offs, Buckets: make([]int64, len(offs)+1)}
+	}
+	for i, n := range st.PartitionSizes.Buckets {
+		if n < 0 {
+			c.problem("partition size histogram bucket %d holds %d partitions (a count below zero)", i, n)
+		}
+	}
+	if offs := st.CellsPerPartition.Offsets; !slices.Equal(offs, stats.NewOffsets(len(offs), false)) {
+		c.problem("cells per partition histogram offsets are not EstimatedHistogram's %d offsets", len(offs))
+	}
+	for i, n := range st.CellsPerPartition.Buckets {
+		if n < 0 {
+			c.problem("cells per partition histogram bucket %d holds %d partitions (a count below zero)", i, n)
+		}
+	}
+	if !skimRows {
+		c.col = stats.NewTimestampCollector()
+	}
+	r.Checks = append(r.Checks, "Statistics.db partition sizes, row count and timestamps against Data.db")
+	return c
+}
+
+func (c *statsCheck) problem(format string, args ...any) {
+	c.r.add(Problem{File: c.path, Component: "Statistics.db", Offset: -1, Message: fmt.Sprintf(format, args...)})
+}
+
+func (c *statsCheck) startPartition(h *rows.PartitionHeader) {
+	if c != nil && c.col != nil {
+		c.col.PartitionDeletion(h.Deletion)
+		c.cells = 0
+	}
+}
+
+func (c *statsCheck) unfiltered(u *rows.Unfiltered) {
+	if c == nil || c.col == nil {
+		return
+	}
+	switch u.Kind {
+	case rows.KindStaticRow:
+		c.cells += c.col.Static(u)
+	case rows.KindMarker:
+		c.col.Marker(u)
+	default:
+		c.cells += c.col.Row(u)
+	}
+}
+
+func (c *statsCheck) endPartition(size int64) {
+	if c == nil {
+		return
+	}
+	if c.sizes.Buckets != nil {
+		c.sizes.Add(size)
+	}
+	if c.col != nil {
+		c.col.EndPartition(size, c.cells)
+	}
+}
+
+// finish compares, once Data.db was read whole (a decoding error that
+// stopped the walk leaves nothing to compare with).
+func (c *statsCheck) finish() {
+	if c == nil {
+		return
+	}
+	if c.sizes.Buckets != nil {
+		if want, got := c.sizes, c.st.PartitionSizes; !slices.Equal(want.Buckets, got.Buckets) {
+			i := 0
+			for want.Buckets[i] == got.Buckets[i] {
+				i++
+			}
+			c.problem("partition size histogram: %d partitions in %s, Data.db has %d (of %d in all, the histogram counts %d)",
+				got.Buckets[i], bucketName(got, i), want.Buckets[i], want.Count(), got.Count())
+		}
+	}
+	if n, parts := c.st.CellsPerPartition.Count(), c.sizes.Count(); c.sizes.Buckets != nil && (n < 0 || n > 2*parts) {
+		c.problem("cells per partition histogram counts %d partitions, Data.db has %d", n, parts)
+	}
+	if c.col == nil {
+		return
+	}
+	var scanned stats.Stats
+	c.col.Fill(&scanned)
+	if scanned.TotalRows != c.st.TotalRows {
+		c.problem("totalRows is %d, Data.db holds %d rows", c.st.TotalRows, scanned.TotalRows)
+	}
+	if scanned.MinTimestamp != c.st.MinTimestamp || scanned.MaxTimestamp != c.st.MaxTimestamp {
+		c.problem("timestamps %d..%d, Data.db's are %d..%d", c.st.MinTimestamp, c.st.MaxTimestamp, scanned.MinTimestamp, scanned.MaxTimestamp)
+	}
+}
+
+// bucketName describes bucket i of h: the sizes it holds.
+func bucketName(h stats.EstimatedHistogram, i int) string {
+	switch {
+	case i >= len(h.Offsets):
+		return fmt.Sprintf("the overflow bucket (above %d bytes)", h.Offsets[len(h.Offsets)-1])
+	case i == 0:
+		return fmt.Sprintf("the bucket up to %d bytes", h.Offsets[0])
+	}
+	return fmt.Sprintf("the bucket of %d..%d bytes", h.Offsets[i-1]+1, h.Offsets[i])
+}
+
+// filterCheck rebuilds Filter.db from the keys: with the file's own hash
+// count and capacity, every key's bits are where Cassandra's filter puts
+// them, so the rebuilt bitset must equal the stored one. A bit set that no
+// key sets is damage a lookup would never notice (the filter still says
+// "present" for every key). The hash count must also be the one
+// FilterFactory chooses for Statistics.db's bloom_filter_fp_chance. The
+// capacity cannot be checked: it comes from the key count the writer
+// expected, an estimate after a compaction.
+type filterCheck struct {
+	r       *Report
+	path    string
+	old     bool
+	file    *filter.BloomFilter
+	rebuilt *filter.BloomFilter
+}
+
+func newFilterCheck(s *sstable.SSTable, r *Report, bf *filter.BloomFilter) *filterCheck {
+	if bf == nil || bf.IsAlwaysPresent() {
+		return nil
+	}
+	r.Checks = append(r.Checks, "Filter.db rebuilt from the keys")
+	return &filterCheck{r: r, path: s.Path(format.ComponentFilter), old: s.Version().HasOldBloomFilterFormat, file: bf, rebuilt: bf.Empty()}
+}
+
+func (c *filterCheck) key(k []byte) {
+	if c != nil {
+		c.rebuilt.Add(k)
+	}
+}
+
+// finish compares once Data.db was read whole.
+func (c *filterCheck) finish(s *sstable.SSTable, partitions int64) {
+	if c == nil {
+		return
+	}
+	if v := s.Stats().Validation; v != nil {
+		if want, err := filter.HashCountFor(partitions, v.BloomFilterFPChance); err == nil && want != 0 && want != c.file.HashCount() {
+			c.r.add(Problem{File: c.path, Component: "Filter.db", Offset: 0,
+				Message: fmt.Sprintf("%d hash functions, where bloom_filter_fp_chance %v (Statistics.db) gives %d", c.file.HashCount(), v.BloomFilterFPChance, want)})
+		}
+	}
+	// A key whose bits are clear is reported with the key; here the bits
+	// no key sets.
+	n, first, bits := c.file.Extra(c.rebuilt)
+	if n == 0 {
+		return
+	}
+	c.r.add(Problem{File: c.path, Component: "Filter.db", Offset: filter.FileOffset(first, c.old),
+		Message: fmt.Sprintf("bits %08b set that none of the %d keys sets (%d bytes of the bitset hold such bits)", bits, partitions, n)})
+}
+
+// checkHeaderTypes flags type classes in the serialization header that are
+// not Cassandra's. A damaged class name still parses (as a custom type,
+// whose values read as bytes), and before na nothing else checks the
+// header; Cassandra loads each class by name and refuses the sstable when
+// it cannot.
+func checkHeaderTypes(s *sstable.SSTable, r *Report) {
+	for _, f := range s.ForeignTypes() {
+		r.add(Problem{File: s.Path(format.ComponentStatistics), Component: "Statistics.db", Offset: -1,
+			Message: fmt.Sprintf("serialization header: %s has type class %q, which is not one of Cassandra's (Cassandra refuses an sstable whose type class it cannot load; its values read here as bytes)", f.Column, f.Class)})
+	}
+}
