@@ -523,12 +523,12 @@ func (s *writerSink) open() error {
 	cfg := writer.Config{Version: sc.to, Generation: desc.Generation, Header: &h, Schema: &sch,
 		Partitioner: src.Validation.Partitioner, Compression: writer.CompressionFrom(sc.src.Data().Info()),
 		ColumnIndexSize: sc.o.ColumnIndexSize, MinIndexInterval: minInterval, SamplingLevel: level,
-		BloomFilterFPChance: src.Validation.BloomFilterFPChance, ExpectedKeys: s.expected, TOC: sc.src.TOC(), Output: files,
+		BloomFilterFPChance: src.Validation.BloomFilterFPChance, ExpectedKeys: s.expected, TOC: sc.src.TOC(),
 		FinishStatistics: func(st *stats.Statistics) { carry(st, src, lost) }}
 	if cfg.BloomFilterFPChance == 0 {
 		cfg.BloomFilterFPChance = 0.01
 	}
-	s.w, err = writer.NewSSTableWriter(desc.Dir, cfg)
+	s.w, err = writer.NewSSTableWriterTo(files, desc.Dir, cfg)
 	return err
 }
 
@@ -557,7 +557,7 @@ func (s *writerSink) finish() error {
 	if s.w == nil {
 		return nil
 	}
-	_, err := s.w.Finish()
+	_, err := s.w.Close()
 	return err
 }
 

@@ -35,6 +35,7 @@ func commands() []*cli.Command {
 		memsimCommand(),
 		metadataCommand(),
 		partitionsCommand(),
+		queryCommand(),
 		savingsCommand(),
 		schemaCommand(),
 		scrubCommand(),

@@ -40,12 +40,16 @@ var groups = []group{
 	{"verify", []string{"verify"}, []string{"format layer"}},
 	{"merge", []string{"merge/..."}, []string{"format layer"}},
 	{"export", []string{"export/..."}, []string{"format layer", "inspect", "vfs"}},
+	// query: a CQL SELECT (internal/cql, which imports nothing) run on a
+	// merged table.
+	{"cql", []string{"internal/cql"}, nil},
+	{"query", []string{"internal/query"}, []string{"merge", "cql"}},
 
 	// Write features, in their fixed order: scrub -> upgrade -> convert
 	// -> verify and writer; generate -> writer. Scrub rewrites in place
 	// through upgrade's transaction log.
 	{"writer", []string{"internal/writer"}, []string{"format layer", "vfs"}},
-	{"convert", []string{"convert"}, []string{"verify", "writer"}},
+	{"convert", []string{"convert"}, []string{"verify", "writer", "merge"}},
 	{"upgrade", []string{"internal/upgrade"}, []string{"convert"}},
 	{"scrub", []string{"scrub/..."}, []string{"upgrade", "merge"}},
 
@@ -63,7 +67,7 @@ var groups = []group{
 
 	// The command: flags and output over every feature. Nothing imports
 	// it (Go refuses to import a main package anyway).
-	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview"}},
+	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview"}},
 
 	// Test support: no package but test support imports it (tests do).
 	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/realworld",

@@ -38,6 +38,11 @@ type Config struct {
 	BloomFilterFPChance float64 // 0: 0.01
 	// ExpectedKeys sizes the bloom filter (Cassandra uses its estimate).
 	ExpectedKeys int64
+	// FS is what the files are written through (nil: the real disk).
+	FS vfs.FS
+	// RepairedAt is Statistics.db's repairedAt (milliseconds; 0:
+	// unrepaired), what a compaction of repaired sstables keeps.
+	RepairedAt int64
 	// SamplingLevel is Summary.db's sampling level (0: full sampling).
 	SamplingLevel int
 	// TOC is a TOC.txt order to follow (a rewrite keeps its source's);
@@ -48,20 +53,38 @@ type Config struct {
 	// sstable (scrub) carries over what the rows cannot give (repairedAt,
 	// the commit log intervals, the originating host).
 	FinishStatistics func(*stats.Statistics)
-	// FS is what the files are written through (nil: the real disk).
-	FS vfs.FS
-	// Output, when set, creates the files under their final names in
-	// place of a staging directory: the caller makes that crash-safe (as
-	// package upgrade does with Cassandra's transaction log), Finish
-	// closes every file and commits nothing, and FS is not used.
-	Output Output
 }
 
-// Output creates the files of one sstable under their final names (for
-// example "oa-5-big-Data.db" in the output's directory). Close must leave
-// a file durable (fsynced).
+// Output is where an SSTableWriter writes its components: a Staging
+// (NewSSTableWriter), or for an estimate anything that takes the bytes,
+// counting them (NewSSTableWriterTo).
 type Output interface {
+	// Create creates the component file name (the full file name, such as
+	// "oa-1-big-Data.db"); Close must leave it durable.
 	Create(name string) (io.WriteCloser, error)
+}
+
+// stagingOutput is a Staging as an Output.
+type stagingOutput struct{ st *Staging }
+
+func (o stagingOutput) Create(name string) (io.WriteCloser, error) {
+	f, err := o.st.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// countedFile counts what is written to a component.
+type countedFile struct {
+	io.WriteCloser
+	n *int64
+}
+
+func (f countedFile) Write(p []byte) (int, error) {
+	n, err := f.WriteCloser.Write(p)
+	*f.n += int64(n)
+	return n, err
 }
 
 // SSTableWriter writes a new sstable partition by partition, collecting
@@ -69,15 +92,16 @@ type Output interface {
 // must come in the partitioner's order and rows in clustering order.
 type SSTableWriter struct {
 	cfg   Config
-	st    *Staging // nil with Config.Output
-	out   Output   // the staging, or Config.Output
-	files []io.WriteCloser
+	st    *Staging // nil when writing to an Output of the caller's
+	out   Output
 	desc  format.Descriptor
 	part  token.Partitioner
 	data  io.WriteCloser
 	dw    *DataWriter
-	index io.WriteCloser // Index.db, or Partitions.db for BTI
-	rows  io.WriteCloser // Rows.db (BTI)
+	index io.WriteCloser    // Index.db, or Partitions.db for BTI
+	rows  io.WriteCloser    // Rows.db (BTI)
+	sizes map[string]*int64 // bytes written, by component
+	files []io.WriteCloser  // every file created, for Abort to close
 	idx   *IndexWriter
 	enc   *rows.Encoder
 	bf    *filter.BloomFilter
@@ -98,8 +122,34 @@ type SSTableWriter struct {
 }
 
 // NewSSTableWriter starts an sstable in dest (see Staging for how it gets
-// there).
+// there): Finish commits it.
 func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
+	if cfg.Generation == "" {
+		cfg.Generation = "1"
+	}
+	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation}
+	st, err := NewStaging(cfg.FS, dest, desc.Prefix())
+	if err != nil {
+		return nil, err
+	}
+	w, err := newSSTableWriter(stagingOutput{st}, dest, cfg)
+	if err != nil {
+		st.Abort()
+		return nil, err
+	}
+	w.st = st
+	return w, nil
+}
+
+// NewSSTableWriterTo starts an sstable whose components are created
+// through out, named as in dir (which is only used for names): Close
+// writes the last ones, and nothing is committed (the caller stages and
+// commits, or only counts the bytes).
+func NewSSTableWriterTo(out Output, dir string, cfg Config) (*SSTableWriter, error) {
+	return newSSTableWriter(out, dir, cfg)
+}
+
+func newSSTableWriter(out Output, dest string, cfg Config) (*SSTableWriter, error) {
 	if cfg.Generation == "" {
 		cfg.Generation = "1"
 	}
@@ -126,14 +176,7 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 		return nil, err
 	}
 	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation}
-	w := &SSTableWriter{cfg: cfg, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema), out: cfg.Output}
-	if w.out == nil {
-		st, err := NewStaging(cfg.FS, dest, desc.Prefix())
-		if err != nil {
-			return nil, err
-		}
-		w.st, w.out = st, stagingOutput{st}
-	}
+	w := &SSTableWriter{cfg: cfg, out: out, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema), sizes: map[string]*int64{}}
 	var clusteringTypes []*cqltype.Type
 	for _, t := range cfg.Header.ClusteringTypes {
 		clusteringTypes = append(clusteringTypes, t.Type)
@@ -146,14 +189,18 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 			t := tn.Type
 			if t == nil {
 				if t, err = cqltype.Parse(tn.Class); err != nil {
-					w.Abort()
 					return nil, fmt.Errorf("writer: clustering type %d: %w", i, err)
 				}
 			}
 			ctypes = append(ctypes, t)
 		}
 	}
-	fail := func(err error) (*SSTableWriter, error) { w.Abort(); return nil, err }
+	fail := func(err error) (*SSTableWriter, error) {
+		if w.dw != nil {
+			w.dw.Abort()
+		}
+		return nil, err
+	}
 	if w.data, err = w.create(format.ComponentData); err != nil {
 		return fail(err)
 	}
@@ -182,9 +229,21 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 	return w, nil
 }
 
+// create creates a component through the output, counting its bytes.
+func (w *SSTableWriter) create(component string) (io.WriteCloser, error) {
+	f, err := w.out.Create(w.desc.Prefix() + component)
+	if err != nil {
+		return nil, err
+	}
+	n := new(int64)
+	w.sizes[component] = n
+	w.files = append(w.files, f)
+	return countedFile{f, n}, nil
+}
+
 // Abort discards everything written: the staging directory is removed;
-// files created through Config.Output are closed, for the caller to
-// delete.
+// with NewSSTableWriterTo the files are closed, for the caller to discard
+// what it staged.
 func (w *SSTableWriter) Abort() error {
 	if w.dw != nil {
 		w.dw.Abort()
@@ -199,39 +258,12 @@ func (w *SSTableWriter) Abort() error {
 }
 
 // Staging exposes the staging directory (crash tests); nil with
-// Config.Output.
+// NewSSTableWriterTo.
 func (w *SSTableWriter) Staging() *Staging { return w.st }
 
 // Descriptor is the sstable being written (its directory is the
 // destination's).
 func (w *SSTableWriter) Descriptor() format.Descriptor { return w.desc }
-
-// create creates one component file through the output.
-func (w *SSTableWriter) create(component string) (io.WriteCloser, error) {
-	f, err := w.out.Create(w.desc.Prefix() + component)
-	if err != nil {
-		return nil, err
-	}
-	w.files = append(w.files, f)
-	return f, nil
-}
-
-// writeWhole writes one component built in memory and closes it.
-func (w *SSTableWriter) writeWhole(component string, b []byte) error {
-	f, err := w.create(component)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		return err
-	}
-	return f.Close()
-}
-
-// stagingOutput creates the files in a staging directory.
-type stagingOutput struct{ st *Staging }
-
-func (o stagingOutput) Create(name string) (io.WriteCloser, error) { return o.st.Create(name) }
 
 // StartPartition begins a partition.
 func (w *SSTableWriter) StartPartition(key []byte, d deletiontime.DeletionTime) error {
@@ -318,26 +350,53 @@ func (w *SSTableWriter) EndPartition() error {
 // Finish writes the remaining components and moves the sstable into
 // place; it returns the Data.db path.
 func (w *SSTableWriter) Finish() (string, error) {
+	if _, err := w.Close(); err != nil {
+		return "", err
+	}
+	if err := w.st.Commit(); err != nil {
+		return "", err
+	}
+	return w.desc.Path(format.ComponentData), nil
+}
+
+// Written is what Close wrote.
+type Written struct {
+	// Components are the sizes of the files written, in TOC.txt's order.
+	Components []ComponentSize
+	Data       *DataResult
+	Statistics *stats.Statistics
+}
+
+// ComponentSize is one component's name (as in TOC.txt) and size.
+type ComponentSize struct {
+	Name string
+	Size int64
+}
+
+// Close writes the remaining components (Statistics.db, Filter.db,
+// Summary.db, the checksums, TOC.txt) and closes every file; it commits
+// nothing (Finish does, for a writer that staged).
+func (w *SSTableWriter) Close() (*Written, error) {
 	if w.inPartition {
-		return "", errors.New("writer: Finish inside a partition")
+		return nil, errors.New("writer: Finish inside a partition")
 	}
 	dr, err := w.dw.Finish()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := w.data.Close(); err != nil {
-		return "", err
+		return nil, err
 	}
 	extra, err := w.idx.Finish()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := w.index.Close(); err != nil {
-		return "", err
+		return nil, err
 	}
 	if w.rows != nil {
 		if err := w.rows.Close(); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	st := w.statistics(dr)
@@ -346,12 +405,12 @@ func (w *SSTableWriter) Finish() (string, error) {
 	}
 	sb, err := st.Encode(w.cfg.Version)
 	if err != nil {
-		return "", fmt.Errorf("writer: Statistics.db: %w", err)
+		return nil, fmt.Errorf("writer: Statistics.db: %w", err)
 	}
 	v := w.cfg.Version
 	files, err := SmallComponents(v, sb, extra, w.bf.Encode(v.HasOldBloomFilterFormat), dr)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	written := append([]string{format.ComponentData}, IndexComponents(v)[0])
 	if v.IsBTI() {
@@ -359,20 +418,31 @@ func (w *SSTableWriter) Finish() (string, error) {
 	}
 	for _, f := range files {
 		if err := w.writeWhole(f.Name, f.Bytes); err != nil {
-			return "", err
+			return nil, err
 		}
 		written = append(written, f.Name)
 	}
 	toc := TOCFor(w.cfg.TOC, written)
 	if err := w.writeWhole(format.ComponentTOC, TOCText(toc)); err != nil {
-		return "", err
+		return nil, err
 	}
-	if w.st != nil {
-		if err := w.st.Commit(); err != nil {
-			return "", err
-		}
+	out := &Written{Data: dr, Statistics: st}
+	for _, name := range toc {
+		out.Components = append(out.Components, ComponentSize{Name: name, Size: *w.sizes[name]})
 	}
-	return w.desc.Path(format.ComponentData), nil
+	return out, nil
+}
+
+func (w *SSTableWriter) writeWhole(component string, b []byte) error {
+	f, err := w.create(component)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func (w *SSTableWriter) statistics(dr *DataResult) *stats.Statistics {
@@ -386,6 +456,7 @@ func (w *SSTableWriter) statistics(dr *DataResult) *stats.Statistics {
 		FirstKey:            w.first,
 		LastKey:             w.lastKey,
 		TokenSpaceCoverage:  stats.NoTokenSpaceCoverage,
+		RepairedAt:          w.cfg.RepairedAt,
 	}
 	w.col.Fill(s)
 	if w.cfg.Version.HasLegacyMinMax {

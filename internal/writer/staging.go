@@ -287,8 +287,8 @@ func moveInto(fsys vfs.FS, dir, dest string, names []string) (int, error) {
 }
 
 // Output creates files in the staging directory through the Output
-// interface: an SSTableWriter given it (Config.Output) writes its sstable
-// into this staging, so that several sstables commit at once.
+// interface: an SSTableWriter given it (NewSSTableWriterTo) writes its
+// sstable into this staging, so that several sstables commit at once.
 func (s *Staging) Output() Output { return stagingOutput{s} }
 
 // Dir is the staging directory: files are there until Commit.
