@@ -12,6 +12,7 @@ package benchbase
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -139,13 +140,23 @@ type storedChunk struct {
 // NewFloor reads where d's chunks lie; it returns nil for an uncompressed
 // table or one compressed with anything but LZ4, which have no floor here.
 func NewFloor(b testing.TB, d *reader.Data) *Floor {
+	f, err := OpenFloor(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
+// OpenFloor is NewFloor for a program (the whole-process floor,
+// ./internal/benchbase/floor): nil and no error for a table with no floor.
+func OpenFloor(d *reader.Data) (*Floor, error) {
 	ci := d.Info()
 	if ci == nil || !strings.HasSuffix(ci.Compressor, "LZ4Compressor") {
-		return nil
+		return nil, nil
 	}
 	st, err := os.Stat(d.Path())
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
 	f := &Floor{path: d.Path(), chunkLength: ci.ChunkLength, Length: d.Length(), Chunks: len(ci.ChunkOffsets)}
 	for i, off := range ci.ChunkOffsets {
@@ -156,7 +167,7 @@ func NewFloor(b testing.TB, d *reader.Data) *Floor {
 		n := int(end - off - 4)
 		f.chunks = append(f.chunks, storedChunk{off: off, stored: n, raw: ci.MaxCompressedLength > 0 && n >= ci.MaxCompressedLength})
 	}
-	return f
+	return f, nil
 }
 
 // Buffers are the floor's reusable buffers: one decompressed chunk and one
@@ -192,34 +203,49 @@ func Measure(fn func()) Times {
 // Read is the read floor, timed: map Data.db, then check the CRC32 of every
 // stored chunk and LZ4-decompress it, in one pass; unmap.
 func (f *Floor) Read(b testing.TB, buf *Buffers) Times {
-	return Measure(func() { f.pass(b, buf, false) })
+	return Measure(func() { fatal(b, f.Pass(buf, false)) })
 }
 
 // Rewrite is the rewrite floor, timed: Read, and every decompressed chunk
 // compressed again (internal/lz4fast, as convert compresses) and the
 // CRC32 of the result taken.
 func (f *Floor) Rewrite(b testing.TB, buf *Buffers) Times {
-	return Measure(func() { f.pass(b, buf, true) })
+	return Measure(func() { fatal(b, f.Pass(buf, true)) })
 }
 
-func (f *Floor) pass(b testing.TB, buf *Buffers, rewrite bool) {
-	m, file := f.mapFile(b)
+func fatal(b testing.TB, err error) {
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// Pass is one pass of the floor, untimed: the read floor, and with
+// rewrite the rewrite floor.
+func (f *Floor) Pass(buf *Buffers, rewrite bool) error {
+	m, file, err := f.mapFile()
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	defer m.Unmap()
 	var sum uint32
 	for i := range f.chunks {
-		plain := f.chunk(b, m, i, buf)
+		plain, err := f.chunk(m, i, buf)
+		if err != nil {
+			return err
+		}
 		if rewrite {
 			packed := binary.LittleEndian.AppendUint32(buf.packed[:0], uint32(len(plain)))
 			packed, err := lz4fast.Compress(packed, plain)
 			if err != nil {
-				b.Fatal(err)
+				return err
 			}
 			sum ^= crc32.ChecksumIEEE(packed)
 			buf.packed = packed
 		}
 	}
-	m.Unmap()
-	file.Close()
 	Sink ^= sum
+	return nil
 }
 
 // Sink keeps the floor's CRCs of recompressed chunks observable.
@@ -229,49 +255,52 @@ var Sink uint32
 // CRC-checked and decompressed (what reading one partition's header costs
 // at the least).
 func (f *Floor) ChunkAt(b testing.TB, m []byte, i int, buf *Buffers) {
-	f.chunk(b, m, i, buf)
+	_, err := f.chunk(m, i, buf)
+	fatal(b, err)
 }
 
 // Map maps Data.db for ChunkAt; unmap it with the returned function.
 func (f *Floor) Map(b testing.TB) ([]byte, func()) {
-	m, file := f.mapFile(b)
+	m, file, err := f.mapFile()
+	fatal(b, err)
 	return m, func() { m.Unmap(); file.Close() }
 }
 
-func (f *Floor) mapFile(b testing.TB) (mmap.MMap, *os.File) {
+func (f *Floor) mapFile() (mmap.MMap, *os.File, error) {
 	file, err := os.Open(f.path)
 	if err != nil {
-		b.Fatal(err)
+		return nil, nil, err
 	}
 	m, err := mmap.Map(file, mmap.RDONLY, 0)
 	if err != nil {
-		b.Fatal(err)
+		file.Close()
+		return nil, nil, err
 	}
-	return m, file
+	return m, file, nil
 }
 
 // chunk checks chunk i's CRC32 and decompresses it into buf.plain.
-func (f *Floor) chunk(b testing.TB, m []byte, i int, buf *Buffers) []byte {
+func (f *Floor) chunk(m []byte, i int, buf *Buffers) ([]byte, error) {
 	c := f.chunks[i]
 	stored := m[c.off : c.off+int64(c.stored)]
 	if crc32.ChecksumIEEE(stored) != binary.BigEndian.Uint32(m[c.off+int64(c.stored):]) {
-		b.Fatalf("%s: chunk %d: CRC32 mismatch", f.path, i)
+		return nil, fmt.Errorf("%s: chunk %d: CRC32 mismatch", f.path, i)
 	}
 	if c.raw {
-		return stored
+		return stored, nil
 	}
 	n := int(binary.LittleEndian.Uint32(stored))
 	if n > len(buf.plain) {
-		b.Fatalf("%s: chunk %d: %d uncompressed bytes, more than a chunk", f.path, i, n)
+		return nil, fmt.Errorf("%s: chunk %d: %d uncompressed bytes, more than a chunk", f.path, i, n)
 	}
 	if n == 0 {
-		return buf.plain[:0]
+		return buf.plain[:0], nil
 	}
 	got, err := lz4.UncompressBlock(stored[4:], buf.plain[:n])
 	if err != nil || got != n {
-		b.Fatalf("%s: chunk %d: LZ4: %d of %d bytes: %v", f.path, i, got, n, err)
+		return nil, fmt.Errorf("%s: chunk %d: LZ4: %d of %d bytes: %v", f.path, i, got, n, err)
 	}
-	return buf.plain[:n]
+	return buf.plain[:n], nil
 }
 
 // Report reports a work's shares of its floor over the same rounds:

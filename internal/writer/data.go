@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -103,8 +104,7 @@ type DataWriter struct {
 	codec     reader.Compressor
 	hasMaxLen bool // the version stores MaxCompressedLength (na+)
 	chunk     []byte
-	size      int // uncompressed bytes per chunk
-	cbuf      []byte
+	size      int   // uncompressed bytes per chunk
 	pos       int64 // uncompressed bytes accepted
 	filePos   int64
 	offsets   []int64
@@ -113,15 +113,36 @@ type DataWriter struct {
 	err       error
 	finished  bool
 
-	// Chunks are compressed and written by one worker goroutine while the
-	// caller fills the next chunk, so a conversion uses both cores; order
-	// is kept because there is only one worker.
-	jobs chan []byte
-	free chan []byte
-	done chan struct{}
-	werr error // the worker's first error, read after done or via failed
-	wmu  sync.Mutex
+	// A full chunk is handed off (handOff) to the compressors, several
+	// goroutines that compress chunks side by side, and to the emitter,
+	// one goroutine that takes them in the order they were handed off and
+	// writes each with its CRC32, so the file is what one goroutine would
+	// write while the caller fills the next chunk and every core
+	// compresses (each chunk is compressed on its own, so the bytes do not
+	// depend on which goroutine did it).
+	cur      *dataJob      // the job whose buffer chunk is
+	sent     int           // chunks handed off
+	compress chan *dataJob // to the compressors
+	order    chan *dataJob // to the emitter, in file order
+	free     chan *dataJob // jobs the emitter is done with
+	workers  sync.WaitGroup
+	done     chan struct{} // closed when the emitter has stopped
+	werr     error         // the emitter's first error, read after done or via failed
+	wmu      sync.Mutex
 }
+
+// dataJob is one chunk on its way through the pipeline: its uncompressed
+// bytes, its compressed form (cbuf, reused), what is to be stored, and
+// ready, signalled by the compressor when stored (or err) is set.
+type dataJob struct {
+	chunk, cbuf, stored []byte
+	index               int // the chunk's number in the file, for errors
+	err                 error
+	ready               chan struct{}
+}
+
+// maxCompressors bounds the goroutines compressing chunks at once.
+const maxCompressors = 4
 
 // NewDataWriter writes Data.db to out. comp nil means uncompressed.
 // hasMaxCompressedLength is the version's flag: before na every chunk is
@@ -145,35 +166,68 @@ func NewDataWriter(out io.Writer, comp *Compression, hasMaxCompressedLength bool
 	}
 	// Buffers start small and grow with the data up to the chunk length:
 	// a chunk length of 1 GiB (valid) over a few KiB of data must not
-	// reserve gigabytes.
+	// reserve gigabytes. Chunks of more than 1 MiB get the one compressor
+	// and three buffers of old; smaller ones a compressor per core and
+	// two buffers each, plus the one being filled.
 	w.size = size
 	initial := min(size, initialChunkBuffer)
-	w.chunk = make([]byte, 0, initial)
-	const buffers = 3
-	w.jobs = make(chan []byte, buffers)
-	w.free = make(chan []byte, buffers)
-	for i := 1; i < buffers; i++ {
-		w.free <- make([]byte, 0, initial)
+	compressors, buffers := 1, 3
+	if w.codec != nil && size <= 1<<20 {
+		compressors = min(runtime.GOMAXPROCS(0), maxCompressors)
+		buffers = 2*compressors + 1
 	}
+	w.compress = make(chan *dataJob, buffers)
+	w.order = make(chan *dataJob, buffers)
+	w.free = make(chan *dataJob, buffers)
+	for i := 0; i < buffers; i++ {
+		j := &dataJob{chunk: make([]byte, 0, initial), ready: make(chan struct{}, 1)}
+		if i == 0 {
+			w.cur = j
+		} else {
+			w.free <- j
+		}
+	}
+	w.chunk = w.cur.chunk
 	w.done = make(chan struct{})
-	go w.worker()
+	w.workers.Add(compressors)
+	for i := 0; i < compressors; i++ {
+		go w.compressor()
+	}
+	go w.emitter()
 	return w, nil
 }
 
-func (w *DataWriter) worker() {
+// compressor compresses the chunks handed to it until the writer stops.
+func (w *DataWriter) compressor() {
+	defer w.workers.Done()
+	for j := range w.compress {
+		j.stored, j.err = w.compressChunk(j)
+		j.ready <- struct{}{}
+	}
+}
+
+// emitter writes the chunks in the order they were handed off, each once
+// its compressor is done with it; after an error it writes nothing more.
+func (w *DataWriter) emitter() {
 	defer close(w.done)
-	for buf := range w.jobs {
+	for j := range w.order {
+		<-j.ready
 		w.wmu.Lock()
 		failed := w.werr != nil
 		w.wmu.Unlock()
 		if !failed {
-			if err := w.flushChunk(buf); err != nil {
+			err := j.err
+			if err == nil {
+				err = w.emitChunk(j.chunk, j.stored)
+			}
+			if err != nil {
 				w.wmu.Lock()
 				w.werr = err
 				w.wmu.Unlock()
 			}
 		}
-		w.free <- buf[:0]
+		j.chunk, j.stored, j.err = j.chunk[:0], nil, nil
+		w.free <- j
 	}
 }
 
@@ -183,15 +237,35 @@ func (w *DataWriter) failed() error {
 	return w.werr
 }
 
-// handOff gives the full chunk to the worker and takes an empty buffer.
+// handOff gives the full chunk to the pipeline and takes an empty buffer.
 func (w *DataWriter) handOff() error {
 	if err := w.failed(); err != nil {
 		w.err = err
 		return err
 	}
-	w.jobs <- w.chunk
-	w.chunk = <-w.free
+	w.send()
+	w.cur = <-w.free
+	w.chunk = w.cur.chunk
 	return nil
+}
+
+// send queues the current chunk for compression and for the emitter.
+func (w *DataWriter) send() {
+	j := w.cur
+	j.chunk, j.index = w.chunk, w.sent
+	w.sent++
+	w.cur, w.chunk = nil, nil
+	w.order <- j
+	w.compress <- j
+}
+
+// stop ends the pipeline and waits for it: every chunk sent is written
+// (or dropped after an error).
+func (w *DataWriter) stop() {
+	close(w.compress)
+	close(w.order)
+	w.workers.Wait()
+	<-w.done
 }
 
 // Pos is the uncompressed position: the number of bytes written so far.
@@ -239,12 +313,11 @@ func (w *DataWriter) grow(k int) {
 	w.chunk = b
 }
 
-// Abort stops the worker without finishing the file (error paths).
+// Abort stops the pipeline without finishing the file (error paths).
 func (w *DataWriter) Abort() {
 	if !w.finished {
 		w.finished = true
-		close(w.jobs)
-		<-w.done
+		w.stop()
 	}
 }
 
@@ -268,8 +341,37 @@ func (w *DataWriter) emit(b []byte) error {
 	return nil
 }
 
-// flushChunk compresses and writes one chunk; only the worker calls it.
-func (w *DataWriter) flushChunk(chunk []byte) error {
+// compressChunk returns what j's chunk is stored as: the chunk itself
+// uncompressed, else its compressed form, or the raw bytes (zero-padded to
+// the threshold when shorter, which only the last chunk can be) when
+// compression does not reach MaxCompressedLength, so that the reader
+// recognises a raw chunk by its stored length. Only compressors call it;
+// it touches nothing but j.
+func (w *DataWriter) compressChunk(j *dataJob) ([]byte, error) {
+	chunk := j.chunk
+	if len(chunk) == 0 || w.codec == nil {
+		return chunk, nil
+	}
+	var err error
+	j.cbuf, err = w.codec.Compress(j.cbuf[:0], chunk)
+	if err != nil {
+		return nil, fmt.Errorf("writer: compressing Data.db chunk %d: %w", j.index, err)
+	}
+	if max := w.comp.MaxCompressedLength; w.hasMaxLen && len(j.cbuf) >= max {
+		if len(chunk) >= max {
+			return chunk, nil
+		}
+		j.cbuf = append(j.cbuf[:0], chunk...)
+		for len(j.cbuf) < max {
+			j.cbuf = append(j.cbuf, 0)
+		}
+	}
+	return j.cbuf, nil
+}
+
+// emitChunk writes one chunk as compressChunk stored it; only the emitter
+// calls it.
+func (w *DataWriter) emitChunk(chunk, stored []byte) error {
 	if len(chunk) == 0 {
 		return nil
 	}
@@ -277,29 +379,10 @@ func (w *DataWriter) flushChunk(chunk []byte) error {
 		w.crcs = append(w.crcs, crc32.ChecksumIEEE(chunk))
 		return w.emit(chunk)
 	}
-	var err error
-	w.cbuf, err = w.codec.Compress(w.cbuf[:0], chunk)
-	if err != nil {
-		return fmt.Errorf("writer: compressing Data.db chunk %d: %w", len(w.offsets), err)
-	}
-	toWrite := w.cbuf
-	if max := w.comp.MaxCompressedLength; w.hasMaxLen && len(w.cbuf) >= max {
-		// Not worth compressing: store the raw bytes, zero-padded up to
-		// the threshold when shorter (only the last chunk can be), so the
-		// reader recognises a raw chunk by its stored length.
-		toWrite = chunk
-		if len(chunk) < max {
-			w.cbuf = append(w.cbuf[:0], chunk...)
-			for len(w.cbuf) < max {
-				w.cbuf = append(w.cbuf, 0)
-			}
-			toWrite = w.cbuf
-		}
-	}
 	w.offsets = append(w.offsets, w.filePos)
-	w.stored += int64(len(toWrite))
-	crc := crc32.ChecksumIEEE(toWrite)
-	if err := w.emit(toWrite); err != nil {
+	w.stored += int64(len(stored))
+	crc := crc32.ChecksumIEEE(stored)
+	if err := w.emit(stored); err != nil {
 		return err
 	}
 	var cb [4]byte
@@ -317,11 +400,9 @@ func (w *DataWriter) Finish() (*DataResult, error) {
 	}
 	w.finished = true
 	if len(w.chunk) > 0 {
-		w.jobs <- w.chunk
-		w.chunk = nil
+		w.send()
 	}
-	close(w.jobs)
-	<-w.done
+	w.stop()
 	if err := w.failed(); err != nil {
 		w.err = err
 		return nil, err
