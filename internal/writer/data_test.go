@@ -2,11 +2,13 @@ package writer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/sstabletool/sstabletool/reader"
@@ -93,5 +95,60 @@ func TestDataWriterReadsBack(t *testing.T) {
 				t.Fatal("data read back differs")
 			}
 		})
+	}
+}
+
+// The chunks compressed side by side are written in order: Data.db is the
+// same bytes with one compressor as with four, and each stored chunk is
+// its uncompressed bytes compressed alone, followed by its CRC32, at the
+// offset CompressionInfo.db gives.
+func TestDataWriterCompressorsKeepOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	data := make([]byte, 300_000)
+	for i := range data {
+		data[i] = byte(rng.IntN(16)) // compressible, differently per chunk
+	}
+	comp := &Compression{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 4096, MaxCompressedLength: 1<<31 - 1}
+	write := func(procs int) ([]byte, *DataResult) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var out bytes.Buffer
+		w, err := NewDataWriter(&out, comp, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := data; len(p) > 0; {
+			k := min(len(p), 1+rng.IntN(9000))
+			w.Write(p[:k])
+			p = p[k:]
+		}
+		r, err := w.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes(), r
+	}
+	one, _ := write(1)
+	four, r := write(4)
+	if !bytes.Equal(one, four) {
+		t.Fatal("Data.db differs between one compressor and four")
+	}
+	codec, err := reader.CompressorFor(comp.Class, comp.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offsets := r.Info.ChunkOffsets
+	if want := (len(data) + comp.ChunkLength - 1) / comp.ChunkLength; len(offsets) != want {
+		t.Fatalf("%d chunks, want %d", len(offsets), want)
+	}
+	for i, off := range offsets {
+		plain := data[i*comp.ChunkLength : min(len(data), (i+1)*comp.ChunkLength)]
+		want, err := codec.Compress(nil, plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = binary.BigEndian.AppendUint32(want, crc32.ChecksumIEEE(want))
+		if got := four[off:min(int64(len(four)), off+int64(len(want)))]; !bytes.Equal(got, want) {
+			t.Fatalf("chunk %d at %d is not its bytes compressed alone with their CRC32", i, off)
+		}
 	}
 }
