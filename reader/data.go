@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sstabletool/sstabletool/corrupt"
 )
@@ -62,7 +63,13 @@ type Data struct {
 	comp      Compressor
 	threshold int64 // stored length at which a chunk is raw
 	verify    bool
-	chunkLen  int64 // uncompressed bytes per chunk (or per window)
+	// allChecked is set by VerifyChunks when every chunk's CRC32 matched:
+	// a read then takes the chunks as checked (the bytes are the file's,
+	// which a reader does not change) rather than taking each CRC again,
+	// so that verify's structure walk after its checksum pass costs no
+	// second CRC32 of the file.
+	allChecked atomic.Bool
+	chunkLen   int64 // uncompressed bytes per chunk (or per window)
 
 	mu sync.Mutex // guards rc for ReadAt
 	rc *Cursor
@@ -399,7 +406,7 @@ func (d *Data) readChunk(idx int64, buf []byte, ra *readAhead) (data, newBuf []b
 	if err != nil {
 		return nil, buf, err
 	}
-	if d.verify {
+	if d.verify && !d.allChecked.Load() {
 		if err := d.checkCRC(idx, b); err != nil {
 			return nil, buf, err
 		}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -65,5 +66,58 @@ func TestVerifyChunksOnEveryCore(t *testing.T) {
 		if d := cmp.Diff(want, verify(procs)); d != "" {
 			t.Errorf("GOMAXPROCS %d: errors differ from one pass's (-want +got):\n%s", procs, d)
 		}
+	}
+}
+
+// A Data whose chunks VerifyChunks found sound reads them without checking
+// each CRC32 again; one with a bad chunk still checks every read, so the
+// damage VerifyChunks reported is met again by a read, as without it.
+func TestVerifyChunksThenRead(t *testing.T) {
+	p, err := workload.ParseProfile([]byte(generate.DemoProfile), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Partitions = 200
+	res, err := generate.Generate(p, filepath.Join(t.TempDir(), "demo"), generate.Options{Version: format.MustVersion("nc"),
+		Compression: &writer.Compression{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 4096, MaxCompressedLength: 1<<31 - 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, base := filepath.Dir(res.DataPath), filepath.Base(res.DataPath)
+	ci := filepath.Join(dir, base[:len(base)-len("Data.db")]+"CompressionInfo.db")
+	readAll := func(damage bool) (verifyErrs []error, plain []byte, readErr error) {
+		for _, a := range []reader.Access{reader.Mmap, reader.Buffered} {
+			d, err := reader.OpenData(res.DataPath, a, reader.DataOptions{CompressionInfoPath: ci, HasMaxCompressedLength: true, Verify: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			verifyErrs = reader.VerifyChunks(d)
+			plain = make([]byte, d.Length())
+			_, readErr = d.ReadAt(plain, 0)
+			d.Close()
+			if damage != (readErr != nil) {
+				t.Fatalf("%v, damaged %v: read error %v after VerifyChunks %v", a, damage, readErr, verifyErrs)
+			}
+		}
+		return verifyErrs, plain, readErr
+	}
+	errs, clean, _ := readAll(false)
+	if len(errs) != 0 {
+		t.Fatalf("VerifyChunks on a sound table: %v", errs)
+	}
+	b, err := os.ReadFile(res.DataPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clean) == 0 || len(b) < 3*4096/2 {
+		t.Fatalf("table too small (%d bytes stored)", len(b))
+	}
+	b[len(b)/2] ^= 0xFF
+	if err := os.WriteFile(res.DataPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errs, _, readErr := readAll(true)
+	if len(errs) != 1 || !strings.Contains(readErr.Error(), "CRC") {
+		t.Fatalf("VerifyChunks found %v; the read after it: %v", errs, readErr)
 	}
 }
