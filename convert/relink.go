@@ -64,15 +64,16 @@ func (r *relinker) corrupt(off int64, expected string, err error) error {
 }
 
 // convertDeletion checks that dt fits the target layout, capping it when
-// allowed.
-func (r *relinker) convertDeletion(dt deletiontime.DeletionTime, place string, off int64) (deletiontime.DeletionTime, error) {
+// allowed. place names dt for an error; it is called only for one (a
+// partition key formatted per partition cost more than the check).
+func (r *relinker) convertDeletion(dt deletiontime.DeletionTime, place func() string, off int64) (deletiontime.DeletionTime, error) {
 	if err := r.to.Check(dt); err != nil {
 		if !r.capDT {
-			return dt, fmt.Errorf("%s: %s at source byte %d cannot be written as %s: %w (use --cap-deletion-times to cap it)", r.file, place, off, r.to, err)
+			return dt, fmt.Errorf("%s: %s at source byte %d cannot be written as %s: %w (use --cap-deletion-times to cap it)", r.file, place(), off, r.to, err)
 		}
 		c, changed := deletiontime.Cap(dt, r.to)
 		if err := r.to.Check(c); err != nil {
-			return dt, fmt.Errorf("%s: %s at source byte %d: even capped: %w", r.file, place, off, err)
+			return dt, fmt.Errorf("%s: %s at source byte %d: even capped: %w", r.file, place(), off, err)
 		}
 		if changed {
 			r.counts.Capped++
@@ -109,7 +110,7 @@ func (r *relinker) partition(wantKey []byte, events []event) (partitionResult, [
 	}
 	dtOff := start + 2 + int64(len(key))
 	r.counts.add(PlacePartitionHeader, h.Deletion)
-	dt, err := r.convertDeletion(h.Deletion, "partition deletion of key "+fmt.Sprintf("%x", key), dtOff)
+	dt, err := r.convertDeletion(h.Deletion, func() string { return fmt.Sprintf("partition deletion of key %x", key) }, dtOff)
 	if err != nil {
 		return pr, events, err
 	}
@@ -212,7 +213,7 @@ func (r *relinker) relinkEntry(e *index.Entry, pr *partitionResult, events []eve
 	e.HeaderLength += int64(pr.newHeaderSize - pr.oldHeaderSize)
 	r.counts.add(PlaceIndexEntry, e.Deletion)
 	var err error
-	if e.Deletion, err = r.convertDeletion(e.Deletion, "index entry deletion", entryPos); err != nil {
+	if e.Deletion, err = r.convertDeletion(e.Deletion, func() string { return "index entry deletion" }, entryPos); err != nil {
 		return err
 	}
 	ev := 0
@@ -235,7 +236,7 @@ func (r *relinker) relinkEntry(e *index.Entry, pr *partitionResult, events []eve
 		blk.Offset, blk.Width = newOff, events[ev].new-newOff
 		if blk.EndOpenMarker != nil {
 			r.counts.add(PlaceIndexBlock, *blk.EndOpenMarker)
-			d, err := r.convertDeletion(*blk.EndOpenMarker, fmt.Sprintf("index block %d end-open marker", i), entryPos)
+			d, err := r.convertDeletion(*blk.EndOpenMarker, func() string { return fmt.Sprintf("index block %d end-open marker", i) }, entryPos)
 			if err != nil {
 				return err
 			}
