@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/sstabletool/sstabletool/format/sstable"
@@ -78,6 +79,10 @@ func BenchmarkVsFloor(b *testing.B) {
 				os.RemoveAll(filepath.Join(outDir, "oa"))
 			}
 			floor.Report(b, tFloor, tWork)
+			// The cores the commands had: with several -cpu values, the
+			// testing package runs the first round of a sub-benchmark
+			// before it sets GOMAXPROCS to the first of them.
+			b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "procs")
 		})
 	}
 }
