@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
@@ -55,6 +56,33 @@ type column struct {
 	udt     *cqltype.Type    // a non-frozen UDT: paths name fields
 	path    cqltype.Appender // a collection's element path
 	value   cqltype.Appender
+	// verbatimPath and verbatimValue, when set, say whether a path or
+	// value is its own text (see verbatim).
+	verbatimPath, verbatimValue func([]byte) bool
+}
+
+// verbatim, for text and ascii, reports whether a value's text in the
+// value column (sstabledump's JSON string, unescaped) is the value's own
+// bytes: for valid UTF-8 text and ASCII ascii, which the renderer
+// escapes and jsonText unescapes again. Those values skip both, and the
+// value and value_bytes columns share one copy. Nil for other types.
+func verbatim(t *cqltype.Type) func([]byte) bool {
+	switch t.Kind {
+	case cqltype.Text:
+		return utf8.Valid
+	case cqltype.Ascii:
+		return isASCII
+	}
+	return nil
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func columnsOf(cols []rows.Column, types []*cqltype.Type, first int32) []column {
@@ -68,10 +96,11 @@ func columnsOf(cols []rows.Column, types []*cqltype.Type, first int32) []column 
 				out[i].udt, vt = t, nil
 			} else {
 				out[i].path, vt = t.ElementPathType().StringJSONAppender(), t.ElementValueType()
+				out[i].verbatimPath = verbatim(t.ElementPathType())
 			}
 		}
 		if vt != nil {
-			out[i].value = vt.CachingJSONAppender()
+			out[i].value, out[i].verbatimValue = vt.CachingJSONAppender(), verbatim(vt)
 		}
 	}
 	return out
@@ -79,24 +108,28 @@ func columnsOf(cols []rows.Column, types []*cqltype.Type, first int32) []column 
 
 // tableWriter writes one source's partitions and cells.
 type tableWriter struct {
-	src      Source
-	from     string // what errors name: an sstable's Data.db path
-	now      int64
-	node     []byte
-	name     []byte
-	version  []byte
-	murmur   bool
-	parts    *parquetFile // nil when not selected
-	cells    *parquetFile // nil when not selected
-	regular  []column
-	static   []column
-	clust    []cqltype.Appender
-	counts   inspect.PartitionCounts
-	times    timeRange
-	totals   tableTotals
-	key      []byte   // this partition's key text
-	token    int64    // and its token (Murmur3)
-	clusterV [][]byte // the clustering values of the unfiltered being written, rendered
+	src           Source
+	from          string // what errors name: an sstable's Data.db path
+	now           int64
+	node          []byte
+	name          []byte
+	version       []byte
+	murmur        bool
+	parts         *parquetFile // nil when not selected
+	cells         *parquetFile // nil when not selected
+	regular       []column
+	static        []column
+	clust         []cqltype.Appender
+	clustVerbatim []func([]byte) bool
+	counts        inspect.PartitionCounts
+	times         timeRange
+	totals        tableTotals
+	key           []byte // this partition's key text
+	token         int64  // and its token (Murmur3)
+	clusterV      []span // the clustering values of the unfiltered being written, rendered into the arena
+	// The next record starts a run of the shared columns (the key and
+	// token): a partition's first record, and a batch's.
+	keyRun bool
 }
 
 // source exports src's partitions and cells datasets.
@@ -111,6 +144,7 @@ func (e *Exporter) source(src Source, n Names, from string) ([]File, *tableTotal
 	}
 	for _, t := range src.ClusteringTypes() {
 		w.clust = append(w.clust, t.CachingJSONAppender())
+		w.clustVerbatim = append(w.clustVerbatim, verbatim(t))
 	}
 	var paths []string
 	if e.o.Datasets&Partitions != 0 {
@@ -178,6 +212,7 @@ func (w *tableWriter) partition(h *rows.PartitionHeader, r PartitionRows) error 
 	if w.murmur {
 		w.token = w.src.Partitioner().Token(h.Key).Int64()
 	}
+	w.keyRun = true
 	w.counts.Begin(h)
 	w.times = newTimeRange()
 	if !h.Deletion.IsLive() {
@@ -215,13 +250,10 @@ func (w *tableWriter) partition(h *rows.PartitionHeader, r PartitionRows) error 
 
 func (w *tableWriter) partitionRow(h *rows.PartitionHeader, size int64) error {
 	pf, c, p := w.parts, w.parts.cols, &w.counts
-	c[pNode].word(0)
-	c[pSSTable].word(0)
-	c[pVersion].word(0)
-	c[pKey].bytes(w.key)
+	pf.bytes(c[pKey], w.key)
 	start := len(pf.arena)
 	pf.arena = hex.AppendEncode(pf.arena, h.Key)
-	c[pKeyHex].bytes(pf.arena[start:])
+	c[pKeyHex].bytes(start, len(pf.arena))
 	tok := w.src.Partitioner().Token(h.Key)
 	if w.murmur {
 		c[pToken].int64(tok.Int64())
@@ -230,7 +262,7 @@ func (w *tableWriter) partitionRow(h *rows.PartitionHeader, size int64) error {
 	}
 	start = len(pf.arena)
 	pf.arena = append(pf.arena, tok.String()...)
-	c[pTokenText].bytes(pf.arena[start:])
+	c[pTokenText].bytes(start, len(pf.arena))
 	if size >= 0 {
 		c[pOffset].int64(h.Offset)
 		c[pSize].int64(size)
@@ -274,17 +306,21 @@ func (w *tableWriter) renderClustering(values [][]byte) error {
 	w.clusterV = w.clusterV[:0]
 	for i, v := range values {
 		if v == nil || i >= len(w.clust) {
-			w.clusterV = append(w.clusterV, nil)
+			w.clusterV = append(w.clusterV, nullSpan)
 			continue
 		}
 		start := len(pf.arena)
-		var err error
-		if pf.arena, err = w.clust[i](pf.arena, v); err != nil {
-			pf.arena = pf.arena[:start]
-			return fmt.Errorf("clustering value %d: %w", i, err)
+		if asIs := w.clustVerbatim[i]; asIs != nil && asIs(v) {
+			pf.arena = append(pf.arena, v...)
+		} else {
+			var err error
+			if pf.arena, err = w.clust[i](pf.arena, v); err != nil {
+				pf.arena = pf.arena[:start]
+				return fmt.Errorf("clustering value %d: %w", i, err)
+			}
+			pf.arena = jsonText(pf.arena, start)
 		}
-		pf.arena = jsonText(pf.arena, start)
-		w.clusterV = append(w.clusterV, pf.arena[start:len(pf.arena):len(pf.arena)])
+		w.clusterV = append(w.clusterV, spanOf(start, len(pf.arena)))
 	}
 	return nil
 }
@@ -326,13 +362,14 @@ func (w *tableWriter) unfiltered(u *rows.Unfiltered) error {
 // begin starts a record: the columns every record has.
 func (w *tableWriter) begin(kind, entry int32) []*col {
 	c := w.cells.cols
-	c[cNode].word(0)
-	c[cSSTable].word(0)
-	c[cKey].bytes(w.key)
-	if w.murmur {
-		c[cToken].int64(w.token)
-	} else {
-		c[cToken].null()
+	if n := w.cells.cur.n; w.keyRun {
+		w.keyRun = false
+		c[cKey].shareBytes(n, w.key)
+		if w.murmur {
+			c[cToken].shareInt64(n, w.token)
+		} else {
+			c[cToken].shareNull(n)
+		}
 	}
 	c[cClustering].list(w.clusterV)
 	c[cKind].word(kind)
@@ -345,8 +382,12 @@ func (w *tableWriter) begin(kind, entry int32) []*col {
 // come of this unfiltered.
 func (w *tableWriter) end(u *rows.Unfiltered) error {
 	flushed, err := w.cells.endRecord()
-	if err != nil || !flushed || len(w.clusterV) == 0 {
+	if err != nil || !flushed {
 		return err
+	}
+	w.keyRun = true
+	if len(w.clusterV) == 0 {
+		return nil
 	}
 	if u.Kind == rows.KindMarker {
 		return w.renderClustering(u.Bound.Values)
@@ -459,7 +500,7 @@ func (w *tableWriter) cell(u *rows.Unfiltered, kind int32, col *column, cell *ro
 	pf := w.cells
 	// Render first: an error leaves no half-filled record.
 	pathStart, valueStart := -1, -1
-	value := col.value
+	value, asIs := col.value, col.verbatimValue
 	if col.complex {
 		pathStart = len(pf.arena)
 		if col.udt != nil {
@@ -468,7 +509,9 @@ func (w *tableWriter) cell(u *rows.Unfiltered, kind int32, col *column, cell *ro
 				return fmt.Errorf("cell path: %w", err)
 			}
 			pf.arena = append(pf.arena, name...)
-			value = ft.JSONAppender()
+			value, asIs = ft.JSONAppender(), verbatim(ft)
+		} else if col.verbatimPath != nil && col.verbatimPath(cell.Path) {
+			pf.arena = append(pf.arena, cell.Path...)
 		} else {
 			var err error
 			if pf.arena, err = col.path(pf.arena, cell.Path); err != nil {
@@ -480,6 +523,7 @@ func (w *tableWriter) cell(u *rows.Unfiltered, kind int32, col *column, cell *ro
 	}
 	pathEnd := len(pf.arena)
 	tomb := cell.IsTombstone()
+	shared := false // value_bytes is the value's text
 	if !tomb {
 		valueStart = len(pf.arena)
 		switch {
@@ -492,6 +536,9 @@ func (w *tableWriter) cell(u *rows.Unfiltered, kind int32, col *column, cell *ro
 			pf.arena = appendInt(pf.arena, total)
 		case cell.Value == nil:
 			pf.arena = append(pf.arena, "null"...)
+		case asIs != nil && asIs(cell.Value):
+			pf.arena = append(pf.arena, cell.Value...)
+			shared = true
 		default:
 			var err error
 			if pf.arena, err = value(pf.arena, cell.Value); err != nil {
@@ -505,7 +552,7 @@ func (w *tableWriter) cell(u *rows.Unfiltered, kind int32, col *column, cell *ro
 	c := w.begin(kind, entryCell)
 	c[cColumn].word(col.word)
 	if pathStart >= 0 {
-		c[cPath].bytes(pf.arena[pathStart:pathEnd:pathEnd])
+		c[cPath].bytes(pathStart, pathEnd)
 	} else {
 		c[cPath].null()
 	}
@@ -513,9 +560,12 @@ func (w *tableWriter) cell(u *rows.Unfiltered, kind int32, col *column, cell *ro
 		c[cValue].null()
 		c[cValueBytes].null()
 	} else {
-		c[cValue].bytes(pf.arena[valueStart:valueEnd:valueEnd])
-		pf.arena = append(pf.arena, cell.Value...)
-		c[cValueBytes].bytes(pf.arena[valueEnd:len(pf.arena):len(pf.arena)])
+		c[cValue].bytes(valueStart, valueEnd)
+		if !shared {
+			pf.arena = append(pf.arena, cell.Value...)
+			valueStart = valueEnd
+		}
+		c[cValueBytes].bytes(valueStart, len(pf.arena))
 	}
 	c[cTimestamp].int64(cell.Timestamp)
 	switch {
