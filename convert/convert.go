@@ -28,6 +28,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/internal/vfs"
 	"github.com/sstabletool/sstabletool/internal/writer"
+	"github.com/sstabletool/sstabletool/merge"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -149,7 +150,14 @@ type Result struct {
 	// Recovered says what was repaired in the output directory before
 	// writing: leftovers of killed runs removed or completed (see package
 	// writer).
-	Recovered []string          `json:"recovered,omitempty"`
+	Recovered []string `json:"recovered,omitempty"`
+	// Inputs (a merged conversion, Merge or EstimateMerge) are the Data.db
+	// paths of the table's sstables merged, oldest first; Source is then
+	// the table's directory, and the Components' Before the inputs' total.
+	Inputs []string `json:"inputs,omitempty"`
+	// Reclaimed (EstimateMerge) attributes the Data.db bytes the merge
+	// does not write to why (uncompressed; docs/merge.md).
+	Reclaimed *merge.Reclaim    `json:"reclaimed,omitempty"`
 	stats     *stats.Statistics // the written Statistics, for tests
 	// cut is the first partition past the middle of the source, where
 	// verification splits its comparison in two.

@@ -81,12 +81,21 @@ func TestCrashAnywhereBTI(t *testing.T) {
 func crashAnywhere(t *testing.T, group, name string, to format.Version, trials int) {
 	srcDir := fixtures.Table(t, group, name)
 	src := dataPath(t, srcDir)
+	crashAnywhereIn(t, srcDir, trials,
+		func(fsys vfs.FS, out string, verify bool) (*Result, error) {
+			return convertOn(fsys, src, out, Options{To: to, Verify: verify})
+		})
+}
+
+// crashAnywhereIn kills run (writing into out through fsys) at random
+// points: see TestCrashAnywhere. srcDir must not change.
+func crashAnywhereIn(t *testing.T, srcDir string, trials int, run func(fsys vfs.FS, out string, verify bool) (*Result, error)) {
 	before := hashDir(t, srcDir)
 
 	// The total a full conversion writes bounds the crash points; its
 	// files are what every repaired output must hold.
 	fullDir := filepath.Join(t.TempDir(), "full")
-	full, err := Convert(src, fullDir, Options{To: to})
+	full, err := run(vfs.Default, fullDir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +117,6 @@ func crashAnywhere(t *testing.T, group, name string, to format.Version, trials i
 			}
 			os.WriteFile(filepath.Join(out, "unrelated.txt"), []byte("x"), 0o644)
 		}
-		o := Options{To: to, Verify: i%3 == 0}
 		efs := errorfs.New(vfs.Default)
 		var at string
 		switch k := rng.IntN(6); {
@@ -127,7 +135,7 @@ func crashAnywhere(t *testing.T, group, name string, to format.Version, trials i
 			efs.CrashAfterBytes(n)
 			at = fmt.Sprintf("byte %d", n)
 		}
-		res, err := convertOn(efs, src, out, o)
+		res, err := run(efs, out, i%3 == 0)
 		if err != nil && !errors.Is(err, errorfs.ErrCrashed) {
 			t.Fatalf("trial %d (crash at %s): unexpected error %v", i, at, err)
 		}
@@ -164,7 +172,7 @@ func crashAnywhere(t *testing.T, group, name string, to format.Version, trials i
 
 		// The rerun: it repairs, names what it repaired, and converts
 		// when the killed run had not decided its commit.
-		res2, err2 := Convert(src, out, Options{To: to})
+		res2, err2 := run(vfs.Default, out, false)
 		switch {
 		case err == nil || whole && !strings.Contains(fmt.Sprint(err2), "completed the commit"):
 			if err2 == nil || !strings.Contains(err2.Error(), "already holds") || res2 != nil && len(res2.Recovered) > 0 {

@@ -28,6 +28,13 @@ var Live = DeletionTime{MarkedForDeleteAt: math.MinInt64, LocalDeletionTime: mat
 // IsLive reports whether d deletes nothing.
 func (d DeletionTime) IsLive() bool { return d == Live }
 
+// Supersedes is DeletionTime.supersedes: d is later than o (by
+// markedForDeleteAt, then by local deletion time).
+func (d DeletionTime) Supersedes(o DeletionTime) bool {
+	return d.MarkedForDeleteAt > o.MarkedForDeleteAt ||
+		(d.MarkedForDeleteAt == o.MarkedForDeleteAt && d.LocalDeletionTime > o.LocalDeletionTime)
+}
+
 // Layout selects one of the two serializations.
 type Layout uint8
 

@@ -102,22 +102,55 @@ type Explanation struct {
 type recorder struct {
 	e     *Explanation
 	entry *Entry // the position being merged
+	// flush, when set, takes each position once merged, and the entries
+	// are not kept (Scanner.Account).
+	flush func(*Entry)
+}
+
+// done hands the positions recorded so far to flush.
+func (r *recorder) done() {
+	if r == nil || r.flush == nil {
+		return
+	}
+	if r.entry != nil {
+		r.flush(r.entry)
+	}
+	r.entry = nil
 }
 
 func (r *recorder) begin(kind rows.Kind, clust [][]byte, bound clustering.Prefix) {
+	r.done()
+	if r.flush != nil {
+		// One position at a time, handed on before the sources move: the
+		// entry and its versions' storage are reused, nothing is copied.
+		if len(r.e.Entries) == 0 {
+			r.e.Entries = append(r.e.Entries, Entry{})
+		}
+		e := &r.e.Entries[0]
+		*e = Entry{Kind: kind, Clustering: clust, Bound: bound, Versions: e.Versions[:0]}
+		r.entry = e
+		return
+	}
 	r.e.Entries = append(r.e.Entries, Entry{Kind: kind, Clustering: cloneValues(clust),
 		Bound: clustering.Prefix{Kind: bound.Kind, Values: cloneValues(bound.Values)}})
 	r.entry = &r.e.Entries[len(r.e.Entries)-1]
 }
 
 func (r *recorder) add(v Version) {
-	v.Cell.Path = slices.Clone(v.Cell.Path)
-	v.Cell.Value = slices.Clone(v.Cell.Value)
+	if r.flush == nil {
+		// Kept past the sources' next rows; a flushed position is handed
+		// on before they move (Partition.next).
+		v.Cell.Path = slices.Clone(v.Cell.Path)
+		v.Cell.Value = slices.Clone(v.Cell.Value)
+	}
 	r.entry.Versions = append(r.entry.Versions, v)
 }
 
 // output records what the merge wrote at the current position.
 func (r *recorder) output(u *rows.Unfiltered, p *Provenance) {
+	if r.flush != nil {
+		return // the accounting needs the versions only
+	}
 	r.entry.Output = u.Clone()
 	pc := p.clone()
 	r.entry.Provenance = &pc

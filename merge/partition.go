@@ -28,6 +28,11 @@ type source struct {
 	static    rows.Unfiltered  // the partition's static row, copied out of the decoder
 	hasStatic bool
 	staticBuf []byte
+
+	// openAt is the range deletion open where a lookup that seeked into
+	// the partition (GetFrom) started reading it.
+	openAt    deletiontime.DeletionTime
+	hasOpenAt bool
 }
 
 // readHeader reads the next partition header; false at the end of
@@ -48,7 +53,7 @@ func (s *source) readHeader() error {
 func (s *source) setHeader(h *rows.PartitionHeader) {
 	s.key = append(s.key[:0], h.Key...)
 	s.deletion, s.offset, s.ready = h.Deletion, h.Offset, true
-	s.cur, s.hasStatic = nil, false
+	s.cur, s.hasStatic, s.hasOpenAt = nil, false, false
 }
 
 // start reads the partition's first unfiltered, keeping a static row
@@ -174,6 +179,7 @@ type Partition struct {
 	markerProv Provenance
 	done       bool
 	err        error
+	from       *clustering.Prefix // GetFrom's start: what sorts before is not returned
 }
 
 // reset prepares p for the partition the sources (ready, same key) hold.
@@ -189,6 +195,17 @@ func (p *Partition) reset(t *Table, o *resolved, srcs []*source, rec *recorder) 
 	p.open = resizeDT(p.open, len(srcs))
 	p.isOpen = resizeBool(p.isOpen, len(srcs))
 	p.biggest = -1
+	for i, s := range srcs {
+		// A source that seeked into the partition starts inside the
+		// range its index says is open there.
+		if s.hasOpenAt {
+			p.open[i], p.isOpen[i] = s.openAt, true
+			if p.biggest < 0 || supersedes(s.openAt, p.open[p.biggest]) {
+				p.biggest = i
+			}
+		}
+	}
+	p.from = nil
 	p.staticDone, p.pending, p.done, p.err = false, false, false, nil
 	p.advance = p.advance[:0]
 	p.out, p.prov = nil, nil
@@ -292,7 +309,9 @@ func (p *Partition) next() (*rows.Unfiltered, error) {
 	}
 	if !p.staticDone {
 		p.staticDone = true
-		if u, prov, err := p.mergeStatic(); err != nil || u != nil {
+		u, prov, err := p.mergeStatic()
+		p.rec.done()
+		if err != nil || u != nil {
 			p.out, p.prov = u, prov
 			return u, err
 		}
@@ -310,6 +329,7 @@ func (p *Partition) next() (*rows.Unfiltered, error) {
 		}
 		if min == nil {
 			p.done = true
+			p.rec.done()
 			return nil, nil
 		}
 		for i, s := range p.srcs {
@@ -325,10 +345,11 @@ func (p *Partition) next() (*rows.Unfiltered, error) {
 		} else {
 			u, prov, err = p.mergeRows()
 		}
+		p.rec.done()
 		if err != nil {
 			return nil, err
 		}
-		if u != nil {
+		if u != nil && !p.before(u) {
 			p.out, p.prov = u, prov
 			return u, nil
 		}

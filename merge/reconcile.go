@@ -132,10 +132,7 @@ func livenessSupersedes(a, b *rows.Liveness) (bool, Reason) {
 
 // supersedes is DeletionTime.supersedes: the later markedForDeleteAt, on
 // a tie the later local deletion time.
-func supersedes(a, b deletiontime.DeletionTime) bool {
-	return a.MarkedForDeleteAt > b.MarkedForDeleteAt ||
-		(a.MarkedForDeleteAt == b.MarkedForDeleteAt && a.LocalDeletionTime > b.LocalDeletionTime)
-}
+func supersedes(a, b deletiontime.DeletionTime) bool { return a.Supersedes(b) }
 
 // deletionLoss is why deletion b lost to a, which supersedes it or
 // equals it.

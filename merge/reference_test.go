@@ -867,18 +867,7 @@ func checkAgainstReference(t *testing.T, paths []string, o merge.Options, counte
 		t.Fatal(err)
 	}
 	defer tbl.Close()
-	rc := &reconciler{t: t, now: o.Now, purge: o.Purge, gcBefore: o.Now - o.GCGraceSeconds, types: map[string]string{}, order: map[string]int{}, counter: counter}
-	sch := tbl.Schema()
-	for i, c := range sch.Static {
-		rc.order[c.Name] = i
-		rc.types[c.Name] = tbl.StaticTypes()[i].CQL()
-	}
-	for i, c := range sch.Regular {
-		rc.order[c.Name] = len(sch.Static) + i
-		rc.types[c.Name] = tbl.RegularTypes()[i].CQL()
-	}
-	dumps := dumpEach(t, paths, o.Now)
-	want := rc.reconcileDumps(dumps)
+	want, dumps := reconcile(t, tbl, paths, o, counter)
 	got := dumpMerged(t, tbl, o)
 	seen := map[string]bool{}
 	for i := range got {
@@ -928,6 +917,24 @@ func checkAgainstReference(t *testing.T, paths []string, o merge.Options, counte
 		}
 	}
 	return len(got)
+}
+
+// reconcile is the reconciliation of the sstables' own dumps (and the
+// dumps), keyed by the partition key's printed components.
+func reconcile(t *testing.T, tbl *merge.Table, paths []string, o merge.Options, counter func([]string, []json.RawMessage, []rCell) rCell) (map[string]*jPartition, [][]jPartition) {
+	t.Helper()
+	rc := &reconciler{t: t, now: o.Now, purge: o.Purge, gcBefore: o.Now - o.GCGraceSeconds, types: map[string]string{}, order: map[string]int{}, counter: counter}
+	sch := tbl.Schema()
+	for i, c := range sch.Static {
+		rc.order[c.Name] = i
+		rc.types[c.Name] = tbl.StaticTypes()[i].CQL()
+	}
+	for i, c := range sch.Regular {
+		rc.order[c.Name] = len(sch.Static) + i
+		rc.types[c.Name] = tbl.RegularTypes()[i].CQL()
+	}
+	dumps := dumpEach(t, paths, o.Now)
+	return rc.reconcileDumps(dumps), dumps
 }
 
 // normalize takes out what the reconciliation does not predict: positions

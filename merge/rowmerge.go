@@ -65,6 +65,15 @@ type rowMerger struct {
 	group  []int // versions holding the column or path being merged
 }
 
+// name is the sstable of a version, for errors ("" outside a Table: a
+// RowMerger's).
+func (m *rowMerger) name(src int) string {
+	if m.t == nil {
+		return ""
+	}
+	return m.t.Name(src)
+}
+
 // passThrough copies the one version of a row with nothing to filter it
 // (Row.Merger.merge with one row and no active deletion): as it is.
 func (m *rowMerger) passThrough(v *version) {
@@ -518,7 +527,7 @@ func (m *rowMerger) reconcile(vs []version, group []rows.Cell, srcs []int, count
 			out, arena, took, _, err := resolveCounter(m.arena, &merged, cell)
 			m.arena = arena
 			if err != nil {
-				return counterError(m.t.Name(srcs[k]), offsetIn(vs, srcs[k]), err)
+				return counterError(m.name(srcs[k]), offsetIn(vs, srcs[k]), err)
 			}
 			switch took {
 			case tookRight:

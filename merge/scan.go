@@ -21,6 +21,8 @@ type Scanner struct {
 	part Partition
 	hold []*source // the sources of the partition last returned
 	err  error
+	acc  *Reclaim  // Account's
+	rec  *recorder // its recorder, one position at a time
 }
 
 // Scan starts a merge of every partition of the table.
@@ -57,6 +59,15 @@ func (sc *Scanner) Next() (*Partition, error) {
 
 func (sc *Scanner) next() (*Partition, error) {
 	for {
+		if sc.acc != nil && len(sc.hold) > 0 {
+			// What the caller left of the partition is merged for the
+			// accounting.
+			for !sc.part.done && sc.part.err == nil {
+				if _, err := sc.part.Next(); err != nil {
+					return nil, err
+				}
+			}
+		}
 		for _, s := range sc.hold {
 			if err := s.finish(); err != nil {
 				return nil, err
@@ -88,7 +99,15 @@ func (sc *Scanner) next() (*Partition, error) {
 				return nil, err
 			}
 		}
-		sc.part.reset(sc.t, sc.o, sc.hold, nil)
+		var rec *recorder
+		if sc.acc != nil {
+			if sc.rec == nil {
+				sc.rec = &recorder{e: &Explanation{}, flush: sc.acc.entry}
+			}
+			rec = sc.rec
+			rec.entry, rec.e.PartitionDeletion = nil, rec.e.PartitionDeletion[:0]
+		}
+		sc.part.reset(sc.t, sc.o, sc.hold, rec)
 		if ok, err := sc.part.prime(); err != nil || ok {
 			return &sc.part, err
 		}

@@ -16,6 +16,10 @@ type Options struct {
 	Access reader.Access
 	// NoMouse leaves the mouse to the terminal (text selection).
 	NoMouse bool
+	// Merged opens the merge of the first sstable's table (its sstables
+	// among those given, as Cassandra's read path merges them) on top:
+	// browse --merge.
+	Merged bool
 	// Unreadable are sstables the caller already knows cannot be opened
 	// (found by a scan but refused); they are listed with the others.
 	Unreadable []Unreadable
@@ -37,7 +41,7 @@ func Run(paths []string, o Options) ([]Unreadable, error) {
 	for i, u := range o.Unreadable {
 		known[i] = catalog.Unreadable{Path: u.Path, Err: u.Err}
 	}
-	bad, err := app.Run(paths, o.Access, !o.NoMouse, known)
+	bad, err := app.Run(paths, o.Access, !o.NoMouse, o.Merged, known)
 	out := make([]Unreadable, len(bad))
 	for i, u := range bad {
 		out[i] = Unreadable{Path: u.Path, Err: u.Err}

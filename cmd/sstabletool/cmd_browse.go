@@ -22,14 +22,19 @@ func browseCommand() *cli.Command {
 			"opens that. With several sstables it starts with one line per sstable (size, compression,\n" +
 			"timestamps, droppable tombstones, what an oa rewrite changes on disk and why; an sstable that\n" +
 			"cannot be opened is a row with its error); enter opens the partitions,\n" +
-			"sorted by size, with a size histogram. Press ? for every key, q to go back or quit.\n\n" +
+			"sorted by size, with a size histogram. Press ? for every key, q to go back or quit.\n" +
+			"M (or --merge) shows the table merged: the partitions of a table directory's sstables as\n" +
+			"Cassandra's read path merges them, each row's cells with the sstable ([n]) each came from; e on a\n" +
+			"partition explains it (every version in every sstable, and why each loser lost); M goes back.\n\n" +
 			"Examples:\n" +
 			"  sstabletool browse                                   # the built-in demo sstable\n" +
 			"  sstabletool browse -r /var/lib/cassandra/data/shop   # one line per sstable, then its partitions\n" +
-			"  NO_COLOR=1 sstabletool browse nc-1-big-Data.db",
+			"  NO_COLOR=1 sstabletool browse nc-1-big-Data.db\n" +
+			"  sstabletool browse --merge /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2",
 		Flags: []cli.Flag{
 			recursiveFlag, snapshotsFlag, backupsFlag, accessFlag,
 			&cli.BoolFlag{Name: "no-mouse", Usage: "leave the mouse to the terminal (select text) instead of scrolling"},
+			&cli.BoolFlag{Name: "merge", Usage: "open the table's partitions merged (its sstables as Cassandra's read path merges them), each cell with its sstable; e explains a partition, M goes back to the sstables"},
 		},
 		Action: browseAction,
 	}, argSpec{min: 0, max: -1})
@@ -73,7 +78,7 @@ func browseAction(c *cli.Context) error {
 			paths = append(paths, f.Path)
 		}
 	}
-	bad, err := browse(paths, tui.Options{Access: o.Access, NoMouse: c.Bool("no-mouse"), Unreadable: unreadable})
+	bad, err := browse(paths, tui.Options{Access: o.Access, NoMouse: c.Bool("no-mouse"), Merged: c.Bool("merge"), Unreadable: unreadable})
 	// The browser listed them; the screen is back, so say it again here.
 	for _, u := range bad {
 		fmt.Fprintln(stderr, "sstabletool:", failureText(u.Path, u.Err))

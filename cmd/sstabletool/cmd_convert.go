@@ -29,12 +29,19 @@ func convertCommand() *cli.Command {
 			"already holds the sstable is refused. Leftovers of a killed convert in DIR are repaired first and\n" +
 			"named: an unfinished staging directory is removed, a commit that was under way is completed.\n" +
 			"To rewrite a stopped node's data directory in place, use sstabletool upgrade.\n\n" +
+			"--merge is an offline major compaction: each table's sstables (a table directory, or its files; with -r\n" +
+			"every table, into DIR/<keyspace>/<table directory>/) are merged as Cassandra's read path and compaction\n" +
+			"reconcile them, as of --now (--purge drops what gc_grace lets compaction purge), and written as one\n" +
+			"sstable of version --to, one generation past the inputs', with the same staging, fsync and verification\n" +
+			"(against a second merge of the inputs). savings --compaction says exactly what it would write.\n\n" +
 			"Exit codes: 0 converted, 1 verification failed (output discarded), 2 bad input or usage.\n\n" +
 			"Examples:\n" +
 			"  sstabletool convert nc-1-big-Data.db --to oa --out /tmp/orders-oa\n" +
 			"  sstabletool convert -r /var/lib/cassandra/data/shop --to oa --dry-run                # what would be written, nothing is\n" +
 			"  sstabletool convert /tmp/orders-oa --to nc --out /tmp/orders-nc --compression none   # and back, uncompressed\n" +
-			"  sstabletool convert /tmp/orders-oa --to da --out /tmp/orders-da                     # trie-indexed (BTI)",
+			"  sstabletool convert /tmp/orders-oa --to da --out /tmp/orders-da                     # trie-indexed (BTI)\n" +
+			"  sstabletool convert --merge --to oa --out /tmp/orders-compacted /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2\n" +
+			"  sstabletool convert --merge -r --purge --to oa --out /tmp/node-compacted /var/lib/cassandra/data   # every table, purging",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa), or da (BTI)"},
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR` (created if missing)"},
@@ -44,6 +51,8 @@ func convertCommand() *cli.Command {
 			&cli.BoolFlag{Name: "cap-deletion-times", Usage: "cap deletion times a legacy layout cannot hold (past 2038) instead of failing; the report counts them"},
 			&cli.BoolFlag{Name: "verify", Value: true, Usage: "re-read the output and compare it with the source before moving it into place (--verify=false to skip)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print what would be written"},
+			&cli.BoolFlag{Name: "merge", Usage: "merge each table's sstables into one (an offline major compaction): the table as Cassandra's read path and compaction reconcile it, as of --now"},
+			nowFlag, purgeFlag, gcGraceFlag, schemaFlag, tableFlag,
 			rewriteAccessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag,
 		},
 		Action: convertAction,
@@ -115,6 +124,14 @@ func convertAction(c *cli.Context) error {
 	}
 	if c.String("out") == "" && !c.Bool("dry-run") {
 		return usageError("convert: --out DIR is required")
+	}
+	if c.Bool("merge") {
+		return convertMerged(c, o)
+	}
+	for _, f := range []string{"now", "purge", "gc-grace", "schema", "table"} {
+		if c.IsSet(f) {
+			return usageError("convert: --%s works with --merge", f)
+		}
 	}
 	sc, err := findSSTables(c)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/upgrade"
+	"github.com/sstabletool/sstabletool/merge"
 )
 
 // savingsCommand is the savings command.
@@ -34,14 +35,26 @@ func savingsCommand() *cli.Command {
 			"another big version) estimates the way back; without --to, da has nothing to save. With several\n" +
 			"tables (-r over a data directory) the totals per table and per keyspace follow, most bytes saved\n" +
 			"first; --json holds them too (tables, keyspaces, and the host), to merge the reports of many nodes.\n\n" +
+			"--compaction estimates a major compaction of each table instead (convert --merge with the same --to,\n" +
+			"--compression, --column-index-size, --now, --purge and --gc-grace; --to defaults to the newest sstable's\n" +
+			"version): per component, the inputs' total now and the one sstable it would write, byte for byte, and\n" +
+			"the Data.db bytes it reclaims by reason (overwritten cells, data shadowed by partition, range, row and\n" +
+			"collection deletions, expired TTLs, purgeable tombstones, and merging; see docs/merge.md). In --json\n" +
+			"each table is one entry of \"sstables\" whose components carry before (the inputs' total) and after.\n\n" +
 			"Examples:\n" +
 			"  sstabletool savings nc-1-big-Data.db\n" +
 			"  sstabletool savings --to da nc-1-big-Data.db                       # Index.db+Summary.db vs the tries\n" +
 			"  sstabletool savings -r /var/lib/cassandra/data --json | jq .total   # the whole node\n" +
-			"  sstabletool savings -r /var/lib/cassandra/data/shop                  # totals per table and keyspace at the end",
+			"  sstabletool savings -r /var/lib/cassandra/data/shop                  # totals per table and keyspace at the end\n" +
+			"  sstabletool savings --compaction /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2\n" +
+			"  sstabletool savings --compaction -r --purge --now 2024-06-01T00:00:00Z /var/lib/cassandra/data --json | jq .total.reclaimed",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Value: "oa", Usage: "target version: oa (compact deletion times) or da (trie-indexed; any big or BTI version)"},
 			&cli.IntFlag{Name: "column-index-size", Usage: "index block size in KiB for blocks cut anew (to or from da; default 16 for da, 64 for big)"},
+			&cli.BoolFlag{Name: "compaction", Usage: "what a major compaction of each table (convert --merge with the same options) would write instead: per component, and the bytes reclaimed by reason"},
+			&cli.StringFlag{Name: "compression", Usage: "with --compaction: Data.db compression as convert --merge takes it: keep (default: the newest sstable's), none, or a compressor", Value: "keep"},
+			&cli.IntFlag{Name: "chunk-length", Usage: "with --compaction and --compression: chunk length in KiB (default 16)"},
+			nowFlag, purgeFlag, gcGraceFlag, schemaFlag, tableFlag,
 			rewriteAccessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag},
 		Action: savingsAction,
 	}, sstableArgs)
@@ -58,6 +71,8 @@ type savingsTotal struct {
 	Before int64             `json:"before"`
 	After  int64             `json:"after"`
 	Counts convert.Counts    `json:"deletion_times"`
+	// Reclaimed (--compaction) adds up the tables' reclaimed bytes by reason.
+	Reclaimed *merge.Reclaim `json:"reclaimed,omitempty"`
 }
 
 // savingsGroup totals one table or keyspace: what a report from many
@@ -84,9 +99,21 @@ type savingsReport struct {
 	Keyspaces []savingsGroup `json:"keyspaces"`
 	// Errors lists the sstables that could not be read.
 	Errors []sstableError `json:"errors,omitempty"`
+
+	byName    map[string]int // Total.Components' index by name
+	tables    map[[2]string]*savingsGroup
+	keyspaces map[string]*savingsGroup
 }
 
 func savingsAction(c *cli.Context) error {
+	if c.Bool("compaction") {
+		return savingsCompaction(c)
+	}
+	for _, f := range []string{"now", "purge", "gc-grace", "schema", "table", "compression", "chunk-length"} {
+		if c.IsSet(f) {
+			return usageError("savings: --%s works with --compaction", f)
+		}
+	}
 	sc, err := findSSTables(c)
 	if err != nil {
 		return err
@@ -103,10 +130,7 @@ func savingsAction(c *cli.Context) error {
 	if c.IsSet("column-index-size") && (kib <= 0 || kib > 1<<21) {
 		return usageError("--column-index-size %d: expected KiB between 1 and %d", kib, 1<<21)
 	}
-	rep := savingsReport{SSTables: []*convert.Result{}}
-	rep.Host, _ = os.Hostname()
-	byName := map[string]int{}
-	tables, keyspaces := map[[2]string]*savingsGroup{}, map[string]*savingsGroup{}
+	rep := newSavingsReport()
 	// One progress bar over every Data.db's bytes.
 	var total, before int64
 	for _, f := range sc.found {
@@ -157,52 +181,7 @@ func savingsAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		ks, tbl := upgrade.Names(filepath.Dir(p))
-		g := tables[[2]string{ks, tbl}]
-		if g == nil {
-			g = &savingsGroup{Keyspace: ks, Table: tbl}
-			tables[[2]string{ks, tbl}] = g
-		}
-		k := keyspaces[ks]
-		if k == nil {
-			k = &savingsGroup{Keyspace: ks}
-			keyspaces[ks] = k
-		}
-		for _, grp := range []*savingsGroup{g, k} {
-			grp.SSTables++
-			grp.Partitions += res.Partitions
-			before, after := res.Totals()
-			grp.Before += before
-			grp.After += after
-			grp.Saved = grp.Before - grp.After
-		}
-		rep.SSTables = append(rep.SSTables, res)
-		t := &rep.Total
-		t.SSTables++
-		t.Partitions += res.Partitions
-		t.Counts.Add(&res.Counts)
-		t.DataUncompressed.Name = res.DataUncompressed.Name
-		t.DataUncompressed.Before += res.DataUncompressed.Before
-		t.DataUncompressed.After += res.DataUncompressed.After
-		if t.Index.Name == "" || t.Index.Name == res.Index.Name {
-			t.Index.Name = res.Index.Name
-		} else {
-			t.Index.Name = "index components of both formats"
-		}
-		t.Index.Before += res.Index.Before
-		t.Index.After += res.Index.After
-		for _, comp := range append(slices.Clone(res.Components), res.Dropped...) {
-			i, ok := byName[comp.Name]
-			if !ok {
-				i = len(t.Components)
-				byName[comp.Name] = i
-				t.Components = append(t.Components, convert.Component{Name: comp.Name})
-			}
-			t.Components[i].Before += comp.Before
-			t.Components[i].After += comp.After
-			t.Before += comp.Before
-			t.After += comp.After
-		}
+		rep.add(res, filepath.Dir(p), 1)
 		if !c.Bool("json") {
 			fmt.Fprintf(stdout, "%s (%s -> %s, %d partitions)\n", p, res.From, res.To, res.Partitions)
 			printSavings(stdout, to.Name, append(slices.Clone(res.Components), res.Dropped...), res.DataUncompressed, res.Index, &res.Counts)
@@ -217,7 +196,7 @@ func savingsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rep.Tables, rep.Keyspaces = sortedGroups(tables), sortedGroups(keyspaces)
+	rep.finish()
 	if c.Bool("json") {
 		if err := writeJSON(rep); err != nil {
 			return err
@@ -235,6 +214,74 @@ func savingsAction(c *cli.Context) error {
 		printGroups(stdout, to.Name, "BY KEYSPACE", "keyspace", rep.Keyspaces)
 	}
 	return sc.err()
+}
+
+func newSavingsReport() *savingsReport {
+	rep := &savingsReport{SSTables: []*convert.Result{}, byName: map[string]int{},
+		tables: map[[2]string]*savingsGroup{}, keyspaces: map[string]*savingsGroup{}}
+	rep.Host, _ = os.Hostname()
+	return rep
+}
+
+// add counts one result (of n sstables in directory dir) into the
+// totals and its table's and keyspace's.
+func (rep *savingsReport) add(res *convert.Result, dir string, n int) {
+	ks, tbl := upgrade.Names(dir)
+	g := rep.tables[[2]string{ks, tbl}]
+	if g == nil {
+		g = &savingsGroup{Keyspace: ks, Table: tbl}
+		rep.tables[[2]string{ks, tbl}] = g
+	}
+	k := rep.keyspaces[ks]
+	if k == nil {
+		k = &savingsGroup{Keyspace: ks}
+		rep.keyspaces[ks] = k
+	}
+	for _, grp := range []*savingsGroup{g, k} {
+		grp.SSTables += n
+		grp.Partitions += res.Partitions
+		before, after := res.Totals()
+		grp.Before += before
+		grp.After += after
+		grp.Saved = grp.Before - grp.After
+	}
+	rep.SSTables = append(rep.SSTables, res)
+	t := &rep.Total
+	t.SSTables += n
+	t.Partitions += res.Partitions
+	t.Counts.Add(&res.Counts)
+	t.DataUncompressed.Name = res.DataUncompressed.Name
+	t.DataUncompressed.Before += res.DataUncompressed.Before
+	t.DataUncompressed.After += res.DataUncompressed.After
+	if t.Index.Name == "" || t.Index.Name == res.Index.Name {
+		t.Index.Name = res.Index.Name
+	} else {
+		t.Index.Name = "index components of both formats"
+	}
+	t.Index.Before += res.Index.Before
+	t.Index.After += res.Index.After
+	for _, comp := range append(slices.Clone(res.Components), res.Dropped...) {
+		i, ok := rep.byName[comp.Name]
+		if !ok {
+			i = len(t.Components)
+			rep.byName[comp.Name] = i
+			t.Components = append(t.Components, convert.Component{Name: comp.Name})
+		}
+		t.Components[i].Before += comp.Before
+		t.Components[i].After += comp.After
+		t.Before += comp.Before
+		t.After += comp.After
+	}
+	if res.Reclaimed != nil {
+		if t.Reclaimed == nil {
+			t.Reclaimed = &merge.Reclaim{}
+		}
+		t.Reclaimed.Add(res.Reclaimed)
+	}
+}
+
+func (rep *savingsReport) finish() {
+	rep.Tables, rep.Keyspaces = sortedGroups(rep.tables), sortedGroups(rep.keyspaces)
 }
 
 // sortedGroups lists groups by bytes saved, most first, then by name.
@@ -286,6 +333,9 @@ func printSavings(w io.Writer, to string, comps []convert.Component, data, idx c
 		// Only a change of format replaces the index components.
 		fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s   (%s)\n",
 			"index components", idx.Before, idx.After, idx.Before-idx.After, pct(idx.Before-idx.After, idx.Before), idx.Name)
+	}
+	if counts == nil {
+		return // a merge re-encodes every DeletionTime: there is no rewrite to count
 	}
 	fmt.Fprintf(w, "  DeletionTimes:       %10s %10s\n", "LIVE", "non-LIVE")
 	for _, pc := range counts.ByPlace() {

@@ -121,21 +121,28 @@ type scan struct {
 
 // findSSTables resolves the arguments (files or directories) into sstables
 // and reports on stderr what the scan skipped.
-func findSSTables(c *cli.Context) (*scan, error) {
+func findSSTables(c *cli.Context) (*scan, error) { return findSSTablesIn(c, c.Args().Slice()) }
+
+// findSSTablesIn is findSSTables for the paths a command's arguments hold
+// (query's come after its statement).
+func findSSTablesIn(c *cli.Context, paths []string) (*scan, error) {
 	for _, f := range []string{"snapshots", "backups"} {
 		if c.Bool(f) && !c.Bool("recursive") {
 			return nil, usageError("--%s works with -r: only a recursive scan reaches %s/ directories (name one directly to read it)", f, f)
 		}
 	}
-	res := format.Find(c.Args().Slice(), format.FindOptions{
+	res := format.Find(paths, format.FindOptions{
 		Recursive: c.Bool("recursive"), Snapshots: c.Bool("snapshots"), Backups: c.Bool("backups")})
 	reportSkipped(res.Skipped)
 	if len(res.SSTables) == 0 {
 		hint := ""
 		if !c.Bool("recursive") {
 			hint = " (use -r to descend into subdirectories)"
+			if c.Command != nil && c.Command.Name == "scrub" {
+				hint = " (use --recursive to descend into subdirectories; scrub's -r is --reinsert-overflowed-ttl, as sstablescrub's)"
+			}
 		}
-		return nil, usageError("no sstables found under %s%s", strings.Join(c.Args().Slice(), " "), hint)
+		return nil, usageError("no sstables found under %s%s", strings.Join(paths, " "), hint)
 	}
 	return &scan{found: res.SSTables}, nil
 }

@@ -296,7 +296,7 @@ func TestExportMatchesPartitionsDumpAndMetadata(t *testing.T) {
 			if len(files) != 3 {
 				t.Fatalf("files %v, want one per dataset", files)
 			}
-			ks, table := tableNames(t, p)
+			ks, table := exportTableNames(t, p)
 			var parts []pqPartition
 			var cells []pqCell
 			var sst []pqSSTable
@@ -326,10 +326,10 @@ func TestExportMatchesPartitionsDumpAndMetadata(t *testing.T) {
 	}
 }
 
-// tableNames is the keyspace and table the export must name p's files by:
+// exportTableNames is the keyspace and table the export must name p's files by:
 // its <keyspace>/<table>-<id>/ directory, or (outside that layout) the
 // directory's name, in keyspace "keyspace", as schema and dump name them.
-func tableNames(t *testing.T, p string) (string, string) {
+func exportTableNames(t *testing.T, p string) (string, string) {
 	dir := filepath.Dir(p)
 	base := filepath.Base(dir)
 	if i := strings.LastIndexByte(base, '-'); i > 0 && len(base)-i-1 == 32 {

@@ -57,6 +57,8 @@ func shellWords(line string) []string {
 			}
 		case (c == '|' || c == '>' || c == '#' || c == ';') && !inWord:
 			return words
+		case c == ';': // "path; echo ..." ends the command too
+			return append(words, cur.String())
 		default:
 			cur.WriteByte(c)
 			inWord = true
@@ -237,6 +239,28 @@ func TestREADMEExamples(t *testing.T) {
 	node := filepath.Join(tmp, "var", "lib", "cassandra")
 	copyInto(t, fixtures.Table(t, "nc", "legacy_nc_clust"), filepath.Join(node, "data", "shop", "orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2"))
 	copyInto(t, fixtures.Table(t, "nb", "legacy_nb_simple"), filepath.Join(node, "data", "shop", "customers-5b5e3f70c67c11eeb4a4d93dc8a1f6a2"))
+	// The scrub examples: /tmp/orders is legacy_nc_clust without its
+	// index, summary, filter and TOC; /tmp/gen a generated table with one
+	// byte of Data.db flipped.
+	orders := filepath.Join(tmp, "tmp", "orders")
+	copyInto(t, fixtures.Table(t, "nc", "legacy_nc_clust"), orders)
+	for _, c := range []string{"Index.db", "Summary.db", "Filter.db", "TOC.txt"} {
+		if err := os.Remove(filepath.Join(orders, "nc-1-big-"+c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen := filepath.Join(tmp, "tmp", "gen")
+	if code := run([]string{"sstabletool", "generate", "--out", gen, "--profile", "small-partitions", "--partitions", "2000", "--chunk-length", "4", "--seed", "3"}); code != exitOK {
+		t.Fatalf("generate for the scrub example: exit %d", code)
+	}
+	data, err := os.ReadFile(filepath.Join(gen, "oa-1-big-Data.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[19788] ^= 0xff
+	if err := os.WriteFile(filepath.Join(gen, "oa-1-big-Data.db"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(filepath.Join(fixtures.Dir(t), "cassandra"))
 	t.Setenv("CI", "1")
 	savedOut, savedErr := stdout, stderr

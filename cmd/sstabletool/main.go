@@ -35,8 +35,10 @@ func commands() []*cli.Command {
 		memsimCommand(),
 		metadataCommand(),
 		partitionsCommand(),
+		queryCommand(),
 		savingsCommand(),
 		schemaCommand(),
+		scrubCommand(),
 		upgradeCommand(),
 		verifyCommand(),
 	}

@@ -53,8 +53,9 @@ func TestScripts(t *testing.T) {
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", root+"/cassandra")
-			env.Setenv("SCHEMAS", schemas) // CQL files, e.g. DESCRIBE KEYSPACE output
-			env.Setenv("STRESS", stress)   // Cassandra's example cassandra-stress profiles
+			env.Setenv("REALWORLD", root+"/realworld") // real writers' sstables, Cassandra's damaged-file test data
+			env.Setenv("SCHEMAS", schemas)             // CQL files, e.g. DESCRIBE KEYSPACE output
+			env.Setenv("STRESS", stress)               // Cassandra's example cassandra-stress profiles
 			env.Setenv("NO_COLOR", "1")
 			return nil
 		},

@@ -152,7 +152,11 @@ func mergeEach(c *cli.Context, verb string, fn func(g tableGroup) error) error {
 	if err != nil {
 		return err
 	}
-	groups := groupTables(sc, c.Bool("recursive"))
+	return mergeGroups(c, groupTables(sc, c.Bool("recursive")), verb, fn)
+}
+
+// mergeGroups is mergeEach over groups found already.
+func mergeGroups(c *cli.Context, groups []tableGroup, verb string, fn func(g tableGroup) error) error {
 	failed := 0
 	for _, g := range groups {
 		err := fn(g)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"os"
@@ -603,5 +604,42 @@ func TestFixtureCounterContexts(t *testing.T) {
 		if found == 0 {
 			t.Errorf("%s: no counter context found in Data.db", g)
 		}
+	}
+}
+
+// Elements splits what AppendJSON prints element by element.
+func TestElements(t *testing.T) {
+	for _, tc := range []struct {
+		class string
+		v     []byte
+		want  []string // hex, "null" for nil
+	}{
+		{"org.apache.cassandra.db.marshal.ListType(org.apache.cassandra.db.marshal.Int32Type)", []byte{0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2}, []string{"00000001", "00000002"}},
+		{"org.apache.cassandra.db.marshal.MapType(org.apache.cassandra.db.marshal.UTF8Type,org.apache.cassandra.db.marshal.BytesType)", []byte{0, 0, 0, 1, 0, 0, 0, 1, 'a', 0, 0, 0, 0}, []string{"61", ""}},
+		{"org.apache.cassandra.db.marshal.TupleType(org.apache.cassandra.db.marshal.Int32Type,org.apache.cassandra.db.marshal.UTF8Type)", []byte{0xff, 0xff, 0xff, 0xff}, []string{"null", "null"}},
+	} {
+		typ, err := Parse(tc.class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := typ.Elements(tc.v)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.class, err)
+		}
+		var s []string
+		for _, e := range got {
+			if e == nil {
+				s = append(s, "null")
+			} else {
+				s = append(s, fmt.Sprintf("%x", e))
+			}
+		}
+		if fmt.Sprint(s) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.class, s, tc.want)
+		}
+	}
+	typ, _ := Parse("org.apache.cassandra.db.marshal.ListType(org.apache.cassandra.db.marshal.Int32Type)")
+	if _, err := typ.Elements([]byte{0, 0, 0, 9}); err == nil {
+		t.Error("a count past the bytes should fail")
 	}
 }

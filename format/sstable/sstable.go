@@ -30,6 +30,10 @@ type Options struct {
 	Access reader.Access
 	// NoVerify skips per-chunk CRC checks on the read path (verify still checks).
 	NoVerify bool
+	// NoTries opens a BTI sstable without Partitions.db and Rows.db, which
+	// are derived from Data.db: for scrub, which rebuilds ones that do
+	// not open. Scans need neither; lookups then say they are missing.
+	NoTries bool
 	// OnIndexDamage, when set, is told each time a key lookup finds the
 	// partition index (Summary.db, Index.db, Partitions.db, Rows.db) at
 	// odds with Data.db or unreadable; the lookup then scans Data.db for
@@ -148,7 +152,7 @@ func Open(path string, opts Options) (*SSTable, error) {
 			return nil, err
 		}
 	}
-	if desc.Version.IsBTI() {
+	if desc.Version.IsBTI() && !opts.NoTries {
 		if err := s.openTries(opts.Access); err != nil {
 			s.Close()
 			return nil, err

@@ -54,6 +54,9 @@ type Plan struct {
 	Failed []Skip `json:"failed,omitempty"`
 	// Count is the number of sstables to rewrite.
 	Count int `json:"count"`
+
+	// sel says why an sstable is not rewritten ("" when it is).
+	sel func(d format.Descriptor) string
 }
 
 // names are the keyspace and table a directory's place in a data
@@ -101,7 +104,28 @@ func NewPlan(paths []string, to format.Version) (*Plan, error) {
 	if to.IsBTI() {
 		return nil, fmt.Errorf("upgrade writes big-format sstables; %s is %s", to.Name, to.Format)
 	}
-	p := &Plan{To: to}
+	return newPlan(paths, to, func(d format.Descriptor) string {
+		switch v := d.Version; {
+		case v.Format != format.Big:
+			return fmt.Sprintf("%s-%s: not the big format", v.Format, v.Name)
+		case v.Name == to.Name:
+			return "already " + v.Name
+		case v.Name > to.Name:
+			return fmt.Sprintf("%s is newer than %s: upgrade never downgrades (convert --to %s writes a copy elsewhere)", v.Name, to.Name, to.Name)
+		}
+		return ""
+	})
+}
+
+// NewPlanAll is NewPlan for a rewrite of every live sstable, of any
+// format and version (scrub in place, with Options.Rewriter); to only
+// names the run's target in the report.
+func NewPlanAll(paths []string, to format.Version) (*Plan, error) {
+	return newPlan(paths, to, func(format.Descriptor) string { return "" })
+}
+
+func newPlan(paths []string, to format.Version, sel func(format.Descriptor) string) (*Plan, error) {
+	p := &Plan{To: to, sel: sel}
 	seen := map[string]bool{}
 	for _, arg := range paths {
 		fi, err := os.Stat(arg)
@@ -109,7 +133,7 @@ func NewPlan(paths []string, to format.Version) (*Plan, error) {
 		case err != nil:
 			p.Failed = append(p.Failed, Skip{arg, err.Error()})
 		case !fi.IsDir():
-			p.Failed = append(p.Failed, Skip{arg, "not a directory: upgrade takes a data directory, a keyspace's or a table's (every sstable older than " + to.Name + " in it is rewritten)"})
+			p.Failed = append(p.Failed, Skip{arg, "not a directory: a data directory, a keyspace's or a table's is expected (each sstable in it is considered)"})
 		default:
 			if err := p.walk(arg, seen); err != nil {
 				return nil, err
@@ -221,13 +245,9 @@ func (p *Plan) table(dir, real string, ents []os.DirEntry) error {
 			p.Failed = append(p.Failed, Skip{f.Path, err.Error()})
 			continue
 		}
-		switch v := d.Version; {
-		case v.Format != format.Big:
-			p.Skipped = append(p.Skipped, Skip{f.Path, fmt.Sprintf("%s-%s: not the big format", v.Format, v.Name)})
-		case v.Name == p.To.Name:
-			p.Skipped = append(p.Skipped, Skip{f.Path, "already " + v.Name})
-		case v.Name > p.To.Name:
-			p.Skipped = append(p.Skipped, Skip{f.Path, fmt.Sprintf("%s is newer than %s: upgrade never downgrades (convert --to %s writes a copy elsewhere)", v.Name, p.To.Name, p.To.Name)})
+		switch why := p.sel(d); {
+		case why != "":
+			p.Skipped = append(p.Skipped, Skip{f.Path, why})
 		default:
 			if _, err := os.Stat(d.Path(format.ComponentData)); err != nil {
 				p.Failed = append(p.Failed, Skip{f.Path, err.Error()})

@@ -38,13 +38,13 @@ const componentsWritten = 8
 // was. From 4 on the log is committed: the old files are deleted. Either
 // way one copy remains, and a complete one exists at every instant.
 type txn struct {
-	d       *disk
-	t       *Table
-	log     string // the log's path
-	logOwn  owner
-	newDesc format.Descriptor
-	newRec  txnlog.Record
-	out     *output
+	d      *disk
+	t      *Table
+	log    string // the log's path
+	logOwn owner
+	// added are the new sstables, each ADDed before its first file.
+	added []format.Descriptor
+	out   *output
 }
 
 // output creates the new sstable's files in the table directory.
@@ -139,11 +139,13 @@ func withTimes(dir string, names []string) []txnlog.File {
 	return out
 }
 
-// begin writes the ADD record: from here on, whatever the new sstable's
-// files hold, a crash leaves them to be deleted.
-func (x *txn) begin() error {
-	x.newRec = txnlog.NewRecord(txnlog.Add, x.t.recordPath(x.newDesc), 0, componentsWritten)
-	return x.d.appendLine(x.log, x.newRec.Raw, x.logOwn)
+// add writes the ADD record of a new sstable (the first record creates
+// the log): from here on, whatever its files hold, a crash leaves them to
+// be deleted. A rewrite may add several (scrub's second sstable of
+// out-of-order partitions), as Cassandra's transaction updates several.
+func (x *txn) add(d format.Descriptor) error {
+	x.added = append(x.added, d)
+	return x.d.appendLine(x.log, txnlog.NewRecord(txnlog.Add, x.t.recordPath(d), 0, componentsWritten).Raw, x.logOwn)
 }
 
 // rollback undoes an uncommitted transaction as Cassandra's abort does:
@@ -158,12 +160,14 @@ func (x *txn) rollback() error {
 	if err := x.d.appendLine(x.log, txnlog.NewRecord(txnlog.Abort, "", 0, 0).Raw, x.logOwn); err != nil {
 		return err
 	}
-	names, _, err := sstableFiles(x.t.Dir, x.newDesc.Prefix())
-	if err != nil {
-		return err
-	}
-	if err := x.d.deleteFiles(withTimes(x.t.Dir, names)); err != nil {
-		return err
+	for _, d := range x.added {
+		names, _, err := sstableFiles(x.t.Dir, d.Prefix())
+		if err != nil {
+			return err
+		}
+		if err := x.d.deleteFiles(withTimes(x.t.Dir, names)); err != nil {
+			return err
+		}
 	}
 	if err := x.d.syncDir(x.t.Dir); err != nil {
 		return err
@@ -241,9 +245,9 @@ func (d *disk) recover(t *Table, dry bool) ([]Recovery, error) {
 		}
 		v := l.Verify()
 		switch {
-		case op != txnlog.OpUpgrade || len(l.Replicas) != 1 || !inDir:
+		case op != txnlog.OpUpgrade && op != txnlog.OpScrub || len(l.Replicas) != 1 || !inDir:
 			rec.Action = "left"
-			rec.Problem = "not an sstable upgrade's log in this directory alone; Cassandra's startup cleans it up"
+			rec.Problem = "not the log of an sstable upgrade or scrub in this directory alone; Cassandra's startup cleans it up"
 			out = append(out, rec)
 			continue
 		case !v.OK:

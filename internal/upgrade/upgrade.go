@@ -54,6 +54,48 @@ type Options struct {
 	Progress func(done, total int64)
 	// Log, when set, hears one line per step as it happens.
 	Log func(line string)
+	// Op is the operation the transaction logs name (their file name and
+	// what the next run recovers): txnlog.OpUpgrade unless set.
+	Op string
+	// Rewriter, when set, replaces each sstable in place of convert (scrub
+	// does); DryRun is then refused.
+	Rewriter Rewriter
+}
+
+// A Rewriter replaces the sstable whose Data.db is src: it writes each new
+// sstable through out.New, which gives it an id and logs its ADD record
+// before any file exists, and says what it did. It may write none (every
+// partition lost: the old sstable is removed) or several. With Unchanged
+// set and nothing written the old sstable stays and no transaction is
+// made.
+type Rewriter func(src string, out Outputs, progress func(done, total int64)) (Rewritten, error)
+
+// Outputs creates the new sstables of one rewrite in the old one's
+// directory.
+type Outputs interface {
+	New(v format.Version) (format.Descriptor, convert.Output, error)
+	// Dir is the table directory.
+	Dir() string
+	// Link hard-links a file into the table directory's tree (a
+	// pre-rewrite snapshot) through the run's file system.
+	Link(oldname, newname string) error
+	MkdirAll(dir string) error
+	SyncDir(dir string) error
+}
+
+// Rewritten is what a Rewriter did.
+type Rewritten struct {
+	Unchanged  bool
+	Partitions int64
+	Verified   bool
+	// Problem: the rewrite was refused on what it found (scrub's abort
+	// mode); it is rolled back and reported with Report.Problems.
+	Problem    bool
+	Components []convert.Component
+	// To is the version written (the report's), Before and After the
+	// bytes of the old sstable and of what replaced it.
+	To            string
+	Before, After int64
 }
 
 // Rewrite is one sstable rewritten (or, in a dry run, to be).
@@ -70,6 +112,11 @@ type Rewrite struct {
 	Verified   bool                `json:"verified"`
 	KeptSource bool                `json:"kept_source,omitempty"`
 	Components []convert.Component `json:"components"`
+	// Outputs are the Data.db of the sstables written after Output (a
+	// scrub's out-of-order partitions); Unchanged: nothing needed
+	// rewriting, the old sstable is kept and no transaction was made.
+	Outputs   []string `json:"outputs,omitempty"`
+	Unchanged bool     `json:"unchanged,omitempty"`
 }
 
 // Where names the table ("keyspace.table"), or the directory when its
@@ -249,6 +296,12 @@ func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
 			report()
 			mu.Lock()
 			switch {
+			case err == nil && rw.Unchanged:
+				results[i] = rw
+				say("%s: %s needs no rewrite", rw.Where(), filepath.Base(rw.Source))
+			case err == nil && rw.Output == "":
+				results[i] = rw
+				say("%s: removed %s: nothing of it was kept (%d -> 0 bytes)", rw.Where(), filepath.Base(rw.Source), rw.Before)
 			case err == nil:
 				results[i] = rw
 				verb := "rewrote"
@@ -338,8 +391,7 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 		return nil, err
 	}
 	co := convert.Options{To: to, Verify: o.Verify, Access: o.Access, Progress: prog}
-	newDesc := tk.t.nextID(to)
-	rw := &Rewrite{Source: tk.src, Output: newDesc.Path(format.ComponentData), Keyspace: tk.t.Keyspace, Table: tk.t.Table,
+	rw := &Rewrite{Source: tk.src, Keyspace: tk.t.Keyspace, Table: tk.t.Table,
 		From: old.Version.Name, To: to.Name, KeptSource: o.KeepSource}
 	fill := func(res *convert.Result) {
 		rw.Partitions = res.Partitions
@@ -351,6 +403,10 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 		}
 	}
 	if o.DryRun {
+		if o.Rewriter != nil {
+			return nil, errors.New("upgrade: a dry run estimates conversions only")
+		}
+		rw.Output = tk.t.nextID(to).Path(format.ComponentData)
 		res, err := convert.Estimate(tk.src, co)
 		if err != nil {
 			return nil, err
@@ -372,11 +428,17 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 	}
 	logOwn := ownerOf(dirInfo)
 	logOwn.mode = 0o644
-	id := txnlog.NewTimeUUID()
-	x := &txn{d: d, t: tk.t, newDesc: newDesc, logOwn: logOwn,
-		log: filepath.Join(tk.t.Dir, txnlog.Name(to.Name, txnlog.OpUpgrade, id))}
+	op := o.Op
+	if op == "" {
+		op = txnlog.OpUpgrade
+	}
+	lv := to
+	if lv.Name == "" {
+		lv = old.Version // a Rewriter that keeps each sstable's version
+	}
+	x := &txn{d: d, t: tk.t, logOwn: logOwn,
+		log: filepath.Join(tk.t.Dir, txnlog.Name(logVersion(lv), op, txnlog.NewTimeUUID()))}
 	if tk.w != nil {
-		tk.w.own(newDesc.Prefix())
 		tk.w.own(filepath.Base(x.log))
 	}
 	x.out = &output{d: d, dir: tk.t.Dir, own: ownerOf(srcInfo)}
@@ -386,18 +448,44 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 		}
 		return rw, err
 	}
-	if err := x.begin(); err != nil {
-		return fail(err)
+	outs := &txnOutputs{x: x, w: tk.w}
+	rewrite := o.Rewriter
+	if rewrite == nil {
+		rewrite = func(src string, out Outputs, prog func(done, total int64)) (Rewritten, error) {
+			desc, files, err := out.New(to)
+			if err != nil {
+				return Rewritten{}, err
+			}
+			res, err := convert.ConvertTo(src, desc, files, co)
+			if res != nil {
+				fill(res)
+			}
+			if err != nil && res != nil && len(res.Problems) > 0 {
+				err = &ProblemError{err}
+			}
+			return Rewritten{Partitions: rw.Partitions, Verified: rw.Verified, Components: rw.Components}, err
+		}
 	}
-	res, err := convert.ConvertTo(tk.src, newDesc, x.out, co)
-	if res != nil {
-		fill(res)
-	}
-	if err != nil {
-		if res != nil && len(res.Problems) > 0 {
+	res, err := rewrite(tk.src, outs, prog)
+	if o.Rewriter != nil {
+		rw.Partitions, rw.Verified, rw.Components = res.Partitions, res.Verified, res.Components
+		rw.To, rw.Before, rw.After = res.To, res.Before, res.After
+		if res.Problem && err != nil {
 			err = &ProblemError{err}
 		}
+	}
+	if len(x.added) > 0 {
+		rw.Output = x.added[0].Path(format.ComponentData)
+		for _, a := range x.added[1:] {
+			rw.Outputs = append(rw.Outputs, a.Path(format.ComponentData))
+		}
+	}
+	if err != nil {
 		return fail(err)
+	}
+	if res.Unchanged && len(x.added) == 0 {
+		rw.Unchanged = true
+		return rw, nil
 	}
 	if err := d.syncDir(tk.t.Dir); err != nil {
 		return fail(err)
@@ -416,6 +504,42 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 	}
 	return rw, nil
 }
+
+// logVersion is the version part of a transaction log's name
+// (LogFile.getFileName): the version for big format, "<format>-<version>"
+// for the others.
+func logVersion(v format.Version) string {
+	if v.IsBTI() {
+		return string(v.Format) + "-" + v.Name
+	}
+	return v.Name
+}
+
+// txnOutputs gives a Rewriter its new sstables: each one's id is the next
+// free one, its ADD record logged before New returns.
+type txnOutputs struct {
+	x *txn
+	w *watch
+}
+
+func (o *txnOutputs) New(v format.Version) (format.Descriptor, convert.Output, error) {
+	desc := o.x.t.nextID(v)
+	if o.w != nil {
+		o.w.own(desc.Prefix())
+	}
+	if err := o.x.add(desc); err != nil {
+		return desc, nil, err
+	}
+	return desc, o.x.out, nil
+}
+
+func (o *txnOutputs) Dir() string { return o.x.t.Dir }
+
+func (o *txnOutputs) Link(oldname, newname string) error { return o.x.d.fs.Link(oldname, newname) }
+
+func (o *txnOutputs) MkdirAll(dir string) error { return o.x.d.fs.MkdirAll(dir, 0o755) }
+
+func (o *txnOutputs) SyncDir(dir string) error { return o.x.d.syncDir(dir) }
 
 // unchanged checks the old sstable's files are as they were at the start.
 func unchanged(w *watch, old format.Descriptor) error {

@@ -50,6 +50,9 @@ type FS interface {
 	// os.MkdirTemp does, and returns its path.
 	MkdirTemp(dir, pattern string) (string, error)
 	Rename(from, to string) error
+	// Link makes newname a hard link to oldname (a snapshot of an sstable
+	// about to be replaced, as Cassandra's snapshots are made).
+	Link(oldname, newname string) error
 	Remove(name string) error
 	RemoveAll(name string) error
 	// SyncDir makes the entries created, renamed and removed in dir
@@ -110,6 +113,7 @@ func (osFS) MkdirTemp(dir, pattern string) (string, error) {
 	return os.MkdirTemp(dir, pattern)
 }
 func (osFS) Rename(from, to string) error { return os.Rename(from, to) }
+func (osFS) Link(from, to string) error   { return os.Link(from, to) }
 func (osFS) Remove(name string) error     { return os.Remove(name) }
 func (osFS) RemoveAll(name string) error  { return os.RemoveAll(name) }
 

@@ -40,6 +40,51 @@ type Config struct {
 	ExpectedKeys int64
 	// FS is what the files are written through (nil: the real disk).
 	FS vfs.FS
+	// RepairedAt is Statistics.db's repairedAt (milliseconds; 0:
+	// unrepaired), what a compaction of repaired sstables keeps.
+	RepairedAt int64
+	// SamplingLevel is Summary.db's sampling level (0: full sampling).
+	SamplingLevel int
+	// TOC is a TOC.txt order to follow (a rewrite keeps its source's);
+	// nil lists the components in Cassandra 5.0's order.
+	TOC []string
+	// FinishStatistics, when set, is called with the Statistics.db the
+	// writer collected, before it is encoded: a rewrite of an existing
+	// sstable (scrub) carries over what the rows cannot give (repairedAt,
+	// the commit log intervals, the originating host).
+	FinishStatistics func(*stats.Statistics)
+}
+
+// Output is where an SSTableWriter writes its components: a Staging
+// (NewSSTableWriter), or for an estimate anything that takes the bytes,
+// counting them (NewSSTableWriterTo).
+type Output interface {
+	// Create creates the component file name (the full file name, such as
+	// "oa-1-big-Data.db"); Close must leave it durable.
+	Create(name string) (io.WriteCloser, error)
+}
+
+// stagingOutput is a Staging as an Output.
+type stagingOutput struct{ st *Staging }
+
+func (o stagingOutput) Create(name string) (io.WriteCloser, error) {
+	f, err := o.st.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// countedFile counts what is written to a component.
+type countedFile struct {
+	io.WriteCloser
+	n *int64
+}
+
+func (f countedFile) Write(p []byte) (int, error) {
+	n, err := f.WriteCloser.Write(p)
+	*f.n += int64(n)
+	return n, err
 }
 
 // SSTableWriter writes a new sstable partition by partition, collecting
@@ -47,13 +92,16 @@ type Config struct {
 // must come in the partitioner's order and rows in clustering order.
 type SSTableWriter struct {
 	cfg   Config
-	st    *Staging
+	st    *Staging // nil when writing to an Output of the caller's
+	out   Output
 	desc  format.Descriptor
 	part  token.Partitioner
-	data  *File
+	data  io.WriteCloser
 	dw    *DataWriter
-	index *File // Index.db, or Partitions.db for BTI
-	rows  *File // Rows.db (BTI)
+	index io.WriteCloser    // Index.db, or Partitions.db for BTI
+	rows  io.WriteCloser    // Rows.db (BTI)
+	sizes map[string]*int64 // bytes written, by component
+	files []io.WriteCloser  // every file created, for Abort to close
 	idx   *IndexWriter
 	enc   *rows.Encoder
 	bf    *filter.BloomFilter
@@ -74,8 +122,34 @@ type SSTableWriter struct {
 }
 
 // NewSSTableWriter starts an sstable in dest (see Staging for how it gets
-// there).
+// there): Finish commits it.
 func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
+	if cfg.Generation == "" {
+		cfg.Generation = "1"
+	}
+	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation}
+	st, err := NewStaging(cfg.FS, dest, desc.Prefix())
+	if err != nil {
+		return nil, err
+	}
+	w, err := newSSTableWriter(stagingOutput{st}, dest, cfg)
+	if err != nil {
+		st.Abort()
+		return nil, err
+	}
+	w.st = st
+	return w, nil
+}
+
+// NewSSTableWriterTo starts an sstable whose components are created
+// through out, named as in dir (which is only used for names): Close
+// writes the last ones, and nothing is committed (the caller stages and
+// commits, or only counts the bytes).
+func NewSSTableWriterTo(out Output, dir string, cfg Config) (*SSTableWriter, error) {
+	return newSSTableWriter(out, dir, cfg)
+}
+
+func newSSTableWriter(out Output, dest string, cfg Config) (*SSTableWriter, error) {
 	if cfg.Generation == "" {
 		cfg.Generation = "1"
 	}
@@ -102,11 +176,7 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 		return nil, err
 	}
 	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation}
-	st, err := NewStaging(cfg.FS, dest, desc.Prefix())
-	if err != nil {
-		return nil, err
-	}
-	w := &SSTableWriter{cfg: cfg, st: st, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema)}
+	w := &SSTableWriter{cfg: cfg, out: out, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema), sizes: map[string]*int64{}}
 	var clusteringTypes []*cqltype.Type
 	for _, t := range cfg.Header.ClusteringTypes {
 		clusteringTypes = append(clusteringTypes, t.Type)
@@ -119,34 +189,38 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 			t := tn.Type
 			if t == nil {
 				if t, err = cqltype.Parse(tn.Class); err != nil {
-					st.Abort()
 					return nil, fmt.Errorf("writer: clustering type %d: %w", i, err)
 				}
 			}
 			ctypes = append(ctypes, t)
 		}
 	}
-	fail := func(err error) (*SSTableWriter, error) { st.Abort(); return nil, err }
-	if w.data, err = st.Create(desc.Prefix() + format.ComponentData); err != nil {
+	fail := func(err error) (*SSTableWriter, error) {
+		if w.dw != nil {
+			w.dw.Abort()
+		}
+		return nil, err
+	}
+	if w.data, err = w.create(format.ComponentData); err != nil {
 		return fail(err)
 	}
 	if w.dw, err = NewDataWriter(w.data, cfg.Compression, cfg.Version.HasMaxCompressedLength); err != nil {
 		return fail(err)
 	}
 	comps := IndexComponents(cfg.Version)
-	if w.index, err = st.Create(desc.Prefix() + comps[0]); err != nil {
+	if w.index, err = w.create(comps[0]); err != nil {
 		return fail(err)
 	}
 	var rowsOut io.Writer
 	if cfg.Version.IsBTI() {
-		if w.rows, err = st.Create(desc.Prefix() + comps[1]); err != nil {
+		if w.rows, err = w.create(comps[1]); err != nil {
 			return fail(err)
 		}
 		rowsOut = w.rows
 	}
 	if w.idx, err = NewIndexWriter(IndexConfig{Version: cfg.Version, Partitioner: p, ClusteringTypes: ctypes,
 		ClusteringFixed: cfg.Schema.ClusteringFixed, ColumnIndexSize: cfg.ColumnIndexSize,
-		ExpectedKeys: cfg.ExpectedKeys, MinIndexInterval: cfg.MinIndexInterval}, w.index, rowsOut); err != nil {
+		ExpectedKeys: cfg.ExpectedKeys, MinIndexInterval: cfg.MinIndexInterval, SamplingLevel: cfg.SamplingLevel}, w.index, rowsOut); err != nil {
 		return fail(err)
 	}
 	if w.bf, err = filter.New(max(cfg.ExpectedKeys, 1), cfg.BloomFilterFPChance); err != nil {
@@ -155,14 +229,41 @@ func NewSSTableWriter(dest string, cfg Config) (*SSTableWriter, error) {
 	return w, nil
 }
 
-// Abort discards everything written.
-func (w *SSTableWriter) Abort() error {
-	w.dw.Abort()
-	return w.st.Abort()
+// create creates a component through the output, counting its bytes.
+func (w *SSTableWriter) create(component string) (io.WriteCloser, error) {
+	f, err := w.out.Create(w.desc.Prefix() + component)
+	if err != nil {
+		return nil, err
+	}
+	n := new(int64)
+	w.sizes[component] = n
+	w.files = append(w.files, f)
+	return countedFile{f, n}, nil
 }
 
-// Staging exposes the staging directory (crash tests).
+// Abort discards everything written: the staging directory is removed;
+// with NewSSTableWriterTo the files are closed, for the caller to discard
+// what it staged.
+func (w *SSTableWriter) Abort() error {
+	if w.dw != nil {
+		w.dw.Abort()
+	}
+	if w.st != nil {
+		return w.st.Abort()
+	}
+	for _, f := range w.files {
+		f.Close()
+	}
+	return nil
+}
+
+// Staging exposes the staging directory (crash tests); nil with
+// NewSSTableWriterTo.
 func (w *SSTableWriter) Staging() *Staging { return w.st }
+
+// Descriptor is the sstable being written (its directory is the
+// destination's).
+func (w *SSTableWriter) Descriptor() format.Descriptor { return w.desc }
 
 // StartPartition begins a partition.
 func (w *SSTableWriter) StartPartition(key []byte, d deletiontime.DeletionTime) error {
@@ -249,56 +350,99 @@ func (w *SSTableWriter) EndPartition() error {
 // Finish writes the remaining components and moves the sstable into
 // place; it returns the Data.db path.
 func (w *SSTableWriter) Finish() (string, error) {
-	if w.inPartition {
-		return "", errors.New("writer: Finish inside a partition")
-	}
-	dr, err := w.dw.Finish()
-	if err != nil {
-		return "", err
-	}
-	if err := w.data.Close(); err != nil {
-		return "", err
-	}
-	extra, err := w.idx.Finish()
-	if err != nil {
-		return "", err
-	}
-	if err := w.index.Close(); err != nil {
-		return "", err
-	}
-	if w.rows != nil {
-		if err := w.rows.Close(); err != nil {
-			return "", err
-		}
-	}
-	st := w.statistics(dr)
-	sb, err := st.Encode(w.cfg.Version)
-	if err != nil {
-		return "", fmt.Errorf("writer: Statistics.db: %w", err)
-	}
-	v := w.cfg.Version
-	files, err := SmallComponents(v, sb, extra, w.bf.Encode(v.HasOldBloomFilterFormat), dr)
-	if err != nil {
-		return "", err
-	}
-	written := append([]string{format.ComponentData}, IndexComponents(v)[0])
-	if v.IsBTI() {
-		written = append(written, IndexComponents(v)[1])
-	}
-	for _, f := range files {
-		if err := w.st.WriteFile(w.desc.Prefix()+f.Name, f.Bytes); err != nil {
-			return "", err
-		}
-		written = append(written, f.Name)
-	}
-	toc := TOCFor(nil, written)
-	if err := w.st.WriteFile(w.desc.Prefix()+format.ComponentTOC, TOCText(toc)); err != nil {
+	if _, err := w.Close(); err != nil {
 		return "", err
 	}
 	if err := w.st.Commit(); err != nil {
 		return "", err
 	}
 	return w.desc.Path(format.ComponentData), nil
+}
+
+// Written is what Close wrote.
+type Written struct {
+	// Components are the sizes of the files written, in TOC.txt's order.
+	Components []ComponentSize
+	Data       *DataResult
+	Statistics *stats.Statistics
+}
+
+// ComponentSize is one component's name (as in TOC.txt) and size.
+type ComponentSize struct {
+	Name string
+	Size int64
+}
+
+// Close writes the remaining components (Statistics.db, Filter.db,
+// Summary.db, the checksums, TOC.txt) and closes every file; it commits
+// nothing (Finish does, for a writer that staged).
+func (w *SSTableWriter) Close() (*Written, error) {
+	if w.inPartition {
+		return nil, errors.New("writer: Finish inside a partition")
+	}
+	dr, err := w.dw.Finish()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.data.Close(); err != nil {
+		return nil, err
+	}
+	extra, err := w.idx.Finish()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.index.Close(); err != nil {
+		return nil, err
+	}
+	if w.rows != nil {
+		if err := w.rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	st := w.statistics(dr)
+	if w.cfg.FinishStatistics != nil {
+		w.cfg.FinishStatistics(st)
+	}
+	sb, err := st.Encode(w.cfg.Version)
+	if err != nil {
+		return nil, fmt.Errorf("writer: Statistics.db: %w", err)
+	}
+	v := w.cfg.Version
+	files, err := SmallComponents(v, sb, extra, w.bf.Encode(v.HasOldBloomFilterFormat), dr)
+	if err != nil {
+		return nil, err
+	}
+	written := append([]string{format.ComponentData}, IndexComponents(v)[0])
+	if v.IsBTI() {
+		written = append(written, IndexComponents(v)[1])
+	}
+	for _, f := range files {
+		if err := w.writeWhole(f.Name, f.Bytes); err != nil {
+			return nil, err
+		}
+		written = append(written, f.Name)
+	}
+	toc := TOCFor(w.cfg.TOC, written)
+	if err := w.writeWhole(format.ComponentTOC, TOCText(toc)); err != nil {
+		return nil, err
+	}
+	out := &Written{Data: dr, Statistics: st}
+	for _, name := range toc {
+		out.Components = append(out.Components, ComponentSize{Name: name, Size: *w.sizes[name]})
+	}
+	return out, nil
+}
+
+func (w *SSTableWriter) writeWhole(component string, b []byte) error {
+	f, err := w.create(component)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func (w *SSTableWriter) statistics(dr *DataResult) *stats.Statistics {
@@ -312,6 +456,7 @@ func (w *SSTableWriter) statistics(dr *DataResult) *stats.Statistics {
 		FirstKey:            w.first,
 		LastKey:             w.lastKey,
 		TokenSpaceCoverage:  stats.NoTokenSpaceCoverage,
+		RepairedAt:          w.cfg.RepairedAt,
 	}
 	w.col.Fill(s)
 	if w.cfg.Version.HasLegacyMinMax {

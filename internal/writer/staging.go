@@ -286,6 +286,11 @@ func moveInto(fsys vfs.FS, dir, dest string, names []string) (int, error) {
 	return moved, nil
 }
 
+// Output creates files in the staging directory through the Output
+// interface: an SSTableWriter given it (NewSSTableWriterTo) writes its
+// sstable into this staging, so that several sstables commit at once.
+func (s *Staging) Output() Output { return stagingOutput{s} }
+
 // Dir is the staging directory: files are there until Commit.
 func (s *Staging) Dir() string { return s.tmp }
 

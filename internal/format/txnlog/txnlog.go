@@ -235,6 +235,7 @@ func Name(version, op string, id UUID) string {
 // lower case without spaces).
 const (
 	OpUpgrade    = "upgradesstables" // "Upgrade sstables"
+	OpScrub      = "scrub"           // "Scrub"
 	OpCompaction = "compaction"
 	OpFlush      = "flush"
 )

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -20,10 +21,12 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/internal/tui/keys"
 	"github.com/sstabletool/sstabletool/internal/tui/theme"
 	"github.com/sstabletool/sstabletool/internal/tui/views"
+	"github.com/sstabletool/sstabletool/merge"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -35,6 +38,12 @@ type App struct {
 	// parts keeps each table's partitions view, so going back and opening
 	// it again neither re-lists nor re-scans.
 	parts map[*catalog.Table]*views.Partitions
+	// merged keeps each directory's merged table and view (M toggles
+	// between a table's sstables and their merge).
+	merged     map[string]*views.MergedPartitions
+	mergedData map[string]*catalog.Merged
+	// startMerged opens the first table's merge on Init (browse --merge).
+	startMerged bool
 
 	status    string
 	statusErr bool
@@ -51,7 +60,8 @@ type App struct {
 // otherwise at the sstables view, which lists every sstable it was given,
 // an unreadable one as a row with its error.
 func New(tables []*catalog.Table, unreadable []catalog.Unreadable, th *theme.Theme) *App {
-	a := &App{env: &views.Env{Theme: th, Keys: keys.Default()}, tables: tables, parts: map[*catalog.Table]*views.Partitions{}}
+	a := &App{env: &views.Env{Theme: th, Keys: keys.Default()}, tables: tables, parts: map[*catalog.Table]*views.Partitions{},
+		merged: map[string]*views.MergedPartitions{}, mergedData: map[string]*catalog.Merged{}}
 	a.help = help.New()
 	a.help.Styles.ShortKey = th.Key
 	a.help.Styles.ShortDesc = th.Dim
@@ -113,10 +123,18 @@ func (a *App) Stack() []views.View { return a.stack }
 // Status is the status line's text and whether it is an error.
 func (a *App) Status() (string, bool) { return a.status, a.statusErr }
 
+// StartMerged makes the app open the merge of its first table's
+// directory when it starts (browse --merge).
+func (a *App) StartMerged() { a.startMerged = true }
+
 func (a *App) Init() tea.Cmd {
 	var cmds []tea.Cmd
 	if top := a.Top(); top != nil {
 		cmds = append(cmds, top.Init())
+	}
+	if a.startMerged && len(a.tables) > 0 {
+		t := a.tables[0]
+		cmds = append(cmds, func() tea.Msg { return views.OpenMergedMsg{Table: t} })
 	}
 	if a.env.Theme.Color {
 		// The help line's ellipsis is grey for the background (bubbles'
@@ -149,6 +167,9 @@ func (a *App) quit() tea.Cmd {
 	for _, p := range a.parts {
 		p.Close()
 	}
+	for _, m := range a.mergedData {
+		m.Close()
+	}
 	for _, v := range a.stack {
 		v.Close()
 	}
@@ -161,7 +182,9 @@ func (a *App) back() tea.Cmd {
 		return a.quit()
 	}
 	top := a.Top()
-	if _, cached := top.(*views.Partitions); !cached {
+	switch top.(type) {
+	case *views.Partitions, *views.MergedPartitions: // cached
+	default:
 		top.Close()
 	}
 	a.stack = a.stack[:len(a.stack)-1]
@@ -195,6 +218,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return a, nil
 		}
 		return a, p.Init()
+	case views.OpenMergedMsg:
+		return a, a.openMerged(msg.Table)
 	case views.Owned:
 		return a, msg.Owner().Update(msg)
 	case tea.KeyPressMsg:
@@ -256,6 +281,11 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 			return a.pushView(views.NewHelp(a.env))
 		}
 		return nil
+	case key.Matches(msg, k.Merge):
+		if _, ok := top.(*views.MergedPartitions); ok && len(a.stack) > 1 {
+			return a.back() // M again: back to the sstables
+		}
+		return top.Update(msg)
 	case key.Matches(msg, k.Metadata):
 		if _, ok := top.(*views.Metadata); !ok && top.Table() != nil {
 			return a.pushView(views.NewMetadata(a.env, top.Table()))
@@ -263,6 +293,31 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	return top.Update(msg)
+}
+
+// openMerged shows the merge of the sstables in t's directory (those the
+// browser was given), opening it the first time.
+func (a *App) openMerged(t *catalog.Table) tea.Cmd {
+	dir := filepath.Dir(t.S.Path(format.ComponentData))
+	if v, ok := a.merged[dir]; ok {
+		v.SetSize(a.w, a.bodyHeight())
+		a.stack = append(a.stack, v)
+		return nil
+	}
+	var paths []string
+	for _, o := range a.tables {
+		if p := o.S.Path(format.ComponentData); filepath.Dir(p) == dir {
+			paths = append(paths, p)
+		}
+	}
+	m, err := catalog.OpenMerged(paths, t.Access(), merge.Options{GCGraceSeconds: merge.DefaultGCGraceSeconds})
+	if err != nil {
+		a.status, a.statusErr = "merge: "+err.Error(), true
+		return nil
+	}
+	v := views.NewMergedPartitions(a.env, m)
+	a.merged[dir], a.mergedData[dir] = v, m
+	return a.pushView(v)
 }
 
 // View is the screen, on the alternate screen with the mouse reported
@@ -332,7 +387,7 @@ func fitBlock(s string, w, h int) string {
 // quits, listing known (sstables the caller could not open) among the
 // rest; mouse reports the mouse to the browser. It returns every sstable
 // that could not be opened; errNoneReadable when none could be.
-func Run(paths []string, access reader.Access, mouse bool, known []catalog.Unreadable) ([]catalog.Unreadable, error) {
+func Run(paths []string, access reader.Access, mouse, merged bool, known []catalog.Unreadable) ([]catalog.Unreadable, error) {
 	tables, bad := Open(paths, access)
 	bad = append(known, bad...)
 	defer func() {
@@ -345,6 +400,9 @@ func Run(paths []string, access reader.Access, mouse bool, known []catalog.Unrea
 	}
 	a := New(tables, bad, theme.New(theme.Detect(os.Stdout)))
 	a.altScreen, a.mouse = true, mouse
+	if merged {
+		a.StartMerged()
+	}
 	_, err := tea.NewProgram(a).Run()
 	return bad, err
 }

@@ -158,3 +158,6 @@ func (u Unreadable) Version() string {
 	}
 	return "?"
 }
+
+// Access is how the table's components are read.
+func (t *Table) Access() reader.Access { return t.access }

@@ -9,6 +9,7 @@ type Map struct {
 	Up, Down, PageUp, PageDown, HalfUp, HalfDown, Home, End key.Binding
 	Open, Back, Quit, Help, Bytes, Metadata                 key.Binding
 	Sort, Filter, Token, NextField, PrevField               key.Binding
+	Merge, Explain                                          key.Binding
 }
 
 // Default is the key map: arrows and vim keys move, PgUp/PgDn and
@@ -37,6 +38,8 @@ func Default() Map {
 		Token:     b("t", "token", "t"),
 		NextField: b("tab/n", "next field", "tab", "n"),
 		PrevField: b("S-tab/N", "prev field", "shift+tab", "N"),
+		Merge:     b("M", "merge/unmerge", "M"),
+		Explain:   b("e", "explain", "e"),
 	}
 }
 

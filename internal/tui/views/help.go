@@ -36,7 +36,7 @@ func (v *Help) Groups() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Home, k.End},
 		{k.Open, k.Back, k.Quit, keys.Quitting, k.Help, k.Metadata, k.Bytes},
-		{k.Sort, k.Filter, k.Token, k.NextField, k.PrevField},
+		{k.Sort, k.Filter, k.Token, k.NextField, k.PrevField, k.Merge, k.Explain},
 	}
 }
 

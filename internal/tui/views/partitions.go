@@ -395,6 +395,9 @@ func (p *Partitions) key(msg tea.KeyPressMsg) tea.Cmd {
 		if i := p.Selected(); i >= 0 {
 			return push(NewPartitionBytes(p.env, p.t, p.list.Offsets[i], p.list.Sizes[i], "partition "+p.t.FormatKey(p.list.Keys[i])))
 		}
+	case key.Matches(msg, k.Merge):
+		t := p.t
+		return func() tea.Msg { return OpenMergedMsg{Table: t} }
 	}
 	return nil
 }

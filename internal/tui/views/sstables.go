@@ -85,9 +85,12 @@ func (v *Sstables) Title() string {
 	return fmt.Sprintf("%d sstables", n)
 }
 
-func (v *Sstables) Capturing() bool       { return false }
-func (v *Sstables) Close()                {}
-func (v *Sstables) Keys() []key.Binding   { k := v.env.Keys; return []key.Binding{k.Open, k.Metadata} }
+func (v *Sstables) Capturing() bool { return false }
+func (v *Sstables) Close()          {}
+func (v *Sstables) Keys() []key.Binding {
+	k := v.env.Keys
+	return []key.Binding{k.Open, k.Merge, k.Metadata}
+}
 func (v *Sstables) Table() *catalog.Table { return v.Selected() }
 
 // selectedUnreadable is the selected row when it is an unreadable sstable.
@@ -240,6 +243,12 @@ func (v *Sstables) Update(msg tea.Msg) tea.Cmd {
 		}
 		return next
 	case tea.KeyPressMsg:
+		if key.Matches(msg, v.env.Keys.Merge) {
+			if t := v.Selected(); t != nil {
+				return func() tea.Msg { return OpenMergedMsg{Table: t} }
+			}
+			return nil
+		}
 		if key.Matches(msg, v.env.Keys.Open) {
 			if t := v.Selected(); t != nil {
 				return func() tea.Msg { return OpenTableMsg{Table: t} }

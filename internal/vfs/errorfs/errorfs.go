@@ -40,10 +40,11 @@ const (
 	Chown
 	Lock
 	Read // ReadFile, ReadDir, Stat, Lstat and File.Stat: no change
+	Link
 )
 
 var kindNames = [...]string{"create", "open-append", "write", "fsync", "fsync-dir", "rename", "remove", "remove-all",
-	"mkdir", "mkdir-temp", "chmod", "chown", "lock", "read"}
+	"mkdir", "mkdir-temp", "chmod", "chown", "lock", "read", "link"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -226,6 +227,10 @@ func (e *FS) MkdirTemp(dir, pattern string) (name string, err error) {
 
 func (e *FS) Rename(from, to string) error {
 	return e.do(Rename, from, func() error { return e.inner.Rename(from, to) })
+}
+
+func (e *FS) Link(from, to string) error {
+	return e.do(Link, to, func() error { return e.inner.Link(from, to) })
 }
 
 func (e *FS) Remove(name string) error {
