@@ -164,8 +164,12 @@ func exportAction(c *cli.Context) error {
 				return jerr
 			}
 		} else {
-			fmt.Fprintf(stdout, "exported %d tables merged from %d sstables: %d files, %d rows, %d bytes under %s\n",
-				sum.Tables, sum.SSTables, len(sum.Files), sum.Rows, sum.Bytes, sum.Out)
+			tables := "tables"
+			if sum.Tables == 1 {
+				tables = "table"
+			}
+			fmt.Fprintf(stdout, "exported %d %s merged from %d sstables: %d files, %d rows, %d bytes under %s\n",
+				sum.Tables, tables, sum.SSTables, len(sum.Files), sum.Rows, sum.Bytes, sum.Out)
 		}
 		return err
 	}
