@@ -73,14 +73,14 @@ const (
 // (keyspace=K/table=T/), from which every engine adds them as columns.
 var partitionSpecs = []spec{
 	{name: "node", typ: tString, dict: true, constant: true, doc: "the node the sstable was exported on (--node, default the host name)"},
-	{name: "sstable", typ: tString, dict: true, constant: true, doc: "the sstable's name without the component, as `nc-1-big`"},
-	{name: "version", typ: tString, dict: true, constant: true, doc: "the sstable's format version (`nb`, `nc`, `oa`, `da`, ...)"},
+	{name: "sstable", typ: tString, dict: true, constant: true, doc: "the sstable's name without the component, as `nc-1-big`; `merged` with `--merge`"},
+	{name: "version", typ: tString, dict: true, constant: true, doc: "the sstable's format version (`nb`, `nc`, `oa`, `da`, ...); `merged` with `--merge`"},
 	{name: "key", typ: tString, stats: true, doc: "the partition key as `partitions` prints it: its text, the components of a composite key joined by `:`"},
 	{name: "key_hex", typ: tString, doc: "the partition key's bytes in hex, as stored"},
 	{name: "token", typ: tInt64, optional: true, stats: true, doc: "the key's token (Murmur3Partitioner); null for other partitioners"},
 	{name: "token_text", typ: tString, doc: "the token as `partitions` prints it, whatever the partitioner"},
-	{name: "offset", typ: tInt64, optional: true, doc: "the partition's position in uncompressed Data.db"},
-	{name: "size", typ: tInt64, optional: true, stats: true, doc: "bytes of uncompressed Data.db, header to end-of-partition byte"},
+	{name: "offset", typ: tInt64, optional: true, doc: "the partition's position in uncompressed Data.db; null with `--merge`"},
+	{name: "size", typ: tInt64, optional: true, stats: true, doc: "bytes of uncompressed Data.db, header to end-of-partition byte; null with `--merge`"},
 	{name: "rows", typ: tInt64, doc: "rows, the static row left out (as `partitions` counts)"},
 	{name: "cells", typ: tInt64, doc: "cells of those rows"},
 	{name: "tombstones", typ: tInt64, doc: "the sum of the six kinds below (sstablepartitions' tombstone count)"},
@@ -122,7 +122,7 @@ const (
 // a timestamp that sstabledump prints inside a partition.
 var cellSpecs = []spec{
 	{name: "node", typ: tString, dict: true, constant: true, doc: "as in partitions/"},
-	{name: "sstable", typ: tString, dict: true, constant: true, doc: "as in partitions/"},
+	{name: "sstable", typ: tString, dict: true, constant: true, doc: "as in partitions/; with `--merge`, the sstable this record of the merged view came from (`merged` for a counter whose shards the merge combined from several)"},
 	{name: "key", typ: tString, stats: true, shared: true, doc: "the partition key, as in partitions/"},
 	{name: "token", typ: tInt64, optional: true, stats: true, shared: true, doc: "the key's token (Murmur3Partitioner), as in partitions/"},
 	{name: "clustering", typ: tStringList, doc: "the row's clustering values, or a marker's bound, each as sstabledump prints it (a string's text, anything else its JSON); a bound lists only the values it has (sstabledump prints `*` for the others); empty for the static row and for a table without clustering columns"},
