@@ -154,7 +154,7 @@ func exportAction(c *cli.Context) error {
 	sum := exportSummary{Out: c.String("out"), Node: node, Files: []export.File{}}
 	if c.Bool("merge") {
 		sum.Merged = true
-		err := exportMerged(c, ex, sf, now, &sum, &size, &before)
+		err := exportMerged(c, ex, sf, now, &sum, &size, &before, prog)
 		prog.done()
 		if sum.Tables == 0 && len(sum.Errors) == 0 {
 			return err // bad usage, or nothing found: no summary

@@ -123,8 +123,17 @@ func mergedName(t *merge.Table) string {
 // -r each table directory) merged, its partitions and cells in one file
 // per dataset, and its sstables' rows of the sstables dataset as export
 // writes them without --merge (the scan's totals left null).
-func exportMerged(c *cli.Context, ex *export.Exporter, sf *inspect.SchemaFile, now int64, sum *exportSummary, size, before *int64) error {
-	return mergeEach(c, "exported", func(g tableGroup) error {
+func exportMerged(c *cli.Context, ex *export.Exporter, sf *inspect.SchemaFile, now int64, sum *exportSummary, size, before *int64, prog *progress) error {
+	sc, err := findSSTables(c)
+	if err != nil {
+		return err
+	}
+	for _, f := range sc.found {
+		if fi, err := os.Stat(f.Path); err == nil {
+			prog.total += fi.Size()
+		}
+	}
+	return mergeGroups(c, groupTables(sc, c.Bool("recursive")), "exported", func(g tableGroup) error {
 		t, err := openTable(c, g, sf)
 		if err != nil {
 			return sum.failed(g, err)
