@@ -72,4 +72,3 @@ func BenchmarkMergeWrite(b *testing.B) {
 	b.ReportMetric(float64(tWrite)/float64(tFloor), "x-merge-write")
 	b.ReportMetric(float64(tEst)/float64(tFloor), "x-merge-estimate")
 }
-

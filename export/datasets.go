@@ -72,15 +72,15 @@ const (
 // are not among them: they are the Hive partition directories
 // (keyspace=K/table=T/), from which every engine adds them as columns.
 var partitionSpecs = []spec{
-	{name: "node", typ: tString, dict: true, doc: "the node the sstable was exported on (--node, default the host name)"},
-	{name: "sstable", typ: tString, dict: true, doc: "the sstable's name without the component, as `nc-1-big`"},
-	{name: "version", typ: tString, dict: true, doc: "the sstable's format version (`nb`, `nc`, `oa`, `da`, ...)"},
+	{name: "node", typ: tString, dict: true, constant: true, doc: "the node the sstable was exported on (--node, default the host name)"},
+	{name: "sstable", typ: tString, dict: true, constant: true, doc: "the sstable's name without the component, as `nc-1-big`; `merged` with `--merge`"},
+	{name: "version", typ: tString, dict: true, constant: true, doc: "the sstable's format version (`nb`, `nc`, `oa`, `da`, ...); `merged` with `--merge`"},
 	{name: "key", typ: tString, stats: true, doc: "the partition key as `partitions` prints it: its text, the components of a composite key joined by `:`"},
 	{name: "key_hex", typ: tString, doc: "the partition key's bytes in hex, as stored"},
 	{name: "token", typ: tInt64, optional: true, stats: true, doc: "the key's token (Murmur3Partitioner); null for other partitioners"},
 	{name: "token_text", typ: tString, doc: "the token as `partitions` prints it, whatever the partitioner"},
-	{name: "offset", typ: tInt64, optional: true, doc: "the partition's position in uncompressed Data.db"},
-	{name: "size", typ: tInt64, optional: true, stats: true, doc: "bytes of uncompressed Data.db, header to end-of-partition byte"},
+	{name: "offset", typ: tInt64, optional: true, doc: "the partition's position in uncompressed Data.db; null with `--merge`"},
+	{name: "size", typ: tInt64, optional: true, stats: true, doc: "bytes of uncompressed Data.db, header to end-of-partition byte; null with `--merge`"},
 	{name: "rows", typ: tInt64, doc: "rows, the static row left out (as `partitions` counts)"},
 	{name: "cells", typ: tInt64, doc: "cells of those rows"},
 	{name: "tombstones", typ: tInt64, doc: "the sum of the six kinds below (sstablepartitions' tombstone count)"},
@@ -121,17 +121,17 @@ const (
 // cellSpecs are the cells dataset's columns: one row for each thing with
 // a timestamp that sstabledump prints inside a partition.
 var cellSpecs = []spec{
-	{name: "node", typ: tString, dict: true, doc: "as in partitions/"},
-	{name: "sstable", typ: tString, dict: true, doc: "as in partitions/"},
-	{name: "key", typ: tString, stats: true, doc: "the partition key, as in partitions/"},
-	{name: "token", typ: tInt64, optional: true, stats: true, doc: "the key's token (Murmur3Partitioner), as in partitions/"},
+	{name: "node", typ: tString, dict: true, constant: true, doc: "as in partitions/"},
+	{name: "sstable", typ: tString, dict: true, constant: true, doc: "as in partitions/; with `--merge`, the sstable this record of the merged view came from (`merged` for a counter whose shards the merge combined from several)"},
+	{name: "key", typ: tString, stats: true, shared: true, doc: "the partition key, as in partitions/"},
+	{name: "token", typ: tInt64, optional: true, stats: true, shared: true, doc: "the key's token (Murmur3Partitioner), as in partitions/"},
 	{name: "clustering", typ: tStringList, doc: "the row's clustering values, or a marker's bound, each as sstabledump prints it (a string's text, anything else its JSON); a bound lists only the values it has (sstabledump prints `*` for the others); empty for the static row and for a table without clustering columns"},
 	{name: "kind", typ: tString, dict: true, doc: "what the row sits in: `row`, `static`, `range_tombstone_bound` or `range_tombstone_boundary`"},
 	{name: "entry", typ: tString, dict: true, doc: "what the row is: `cell`; `liveness`, the primary-key liveness of a row that has no cells (an INSERT of the key alone; a row with cells is there through them, which carry the same timestamp); `deletion`, a row deletion; `column_deletion`, a whole collection or UDT deleted; a marker's `start` or `end`"},
 	{name: "column", typ: tString, optional: true, dict: true, doc: "the column's name, for a cell or a column deletion"},
-	{name: "path", typ: tString, optional: true, doc: "a collection element's key (a set's element, a map's key, a list's timeuuid) or a UDT field's name, as sstabledump prints it; null for a simple column"},
-	{name: "value", typ: tString, optional: true, doc: "the cell's value as sstabledump prints it: a string's text, anything else its JSON (a counter's total); null for a tombstone"},
-	{name: "value_bytes", typ: tBinary, optional: true, doc: "the value's bytes as stored (a counter's context); null for a tombstone"},
+	{name: "path", deltaLength: true, typ: tString, optional: true, doc: "a collection element's key (a set's element, a map's key, a list's timeuuid) or a UDT field's name, as sstabledump prints it; null for a simple column"},
+	{name: "value", deltaLength: true, typ: tString, optional: true, doc: "the cell's value as sstabledump prints it: a string's text, anything else its JSON (a counter's total); null for a tombstone"},
+	{name: "value_bytes", deltaLength: true, typ: tBinary, optional: true, doc: "the value's bytes as stored (a counter's context); null for a tombstone"},
 	{name: "timestamp", typ: tInt64, stats: true, doc: "the write timestamp (microseconds by convention, the client's clock), as sstabledump's `tstamp` (a cell's own, printed or not); for a deletion, its markedForDeleteAt"},
 	{name: "ttl", typ: tInt32, optional: true, doc: "seconds of TTL; null when the cell or liveness does not expire"},
 	{name: "expires_at", typ: tTimestamp, optional: true, doc: "when the TTL runs out (the node's clock); null without a TTL"},
@@ -179,10 +179,10 @@ const (
 // sstableSpecs are the sstables dataset's columns: what `metadata --json`
 // reports, the exact totals of the export's own scan, and the savings.
 var sstableSpecs = []spec{
-	{name: "node", typ: tString, dict: true, doc: "as in partitions/"},
-	{name: "sstable", typ: tString, dict: true, doc: "as in partitions/"},
+	{name: "node", typ: tString, dict: true, constant: true, doc: "as in partitions/"},
+	{name: "sstable", typ: tString, dict: true, constant: true, doc: "as in partitions/"},
 	{name: "path", typ: tString, doc: "the Data.db path on the node"},
-	{name: "version", typ: tString, dict: true, doc: "the format version"},
+	{name: "version", typ: tString, dict: true, constant: true, doc: "the format version"},
 	{name: "format", typ: tString, doc: "`big` or `bti`"},
 	{name: "generation", typ: tString, doc: "the sstable's generation (an integer, or a 4.1+ time-UUID id)"},
 	{name: "partitioner", typ: tString, doc: "the partitioner's class name (Statistics.db)"},

@@ -22,8 +22,10 @@
 // 32 MiB, whatever the sstable's size.
 //
 // The partitions and cells datasets are read from a Source: an sstable
-// (SSTableSource) today, a table's merged view when the merge engine
-// provides one.
+// (SSTableSource), or a table's merged view (a MergedSource, which the
+// command makes of the merge engine: this package reads the format layer
+// only), written as one file per table whose cells each name the sstable
+// they came from.
 package export
 
 import (
@@ -145,10 +147,28 @@ func (e *Exporter) SSTable(s *sstable.SSTable, n Names) ([]File, error) {
 }
 
 // Source exports the partitions and cells datasets (as they are selected)
-// of any source: an sstable, or a table's merged view.
-func (e *Exporter) Source(src Source, n Names) ([]File, error) {
-	files, _, err := e.source(src, n, src.Name())
+// of any source: an sstable, or a table's merged view (a MergedSource);
+// from names it in errors (an sstable's path, a table's directory).
+func (e *Exporter) Source(src Source, n Names, from string) ([]File, error) {
+	if e.o.Datasets&(Partitions|Cells) == 0 {
+		return nil, nil
+	}
+	files, _, err := e.source(src, n, from)
 	return files, err
+}
+
+// Metadata exports s's row of the sstables dataset alone, when it is
+// selected: what SSTable writes there, without the totals of a scan of s
+// (they are null). A merged export writes it for each sstable merged.
+func (e *Exporter) Metadata(s *sstable.SSTable, n Names) ([]File, error) {
+	if e.o.Datasets&SSTables == 0 {
+		return nil, nil
+	}
+	f, err := e.sstableRow(s, SSTableSource(s).Name(), n, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path("Data.db"), err)
+	}
+	return []File{f}, nil
 }
 
 // claim reserves the output files of one source.

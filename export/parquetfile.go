@@ -65,6 +65,11 @@ type parquetFile struct {
 	pw         *file.Writer
 	rg         file.BufferedRowGroupWriter
 	leaf       []int // each column's first leaf index
+	// The shared columns' row group dictionaries (nil for the others),
+	// the encoder's, and the records of the row group.
+	shared    []*sharedDict
+	rgRecords int
+	names     []string // the columns' names, for errors
 	// cols and arena are the batch being filled (cur's).
 	cols    []*col
 	arena   []byte
@@ -112,8 +117,11 @@ func writerProperties(specs []spec) *parquet.WriterProperties {
 		if s.stats {
 			opts = append(opts, parquet.WithStatsFor(s.name, true))
 		}
-		if s.dict {
-			opts = append(opts, parquet.WithDictionaryFor(s.name, true))
+		if s.deltaLength {
+			opts = append(opts, parquet.WithEncodingFor(s.leafPath(), parquet.Encodings.DeltaLengthByteArray))
+		}
+		if s.dict || s.shared {
+			opts = append(opts, parquet.WithDictionaryFor(s.leafPath(), true))
 		}
 	}
 	return parquet.NewWriterProperties(opts...)
@@ -148,6 +156,12 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 			b.cols = append(b.cols, c)
 		}
 		pf.leaf = append(pf.leaf, leaf)
+		var sd *sharedDict
+		if specs[i].shared {
+			sd = newSharedDict(specs[i], leaf)
+		}
+		pf.shared = append(pf.shared, sd)
+		pf.names = append(pf.names, specs[i].name)
 		leaf += specs[i].leaves()
 	}
 	pf.cols = pf.cur.cols
@@ -197,6 +211,13 @@ func (pf *parquetFile) encoder() {
 	pf.done <- err
 }
 
+// bytes records b, copied into the arena, in column c.
+func (pf *parquetFile) bytes(c *col, b []byte) {
+	start := len(pf.arena)
+	pf.arena = append(pf.arena, b...)
+	c.bytes(start, len(pf.arena))
+}
+
 // endRecord closes the record whose columns were just appended to, and
 // hands the batch on once it is full, saying so: the arena is then
 // another one, and what the caller rendered into the old one must be
@@ -239,10 +260,11 @@ func (pf *parquetFile) handOff() error {
 }
 
 // encode writes a batch into the row group, its columns on every core,
-// and closes the row group once it holds rowGroupBytes. Each column has
-// a writer of its own (its encoder, page buffer and chunk metadata), so
-// distinct columns are written concurrently; the row group itself only
-// from here, one batch at a time.
+// and ends the row group once it holds rowGroupBytes of pages,
+// rowGroupRecords records, or a shared column's dictionary is full. Each
+// column has a writer of its own (its encoder, page buffer and chunk
+// metadata), so distinct columns are written concurrently; the row group
+// itself only from here, one batch at a time.
 func (pf *parquetFile) encode(b *batch) error {
 	if pf.rg == nil {
 		var err error
@@ -250,34 +272,71 @@ func (pf *parquetFile) encode(b *batch) error {
 			return err
 		}
 	}
+	err := pf.parallel(len(b.cols), func(i int) error {
+		if sd := pf.shared[i]; sd != nil {
+			sd.add(b.cols[i], b.n)
+			return nil
+		}
+		return writeColumn(pf.rg, b.cols[i], pf.leaf[i], b.n, b.arena)
+	})
+	if err != nil {
+		return err
+	}
+	pf.rgRecords += b.n
+	full := pf.rgRecords >= rowGroupRecords || pf.rg.TotalCompressedBytes() >= rowGroupBytes
+	for _, sd := range pf.shared {
+		full = full || sd != nil && sd.size() >= sharedDictBytes
+	}
+	if full {
+		return pf.endRowGroup()
+	}
+	return nil
+}
+
+// parallel runs fn for each column on every core and returns the first
+// error, naming the column.
+func (pf *parquetFile) parallel(n int, fn func(i int) error) error {
 	var next atomic.Int32
-	errs := make([]error, len(b.cols))
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(b.cols)) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(b.cols) {
+				if i >= n {
 					return
 				}
-				errs[i] = writeColumn(pf.rg, b.cols[i], pf.leaf[i])
+				errs[i] = fn(i)
 			}
 		}()
 	}
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return fmt.Errorf("%s: column %s: %w", pf.final, b.cols[i].name, err)
+			return fmt.Errorf("%s: column %s: %w", pf.final, pf.names[i], err)
 		}
 	}
-	if pf.rg.TotalCompressedBytes() >= rowGroupBytes {
-		rg := pf.rg
-		pf.rg = nil
-		return closeRowGroup(rg)
-	}
 	return nil
+}
+
+// endRowGroup writes the shared columns of the row group and closes it.
+func (pf *parquetFile) endRowGroup() error {
+	rg := pf.rg
+	pf.rg, pf.rgRecords = nil, 0
+	err := pf.parallel(len(pf.shared), func(i int) error {
+		sd := pf.shared[i]
+		if sd == nil {
+			return nil
+		}
+		defer sd.reset()
+		return writeShared(rg, sd)
+	})
+	if err != nil {
+		return err
+	}
+	return closeRowGroup(rg)
 }
 
 // The arrow-go writers panic on some misuse; these report it as an error.
@@ -291,13 +350,22 @@ func appendRowGroup(pw *file.Writer) (rg file.BufferedRowGroupWriter, err error)
 	return pw.AppendBufferedRowGroupChecked()
 }
 
-func writeColumn(rg file.BufferedRowGroupWriter, c *col, leaf int) (err error) {
+func writeColumn(rg file.BufferedRowGroupWriter, c *col, leaf, n int, arena []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("parquet writer: %v", r)
 		}
 	}()
-	return c.write(rg, leaf)
+	return c.write(rg, leaf, n, arena)
+}
+
+func writeShared(rg file.BufferedRowGroupWriter, sd *sharedDict) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parquet writer: %v", r)
+		}
+	}()
+	return sd.write(rg)
 }
 
 func closeRowGroup(rg file.BufferedRowGroupWriter) (err error) {
@@ -320,8 +388,7 @@ func (pf *parquetFile) commit() error {
 		err = werr
 	}
 	if err == nil && pf.rg != nil {
-		err = closeRowGroup(pf.rg)
-		pf.rg = nil
+		err = pf.endRowGroup()
 	}
 	if err == nil {
 		err = pf.pw.Close()

@@ -10,13 +10,13 @@ import (
 )
 
 // Source is what the partitions and cells datasets are read from: the
-// partitions of one sstable (SSTableSource), in Data.db order. It is an
-// interface so that a table's merged view (the merge engine, for a coming
-// `export --merge`) can be exported the same way: it yields its merged
-// partitions and reports no Data.db positions.
+// partitions of one sstable (SSTableSource), in Data.db order, or of a
+// table's merged view (a MergedSource, which `export --merge` makes of
+// the merge engine's scan), in token order.
 type Source interface {
-	// Name is the sstable column's value and part of the file name
-	// (part-<node>-<name>.parquet): an sstable's `nc-1-big`.
+	// Name is part of the file name (part-<node>-<name>.parquet) and the
+	// sstable column's value: an sstable's `nc-1-big`, a merged view's
+	// `merged`.
 	Name() string
 	// Version is the version column's value.
 	Version() string
@@ -46,6 +46,43 @@ type PartitionRows interface {
 	// offset. A source without positions (a merged view) returns -1, and
 	// its partitions have no offset and size.
 	Pos() int64
+}
+
+// MergedSource is a Source whose partitions are merged from several
+// sstables: its PartitionRows are MergedRows, and the cells dataset's
+// sstable column names, for each record, the sstable it came from.
+type MergedSource interface {
+	Source
+	// SSTables names the sstables merged (as an sstable's Name), in the
+	// order Origin's indexes refer to.
+	SSTables() []string
+	// Reached is how far the scan has read, in Length's unit, for
+	// progress.
+	Reached() int64
+}
+
+// MergedRows are the rows of a merged partition, each part with the
+// sstable it came from.
+type MergedRows interface {
+	PartitionRows
+	// Origin is where the parts of the unfiltered Next returned last came
+	// from (valid until the next call).
+	Origin() *Origin
+}
+
+// Origin says which sstable (an index into MergedSource.SSTables) each
+// part of a merged unfiltered came from. An index outside them (the merge
+// engine's -2 for a counter whose shards it combined from several) stands
+// for no one sstable: the sstable column then says `merged`.
+type Origin struct {
+	// Liveness and Deletion are a row's primary key liveness and row
+	// deletion; for a range tombstone bound, Deletion is the bound's.
+	Liveness, Deletion int
+	// End and Start are a range tombstone boundary's closing and opening
+	// deletions.
+	End, Start int
+	// Cells and ComplexDeletions are aligned with the unfiltered's.
+	Cells, ComplexDeletions []int
 }
 
 // sstableSource is an sstable as a Source.

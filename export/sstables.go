@@ -41,7 +41,7 @@ func (e *Exporter) sstableRow(s *sstable.SSTable, name string, n Names, totals *
 		return File{}, err
 	}
 	c := pf.cols
-	str := func(i int, v string) { c[i].bytes([]byte(v)) }
+	str := func(i int, v string) { pf.bytes(c[i], []byte(v)) }
 	optInt := func(i int, v int64, ok bool) {
 		if ok {
 			c[i].int64(v)
@@ -49,10 +49,7 @@ func (e *Exporter) sstableRow(s *sstable.SSTable, name string, n Names, totals *
 			c[i].null()
 		}
 	}
-	c[sNode].word(0)
-	c[sSSTable].word(0)
 	str(sPath, m.Path)
-	c[sVersion].word(0)
 	str(sFormat, m.Format)
 	str(sGeneration, m.Generation)
 	str(sPartitioner, m.Partitioner)

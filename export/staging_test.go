@@ -225,7 +225,7 @@ func TestSourceWritesWhatSSTableWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, err := eb.Source(SSTableSource(s), Names{"ks", "t"})
+	fb, err := eb.Source(SSTableSource(s), Names{"ks", "t"}, s.Path("Data.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

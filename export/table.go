@@ -2,14 +2,12 @@ package export
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
+	"unicode/utf8"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
-	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/token"
@@ -55,6 +53,33 @@ type column struct {
 	udt     *cqltype.Type    // a non-frozen UDT: paths name fields
 	path    cqltype.Appender // a collection's element path
 	value   cqltype.Appender
+	// verbatimPath and verbatimValue, when set, say whether a path or
+	// value is its own text (see verbatim).
+	verbatimPath, verbatimValue func([]byte) bool
+}
+
+// verbatim, for text and ascii, reports whether a value's text in the
+// value column (sstabledump's JSON string, unescaped) is the value's own
+// bytes: for valid UTF-8 text and ASCII ascii, which the renderer
+// escapes and jsonText unescapes again. Those values skip both, and the
+// value and value_bytes columns share one copy. Nil for other types.
+func verbatim(t *cqltype.Type) func([]byte) bool {
+	switch t.Kind {
+	case cqltype.Text:
+		return utf8.Valid
+	case cqltype.Ascii:
+		return isASCII
+	}
+	return nil
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func columnsOf(cols []rows.Column, types []*cqltype.Type, first int32) []column {
@@ -68,10 +93,11 @@ func columnsOf(cols []rows.Column, types []*cqltype.Type, first int32) []column 
 				out[i].udt, vt = t, nil
 			} else {
 				out[i].path, vt = t.ElementPathType().StringJSONAppender(), t.ElementValueType()
+				out[i].verbatimPath = verbatim(t.ElementPathType())
 			}
 		}
 		if vt != nil {
-			out[i].value = vt.CachingJSONAppender()
+			out[i].value, out[i].verbatimValue = vt.CachingJSONAppender(), verbatim(vt)
 		}
 	}
 	return out
@@ -79,24 +105,72 @@ func columnsOf(cols []rows.Column, types []*cqltype.Type, first int32) []column 
 
 // tableWriter writes one source's partitions and cells.
 type tableWriter struct {
-	src      Source
-	from     string // what errors name: an sstable's Data.db path
-	now      int64
-	node     []byte
-	name     []byte
-	version  []byte
-	murmur   bool
-	parts    *parquetFile // nil when not selected
-	cells    *parquetFile // nil when not selected
-	regular  []column
-	static   []column
-	clust    []cqltype.Appender
-	counts   inspect.PartitionCounts
-	times    timeRange
-	totals   tableTotals
-	key      []byte   // this partition's key text
-	token    int64    // and its token (Murmur3)
-	clusterV [][]byte // the clustering values of the unfiltered being written, rendered
+	src           Source
+	from          string // what errors name: an sstable's Data.db path
+	now           int64
+	node          []byte
+	name          []byte
+	version       []byte
+	murmur        bool
+	parts         *parquetFile // nil when not selected
+	cells         *parquetFile // nil when not selected
+	regular       []column
+	static        []column
+	clust         []cqltype.Appender
+	clustVerbatim []func([]byte) bool
+	counts        inspect.PartitionCounts
+	times         timeRange
+	totals        tableTotals
+	key           []byte // this partition's key text
+	token         int64  // and its token (Murmur3)
+	clusterV      []span // the clustering values of the unfiltered being written, rendered into the arena
+	// The next record starts a run of the shared columns (the key and
+	// token): a partition's first record, and a batch's.
+	keyRun bool
+	// A merged source's: its number of sstables, the origin of the
+	// unfiltered being written (nil for an sstable's), and the sstable
+	// column's word for the next record.
+	ssts    int
+	org     *Origin
+	sstWord int32
+}
+
+// orgOf is one part of the origin of the unfiltered being written, -1
+// for an sstable's.
+func (w *tableWriter) orgOf(part func(*Origin) int) int {
+	if w.org == nil {
+		return -1
+	}
+	return part(w.org)
+}
+
+// orgAt is the origin of cell i (or complex deletion i), -1 when it
+// has none.
+func (w *tableWriter) orgAt(i int, deletion bool) int {
+	if w.org == nil {
+		return -1
+	}
+	parts := w.org.Cells
+	if deletion {
+		parts = w.org.ComplexDeletions
+	}
+	if i < len(parts) {
+		return parts[i]
+	}
+	return -1
+}
+
+// fromPart says which sstable the next record comes from: origin index
+// i of a merged unfiltered (see Origin).
+func (w *tableWriter) fromPart(i int) {
+	if w.org == nil {
+		return
+	}
+	if i >= 0 && i < w.ssts {
+		w.sstWord = int32(i)
+	} else {
+		w.sstWord = int32(w.ssts) // the word "merged"
+	}
 }
 
 // source exports src's partitions and cells datasets.
@@ -111,6 +185,20 @@ func (e *Exporter) source(src Source, n Names, from string) ([]File, *tableTotal
 	}
 	for _, t := range src.ClusteringTypes() {
 		w.clust = append(w.clust, t.CachingJSONAppender())
+		w.clustVerbatim = append(w.clustVerbatim, verbatim(t))
+	}
+	specs, sstWords := cellSpecs, [][]byte{w.name}
+	merged, _ := src.(MergedSource)
+	if merged != nil {
+		// Each record names the sstable it came from.
+		specs = slices.Clone(cellSpecs)
+		specs[cSSTable].constant = false
+		sstWords = nil
+		for _, n := range merged.SSTables() {
+			sstWords = append(sstWords, []byte(n))
+		}
+		sstWords = append(sstWords, []byte("merged"))
+		w.ssts = len(sstWords) - 1
 	}
 	var paths []string
 	if e.o.Datasets&Partitions != 0 {
@@ -136,8 +224,8 @@ func (e *Exporter) source(src Source, n Names, from string) ([]File, *tableTotal
 		}
 	}
 	if e.o.Datasets&Cells != 0 {
-		if w.cells, err = e.create(paths[len(paths)-1], cellSpecs,
-			map[int][][]byte{cNode: {w.node}, cSSTable: {w.name}, cKind: kindWords, cEntry: entryWords, cColumn: columnWords}, from, n); err != nil {
+		if w.cells, err = e.create(paths[len(paths)-1], specs,
+			map[int][][]byte{cNode: {w.node}, cSSTable: sstWords, cKind: kindWords, cEntry: entryWords, cColumn: columnWords}, from, n); err != nil {
 			abort()
 			return nil, nil, err
 		}
@@ -145,7 +233,11 @@ func (e *Exporter) source(src Source, n Names, from string) ([]File, *tableTotal
 	total := src.Length()
 	err = src.EachPartition(func(h *rows.PartitionHeader, r PartitionRows) error {
 		if e.o.Progress != nil {
-			e.o.Progress(h.Offset, total)
+			if merged != nil {
+				e.o.Progress(merged.Reached(), total)
+			} else {
+				e.o.Progress(h.Offset, total)
+			}
 		}
 		return w.partition(h, r)
 	})
@@ -178,6 +270,8 @@ func (w *tableWriter) partition(h *rows.PartitionHeader, r PartitionRows) error 
 	if w.murmur {
 		w.token = w.src.Partitioner().Token(h.Key).Int64()
 	}
+	w.keyRun = true
+	mr, _ := r.(MergedRows)
 	w.counts.Begin(h)
 	w.times = newTimeRange()
 	if !h.Deletion.IsLive() {
@@ -190,6 +284,9 @@ func (w *tableWriter) partition(h *rows.PartitionHeader, r PartitionRows) error 
 		}
 		if u == nil {
 			break
+		}
+		if mr != nil {
+			w.org = mr.Origin()
 		}
 		w.counts.Add(u, w.now)
 		w.times.unfiltered(u)
@@ -215,13 +312,10 @@ func (w *tableWriter) partition(h *rows.PartitionHeader, r PartitionRows) error 
 
 func (w *tableWriter) partitionRow(h *rows.PartitionHeader, size int64) error {
 	pf, c, p := w.parts, w.parts.cols, &w.counts
-	c[pNode].word(0)
-	c[pSSTable].word(0)
-	c[pVersion].word(0)
-	c[pKey].bytes(w.key)
+	pf.bytes(c[pKey], w.key)
 	start := len(pf.arena)
 	pf.arena = hex.AppendEncode(pf.arena, h.Key)
-	c[pKeyHex].bytes(pf.arena[start:])
+	c[pKeyHex].bytes(start, len(pf.arena))
 	tok := w.src.Partitioner().Token(h.Key)
 	if w.murmur {
 		c[pToken].int64(tok.Int64())
@@ -230,7 +324,7 @@ func (w *tableWriter) partitionRow(h *rows.PartitionHeader, size int64) error {
 	}
 	start = len(pf.arena)
 	pf.arena = append(pf.arena, tok.String()...)
-	c[pTokenText].bytes(pf.arena[start:])
+	c[pTokenText].bytes(start, len(pf.arena))
 	if size >= 0 {
 		c[pOffset].int64(h.Offset)
 		c[pSize].int64(size)
@@ -266,305 +360,6 @@ func (w *tableWriter) partitionRow(h *rows.PartitionHeader, size int64) error {
 	_, err := pf.endRecord()
 	return err
 }
-
-// renderClustering renders values into the cells file's arena, as the
-// clustering of the records that follow.
-func (w *tableWriter) renderClustering(values [][]byte) error {
-	pf := w.cells
-	w.clusterV = w.clusterV[:0]
-	for i, v := range values {
-		if v == nil || i >= len(w.clust) {
-			w.clusterV = append(w.clusterV, nil)
-			continue
-		}
-		start := len(pf.arena)
-		var err error
-		if pf.arena, err = w.clust[i](pf.arena, v); err != nil {
-			pf.arena = pf.arena[:start]
-			return fmt.Errorf("clustering value %d: %w", i, err)
-		}
-		pf.arena = jsonText(pf.arena, start)
-		w.clusterV = append(w.clusterV, pf.arena[start:len(pf.arena):len(pf.arena)])
-	}
-	return nil
-}
-
-// unfiltered writes the records of one row or marker.
-func (w *tableWriter) unfiltered(u *rows.Unfiltered) error {
-	switch u.Kind {
-	case rows.KindMarker:
-		if err := w.renderClustering(u.Bound.Values); err != nil {
-			return err
-		}
-		if u.IsBoundary() {
-			// As sstabledump prints a boundary: the side it opens as the
-			// start, then the side it closes as the end.
-			openInclusive := u.Bound.Kind == clustering.ExclEndInclStartBoundary
-			if err := w.marker(u, kindBoundary, entryStart, openInclusive, u.StartDeletion); err != nil {
-				return err
-			}
-			return w.marker(u, kindBoundary, entryEnd, !openInclusive, u.EndDeletion)
-		}
-		entry := entryEnd
-		if u.Bound.Kind.IsStart() {
-			entry = entryStart
-		}
-		return w.marker(u, kindBound, entry, u.Bound.Kind.IsInclusive(), u.Deletion)
-	case rows.KindStaticRow:
-		if u.IsEmpty() {
-			return nil // sstabledump skips an empty static row
-		}
-		w.clusterV = w.clusterV[:0]
-		return w.row(u, kindStatic, w.static)
-	}
-	if err := w.renderClustering(u.Clustering); err != nil {
-		return err
-	}
-	return w.row(u, kindRow, w.regular)
-}
-
-// begin starts a record: the columns every record has.
-func (w *tableWriter) begin(kind, entry int32) []*col {
-	c := w.cells.cols
-	c[cNode].word(0)
-	c[cSSTable].word(0)
-	c[cKey].bytes(w.key)
-	if w.murmur {
-		c[cToken].int64(w.token)
-	} else {
-		c[cToken].null()
-	}
-	c[cClustering].list(w.clusterV)
-	c[cKind].word(kind)
-	c[cEntry].word(entry)
-	return c
-}
-
-// end closes a record. When the batch was handed on, the clustering
-// rendered into its arena is rendered again for the records still to
-// come of this unfiltered.
-func (w *tableWriter) end(u *rows.Unfiltered) error {
-	flushed, err := w.cells.endRecord()
-	if err != nil || !flushed || len(w.clusterV) == 0 {
-		return err
-	}
-	if u.Kind == rows.KindMarker {
-		return w.renderClustering(u.Bound.Values)
-	}
-	return w.renderClustering(u.Clustering)
-}
-
-// deletionRecord fills a deletion's columns after begin.
-func deletionRecord(c []*col, dt deletiontime.DeletionTime) {
-	c[cTimestamp].int64(dt.MarkedForDeleteAt)
-	c[cTTL].null()
-	c[cExpiresAt].null()
-	if dt.IsLive() {
-		// Stored, but deleting nothing (a LIVE collection deletion).
-		c[cLocalDeletionTime].null()
-		c[cTombstone].bool(false)
-		return
-	}
-	c[cLocalDeletionTime].int64(dt.LocalDeletionTime * 1000)
-	c[cTombstone].bool(true)
-}
-
-func (w *tableWriter) marker(u *rows.Unfiltered, kind, entry int32, inclusive bool, dt deletiontime.DeletionTime) error {
-	c := w.begin(kind, entry)
-	c[cColumn].null()
-	c[cPath].null()
-	c[cValue].null()
-	c[cValueBytes].null()
-	deletionRecord(c, dt)
-	c[cInclusive].bool(inclusive)
-	return w.end(u)
-}
-
-func (w *tableWriter) row(u *rows.Unfiltered, kind int32, cols []column) error {
-	live := &u.Liveness
-	// The row's own liveness (an INSERT's primary-key liveness) is a
-	// record only when no cell stands for the row: with cells, it carries
-	// the cells' timestamp and TTL, which are in their records, and a
-	// record for it beside every row's cells would cost a quarter more
-	// records (and break the runs of nulls the columns compress to).
-	if live.HasTimestamp && len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 {
-		c := w.begin(kind, entryLiveness)
-		c[cColumn].null()
-		c[cPath].null()
-		c[cValue].null()
-		c[cValueBytes].null()
-		c[cTimestamp].int64(live.Timestamp)
-		if live.Expiring() {
-			c[cTTL].int32(int32(live.TTL))
-			c[cExpiresAt].int64(live.LocalExpirationTime * 1000)
-		} else {
-			c[cTTL].null()
-			c[cExpiresAt].null()
-		}
-		c[cLocalDeletionTime].null()
-		c[cTombstone].bool(false)
-		c[cInclusive].null()
-		if err := w.end(u); err != nil {
-			return err
-		}
-	}
-	if u.HasDeletion() {
-		c := w.begin(kind, entryDeletion)
-		c[cColumn].null()
-		c[cPath].null()
-		c[cValue].null()
-		c[cValueBytes].null()
-		deletionRecord(c, u.Deletion)
-		c[cInclusive].null()
-		if err := w.end(u); err != nil {
-			return err
-		}
-	}
-	cd := 0
-	for i := range u.Cells {
-		cell := &u.Cells[i]
-		// A complex column's deletion precedes its cells, as sstabledump
-		// prints it.
-		for cd < len(u.ComplexDeletions) && u.ComplexDeletions[cd].Column <= cell.Column {
-			if err := w.columnDeletion(u, kind, cols, &u.ComplexDeletions[cd]); err != nil {
-				return err
-			}
-			cd++
-		}
-		col := &cols[cell.Column]
-		if err := w.cell(u, kind, col, cell); err != nil {
-			return fmt.Errorf("column %s: %w", col.name, err)
-		}
-	}
-	for ; cd < len(u.ComplexDeletions); cd++ {
-		if err := w.columnDeletion(u, kind, cols, &u.ComplexDeletions[cd]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (w *tableWriter) columnDeletion(u *rows.Unfiltered, kind int32, cols []column, d *rows.ComplexDeletion) error {
-	c := w.begin(kind, entryColumnDel)
-	c[cColumn].word(cols[d.Column].word)
-	c[cPath].null()
-	c[cValue].null()
-	c[cValueBytes].null()
-	deletionRecord(c, d.Deletion)
-	c[cInclusive].null()
-	return w.end(u)
-}
-
-func (w *tableWriter) cell(u *rows.Unfiltered, kind int32, col *column, cell *rows.Cell) error {
-	pf := w.cells
-	// Render first: an error leaves no half-filled record.
-	pathStart, valueStart := -1, -1
-	value := col.value
-	if col.complex {
-		pathStart = len(pf.arena)
-		if col.udt != nil {
-			name, ft, err := col.udt.FieldPath(cell.Path)
-			if err != nil {
-				return fmt.Errorf("cell path: %w", err)
-			}
-			pf.arena = append(pf.arena, name...)
-			value = ft.JSONAppender()
-		} else {
-			var err error
-			if pf.arena, err = col.path(pf.arena, cell.Path); err != nil {
-				pf.arena = pf.arena[:pathStart]
-				return fmt.Errorf("cell path: %w", err)
-			}
-			pf.arena = jsonText(pf.arena, pathStart)
-		}
-	}
-	pathEnd := len(pf.arena)
-	tomb := cell.IsTombstone()
-	if !tomb {
-		valueStart = len(pf.arena)
-		switch {
-		case col.counter:
-			total, err := cqltype.CounterTotal(cell.Value)
-			if err != nil {
-				pf.arena = pf.arena[:pathEnd]
-				return err
-			}
-			pf.arena = appendInt(pf.arena, total)
-		case cell.Value == nil:
-			pf.arena = append(pf.arena, "null"...)
-		default:
-			var err error
-			if pf.arena, err = value(pf.arena, cell.Value); err != nil {
-				pf.arena = pf.arena[:pathEnd]
-				return err
-			}
-			pf.arena = jsonText(pf.arena, valueStart)
-		}
-	}
-	valueEnd := len(pf.arena)
-	c := w.begin(kind, entryCell)
-	c[cColumn].word(col.word)
-	if pathStart >= 0 {
-		c[cPath].bytes(pf.arena[pathStart:pathEnd:pathEnd])
-	} else {
-		c[cPath].null()
-	}
-	if tomb {
-		c[cValue].null()
-		c[cValueBytes].null()
-	} else {
-		c[cValue].bytes(pf.arena[valueStart:valueEnd:valueEnd])
-		pf.arena = append(pf.arena, cell.Value...)
-		c[cValueBytes].bytes(pf.arena[valueEnd:len(pf.arena):len(pf.arena)])
-	}
-	c[cTimestamp].int64(cell.Timestamp)
-	switch {
-	case tomb:
-		c[cTTL].null()
-		c[cExpiresAt].null()
-		c[cLocalDeletionTime].int64(cell.LocalDeletionTime * 1000)
-	case cell.IsExpiring():
-		c[cTTL].int32(int32(cell.TTL))
-		c[cExpiresAt].int64(cell.LocalDeletionTime * 1000)
-		c[cLocalDeletionTime].null()
-	default:
-		c[cTTL].null()
-		c[cExpiresAt].null()
-		c[cLocalDeletionTime].null()
-	}
-	c[cTombstone].bool(tomb)
-	c[cInclusive].null()
-	return w.end(u)
-}
-
-// jsonText turns the JSON value rendered at b[start:] into the value
-// column's text: a JSON string becomes the string itself (unescaped),
-// anything else (numbers, booleans, collections, null) stays its JSON.
-func jsonText(b []byte, start int) []byte {
-	v := b[start:]
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return b
-	}
-	inner := v[1 : len(v)-1]
-	escaped := false
-	for _, c := range inner {
-		if c == '\\' {
-			escaped = true
-			break
-		}
-	}
-	if !escaped {
-		n := copy(b[start:], inner)
-		return b[:start+n]
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return b // not ours to fix: keep what the renderer gave
-	}
-	return append(b[:start], s...)
-}
-
-func appendInt(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
 
 // timeRange is a partition's extreme timestamps and earliest local
 // deletion time, taken as Cassandra's MetadataCollector takes an

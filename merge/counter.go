@@ -326,6 +326,49 @@ func resolveCounter(arena []byte, l, r *rows.Cell) (out rows.Cell, newArena []by
 	return rows.Cell{Column: l.Column, Timestamp: ts, Path: l.Path, Value: merged}, arena, tookNew, CounterMerged, nil
 }
 
+// clearLocalShards is CounterContext.clearAllLocal as every read of a
+// live counter cell applies it when the context's header count is
+// negative (DeserializationHelper.maybeClearCounterValue, Flag.LOCAL, as
+// sstable scanners and compaction read): streaming marks a context that
+// holds legacy local shards to be cleared (markLocalToBeCleared, by
+// negating the count), and once read its local shards are remote ones.
+// The header keeps the global shards' elements; the shards are as they
+// were. A context whose header lists only global shards is returned as
+// it is, negative count and all, as Java does. changed says whether out
+// is a new context (appended to arena).
+func clearLocalShards(arena, ctx []byte) (out, newArena []byte, changed bool) {
+	if len(ctx) < 2 {
+		return ctx, arena, false
+	}
+	n := int(int16(binary.BigEndian.Uint16(ctx)))
+	if n >= 0 {
+		return ctx, arena, false
+	}
+	n = -n
+	hl := 2 + 2*n
+	if hl > len(ctx) {
+		return ctx, arena, false // malformed: the merge reports it
+	}
+	globals := 0
+	for i := 0; i < n; i++ {
+		if int16(binary.BigEndian.Uint16(ctx[2+2*i:])) < 0 {
+			globals++
+		}
+	}
+	if globals == n {
+		return ctx, arena, false
+	}
+	start := len(arena)
+	arena = binary.BigEndian.AppendUint16(arena, uint16(globals))
+	for i := 0; i < n; i++ {
+		if e := ctx[2+2*i : 4+2*i]; int16(binary.BigEndian.Uint16(e)) < 0 {
+			arena = append(arena, e...)
+		}
+	}
+	arena = append(arena, ctx[hl:]...)
+	return arena[start:len(arena):len(arena)], arena, true
+}
+
 // counterError names the sstable and the row whose counter cell does not
 // decode.
 func counterError(file string, rowOffset int64, err error) error {

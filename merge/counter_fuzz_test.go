@@ -36,13 +36,23 @@ func FuzzMergeCounters(f *testing.F) {
 				t.Fatal("took the right context but returned another")
 			}
 		}
-		// cqltype's decoder is stricter than CounterContext's walk (a
-		// header index no shard has is an error there, ignored here): the
-		// shards are compared where both inputs pass it.
+		// cqltype's decoder and this package's walk are both
+		// CounterContext.ContextState: they take the same contexts and
+		// mark the same shards global and local.
 		sa, errA := cqltype.CounterShards(a)
 		sb, errB := cqltype.CounterShards(b)
 		if errA != nil || errB != nil {
-			return
+			t.Fatalf("the merge took contexts cqltype refuses: %v, %v", errA, errB)
+		}
+		for i, ctx := range [][]byte{a, b} {
+			shards := [][]cqltype.CounterShard{sa, sb}[i]
+			st, _ := wrapCounter(ctx)
+			for k := 0; st.hasRemaining(); k++ {
+				if k >= len(shards) || shards[k].Global != st.isGlobal || shards[k].Local != st.isLocal {
+					t.Fatalf("context %x, shard %d: cqltype and the walk disagree (%+v)", ctx, k, shards)
+				}
+				st.next()
+			}
 		}
 		so, err := cqltype.CounterShards(out)
 		if err != nil {

@@ -97,8 +97,10 @@ func (m *rowMerger) passThrough(v *version) {
 	if src.ExtFlags&rows.ExtFlagScyllaShadowable != 0 {
 		m.prov.ShadowableDeletion = v.src
 	}
+	m.arena = m.arena[:0]
 	for i := range u.Cells {
 		u.Cells[i].Column = v.col(u.Cells[i].Column)
+		m.readCounter(&u.Cells[i])
 		m.prov.Cells = append(m.prov.Cells, v.src)
 	}
 	for i := range u.ComplexDeletions {
@@ -110,7 +112,18 @@ func (m *rowMerger) passThrough(v *version) {
 	}
 }
 
-// recordAll records every part of a version that passed through whole.
+// readCounter clears the local shards of a live counter cell whose
+// context is marked for it, as Cassandra's read of the cell does
+// (clearLocalShards); c's value then lies in the arena.
+func (m *rowMerger) readCounter(c *rows.Cell) {
+	if c.Column >= len(m.cols) || !m.cols[c.Column].Counter || hasDeletionTime(c) {
+		return
+	}
+	c.Value, m.arena, _ = clearLocalShards(m.arena, c.Value)
+}
+
+// recordAll records every part of a version that passed through whole
+// (its cells as the output holds them: mapped, counters read).
 func (m *rowMerger) recordAll(v *version) {
 	u := v.u
 	if u.Liveness.HasTimestamp {
@@ -125,10 +138,8 @@ func (m *rowMerger) recordAll(v *version) {
 	for _, cd := range u.ComplexDeletions {
 		m.rec.add(Version{SSTable: v.src, What: WhatComplexDeletion, Column: v.col(cd.Column), Static: m.static, Deletion: cd.Deletion})
 	}
-	for i := range u.Cells {
-		c := u.Cells[i]
-		c.Column = v.col(c.Column)
-		m.rec.add(m.cellVersion(v.src, &c, Won, nil))
+	for i := range m.out.Cells {
+		m.rec.add(m.cellVersion(v.src, &m.out.Cells[i], Won, nil))
 	}
 }
 
@@ -499,6 +510,7 @@ func (m *rowMerger) simpleColumn(vs []version, c int, active activeDeletion, con
 		cell := vs[i].u.Cells[m.cellAt[i]]
 		m.cellAt[i]++
 		cell.Column = c
+		m.readCounter(&cell)
 		group = append(group, cell)
 		srcs = append(srcs, vs[i].src)
 	}

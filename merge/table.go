@@ -3,6 +3,7 @@ package merge
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -162,7 +163,8 @@ func types(cs []column) []*cqltype.Type {
 
 // Schema describes the merged output: every cell's Column indexes the
 // united columns, in Cassandra's order. Its EncodingStats minima are the
-// smallest of the sstables' (EncodingStats.merge) and its Version is the
+// smallest of the sstables' Statistics.db minima (SerializationHeader.make)
+// and its Version is the
 // first sstable's; SchemaFor gives it for another version.
 func (t *Table) Schema() *rows.Schema { return t.schema }
 
@@ -175,7 +177,8 @@ func (t *Table) SchemaFor(v format.Version) *rows.Schema {
 }
 
 // Header is the serialization header a writer of the merged output
-// records: the united columns and the smallest EncodingStats minima.
+// records: the united columns and the sstables' smallest minimum
+// timestamp, local deletion time and TTL (SerializationHeader.make).
 // Schema and Header describe the same columns in the same order.
 func (t *Table) Header() *stats.Header { return t.header }
 
@@ -318,16 +321,24 @@ func (t *Table) unite() error {
 		if err := add(i, false, sch.Regular, s.RegularTypes()); err != nil {
 			return err
 		}
-		sh := s.Stats().Header
-		if i == 0 || sh.MinTimestamp < h.MinTimestamp {
-			h.MinTimestamp = sh.MinTimestamp
+		ts, ldt, ttl := encodingMinima(s)
+		if i == 0 || ts < h.MinTimestamp {
+			h.MinTimestamp = ts
 		}
-		if i == 0 || sh.MinLocalDeletionTime < h.MinLocalDeletionTime {
-			h.MinLocalDeletionTime = sh.MinLocalDeletionTime
+		if i == 0 || ldt < h.MinLocalDeletionTime {
+			h.MinLocalDeletionTime = ldt
 		}
-		if i == 0 || sh.MinTTL < h.MinTTL {
-			h.MinTTL = sh.MinTTL
+		if i == 0 || ttl < h.MinTTL {
+			h.MinTTL = ttl
 		}
+	}
+	// EncodingStats' constructor: "no timestamp" and "no deletion time"
+	// are encoded against the epochs.
+	if h.MinTimestamp == math.MinInt64 {
+		h.MinTimestamp = stats.TimestampEpoch
+	}
+	if h.MinLocalDeletionTime == stats.NoDeletionTime {
+		h.MinLocalDeletionTime = stats.DeletionTimeEpoch
 	}
 	var staticCols, regularCols []rows.Column
 	for _, c := range all {
@@ -358,6 +369,22 @@ func (t *Table) unite() error {
 		t.regularMap[i] = columnMap(s.Schema().Regular, t.regular)
 	}
 	return nil
+}
+
+// encodingMinima is what SerializationHeader.make takes of an sstable for
+// the merged output's EncodingStats: its Statistics.db minima
+// (getMinTimestamp, getMinLocalDeletionTime, getMinTTL, which StatsMetadata
+// holds exactly) rather than its header's, which a flush computes
+// differently (the header's TTL minimum counts expiring cells only, the
+// statistics' every cell, so a table with any TTL-less data encodes its
+// TTLs against 0). An sstable without a stats component gives its
+// header's.
+func encodingMinima(s *sstable.SSTable) (ts, ldt, ttl int64) {
+	if st := s.Stats().Stats; st != nil {
+		return st.MinTimestamp, st.MinLocalDeletionTime, int64(st.MinTTL)
+	}
+	h := s.Stats().Header
+	return h.MinTimestamp, h.MinLocalDeletionTime, h.MinTTL
 }
 
 // columnMap maps an sstable's column indexes to the united ones; nil when

@@ -20,6 +20,9 @@ type Options struct {
 	// among those given, as Cassandra's read path merges them) on top:
 	// browse --merge.
 	Merged bool
+	// MergeNow is the merged views' time (browse --now), seconds since
+	// the epoch: what has expired. Zero is the current time.
+	MergeNow int64
 	// Unreadable are sstables the caller already knows cannot be opened
 	// (found by a scan but refused); they are listed with the others.
 	Unreadable []Unreadable
@@ -41,7 +44,7 @@ func Run(paths []string, o Options) ([]Unreadable, error) {
 	for i, u := range o.Unreadable {
 		known[i] = catalog.Unreadable{Path: u.Path, Err: u.Err}
 	}
-	bad, err := app.Run(paths, o.Access, !o.NoMouse, o.Merged, known)
+	bad, err := app.Run(paths, o.Access, !o.NoMouse, o.Merged, o.MergeNow, known)
 	out := make([]Unreadable, len(bad))
 	for i, u := range bad {
 		out[i] = Unreadable{Path: u.Path, Err: u.Err}

@@ -30,11 +30,13 @@ func browseCommand() *cli.Command {
 			"  sstabletool browse                                   # the built-in demo sstable\n" +
 			"  sstabletool browse -r /var/lib/cassandra/data/shop   # one line per sstable, then its partitions\n" +
 			"  NO_COLOR=1 sstabletool browse nc-1-big-Data.db\n" +
-			"  sstabletool browse --merge /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2",
+			"  sstabletool browse --merge /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2\n" +
+			"  sstabletool browse --merge --now 2024-05-01T00:00:00Z .   # merged as of a date: which TTLs have run out",
 		Flags: []cli.Flag{
 			recursiveFlag, snapshotsFlag, backupsFlag, accessFlag,
 			&cli.BoolFlag{Name: "no-mouse", Usage: "leave the mouse to the terminal (select text) instead of scrolling"},
 			&cli.BoolFlag{Name: "merge", Usage: "open the table's partitions merged (its sstables as Cassandra's read path merges them), each cell with its sstable; e explains a partition, M goes back to the sstables"},
+			nowFlag,
 		},
 		Action: browseAction,
 	}, argSpec{min: 0, max: -1})
@@ -44,6 +46,14 @@ func browseAction(c *cli.Context) error {
 	o, err := openOptions(c)
 	if err != nil {
 		return err
+	}
+	// Without --now the merges are as of the current time, read when
+	// each opens.
+	var mergeNow int64
+	if c.IsSet("now") {
+		if mergeNow, err = parseNow(c); err != nil {
+			return err
+		}
 	}
 	var paths []string
 	var unreadable []tui.Unreadable
@@ -78,7 +88,7 @@ func browseAction(c *cli.Context) error {
 			paths = append(paths, f.Path)
 		}
 	}
-	bad, err := browse(paths, tui.Options{Access: o.Access, NoMouse: c.Bool("no-mouse"), Merged: c.Bool("merge"), Unreadable: unreadable})
+	bad, err := browse(paths, tui.Options{Access: o.Access, NoMouse: c.Bool("no-mouse"), Merged: c.Bool("merge"), MergeNow: mergeNow, Unreadable: unreadable})
 	// The browser listed them; the screen is back, so say it again here.
 	for _, u := range bad {
 		fmt.Fprintln(stderr, "sstabletool:", failureText(u.Path, u.Err))

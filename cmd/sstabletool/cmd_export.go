@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -37,13 +36,20 @@ func exportCommand() *cli.Command {
 			"written under hidden names and renamed into place once complete, so a killed export leaves nothing\n" +
 			"an engine would read; a damaged sstable is named on stderr and skipped, the rest are exported, exit 2.\n" +
 			"Parquet with Snappy, row groups of at most 32 MiB: memory stays bounded whatever the table's size.\n" +
-			"docs/export.md lists every column. (--merge, a table's merged view in one file, comes with the\n" +
-			"merge engine.)\n\n" +
+			"docs/export.md lists every column.\n\n" +
+			"--merge exports each table's merged view instead (its sstables reconciled as a major compaction\n" +
+			"would write them, as dump --merge prints them; with -r each table directory on its own): one file\n" +
+			"per table, part-<node>-merged.parquet, in partitions/ and cells/, each cell's sstable column naming\n" +
+			"the sstable it came from; sstables/ still holds a row per sstable merged. --now, --purge and\n" +
+			"--gc-grace are dump --merge's. Export merged views into a DIR of their own: a query over both kinds\n" +
+			"of file would count every cell twice.\n\n" +
 			"Examples:\n" +
 			"  sstabletool export --out /tmp/export -r /var/lib/cassandra/data              # every table of this node\n" +
 			"  sstabletool export --out /tmp/export --node n1 --datasets partitions,sstables -r /var/lib/cassandra/data/shop\n" +
 			"  sstabletool export --out /tmp/one --json nc-1-big-Data.db                     # files, rows and bytes as JSON\n" +
 			"  sstabletool export --out /tmp/named --schema shop.cql nc-1-big-Data.db        # keyspace and table from DESCRIBE output\n" +
+			"  sstabletool export --out /tmp/merged --merge -r /var/lib/cassandra/data       # each table as a major compaction would leave it\n" +
+			"  sstabletool export --out /tmp/merged --merge --purge --now 2024-05-01T00:00:00Z -r /var/lib/cassandra/data/shop\n" +
 			"  # The fleet: one export per node, the directories copied into one place, one query.\n" +
 			"  for n in node1 node2 node3; do ssh $n sstabletool export --out /tmp/export -r /var/lib/cassandra/data; done\n" +
 			"  for n in node1 node2 node3; do rsync -a $n:/tmp/export/ fleet/; done\n" +
@@ -54,7 +60,9 @@ func exportCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (created if needed; files already there of the same sstables are replaced)"},
 			&cli.StringFlag{Name: "node", Usage: "the node `NAME` in every row and file name (default: the host name)"},
 			&cli.StringFlag{Name: "datasets", Value: "partitions,cells,sstables", Usage: "which datasets to write, comma-separated: partitions, cells, sstables (the cells dataset is by far the largest)"},
-			&cli.Int64Flag{Name: "current-timestamp", Aliases: []string{"u"}, Usage: "`SECONDS` since the epoch at which TTLs count as expired, as partitions -u (default: now)"},
+			&cli.Int64Flag{Name: "current-timestamp", Aliases: []string{"u"}, Usage: "`SECONDS` since the epoch at which TTLs count as expired, as partitions -u (default: now; with --merge, --now says it too)"},
+			&cli.BoolFlag{Name: "merge", Aliases: []string{"m"}, Usage: "export each table's merged view, one file per table (see above)"},
+			nowFlag, purgeFlag, gcGraceFlag,
 			rewriteAccessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, schemaFlag, tableFlag,
 		},
 		Action: exportAction,
@@ -68,6 +76,8 @@ const exportMemoryLimit = 384 << 20
 type exportSummary struct {
 	Out      string         `json:"out"`
 	Node     string         `json:"node"`
+	Merged   bool           `json:"merged,omitempty"`
+	Tables   int            `json:"tables,omitempty"` // with --merge: the tables merged
 	SSTables int            `json:"sstables"`
 	Files    []export.File  `json:"files"`
 	Rows     int64          `json:"rows"`
@@ -88,6 +98,24 @@ func exportAction(c *cli.Context) error {
 		if now = c.Int64("current-timestamp"); now <= 0 {
 			return usageError("export: -u/--current-timestamp %d: expected seconds since the epoch", now)
 		}
+	}
+	if !c.Bool("merge") {
+		for _, f := range []string{"now", "purge", "gc-grace"} {
+			if c.IsSet(f) {
+				return usageError("export: --%s works with --merge (see sstabletool export --help)", f)
+			}
+		}
+	} else if c.IsSet("now") {
+		// One time for the merge (what has expired, what is purged) and
+		// the counts of expired TTLs.
+		t, err := parseNow(c)
+		if err != nil {
+			return err
+		}
+		if c.IsSet("current-timestamp") && t != now {
+			return usageError("export: -u %d and --now %s are two times: give one (with --merge they are the same)", now, c.String("now"))
+		}
+		now = t
 	}
 	node := c.String("node")
 	if node == "" {
@@ -123,6 +151,28 @@ func exportAction(c *cli.Context) error {
 	if err != nil {
 		return usageError("export: %v", err)
 	}
+	sum := exportSummary{Out: c.String("out"), Node: node, Files: []export.File{}}
+	if c.Bool("merge") {
+		sum.Merged = true
+		err := exportMerged(c, ex, sf, now, &sum, &size, &before, prog)
+		prog.done()
+		if sum.Tables == 0 && len(sum.Errors) == 0 {
+			return err // bad usage, or nothing found: no summary
+		}
+		if c.Bool("json") {
+			if jerr := writeJSON(sum); jerr != nil {
+				return jerr
+			}
+		} else {
+			tables := "tables"
+			if sum.Tables == 1 {
+				tables = "table"
+			}
+			fmt.Fprintf(stdout, "exported %d %s merged from %d sstables: %d files, %d rows, %d bytes under %s\n",
+				sum.Tables, tables, sum.SSTables, len(sum.Files), sum.Rows, sum.Bytes, sum.Out)
+		}
+		return err
+	}
 	sc, err := findSSTables(c)
 	if err != nil {
 		return err
@@ -133,7 +183,6 @@ func exportAction(c *cli.Context) error {
 		}
 	}
 	prog.total = total
-	sum := exportSummary{Out: c.String("out"), Node: node, Files: []export.File{}}
 	err = sc.each(func(p string) error {
 		size = 0
 		if fi, err := os.Stat(p); err == nil {
@@ -156,18 +205,7 @@ func exportAction(c *cli.Context) error {
 			return err
 		}
 		sum.SSTables++
-		for _, f := range files {
-			sum.Files = append(sum.Files, f)
-			sum.Rows += f.Rows
-			sum.Bytes += f.Bytes
-			if !c.Bool("json") {
-				rel, err := filepath.Rel(c.String("out"), f.Path)
-				if err != nil {
-					rel = f.Path
-				}
-				fmt.Fprintf(stdout, "%-10s %10d rows %12d bytes  %s\n", f.Dataset, f.Rows, f.Bytes, rel)
-			}
-		}
+		sum.add(c, files)
 		return nil
 	}, func(e sstableError) { sum.Errors = append(sum.Errors, e) })
 	prog.done()

@@ -49,6 +49,10 @@ func commands() []*cli.Command {
 func command(c *cli.Command, spec argSpec) *cli.Command {
 	c.Before = spec.check
 	c.OnUsageError = usageFailure
+	// urfave/cli gives every command a "help" subcommand (alias "h"),
+	// which would take a path named h or help for a request for help
+	// ("dump --merge h" printed dump's help); --help stays.
+	c.HideHelpCommand = true
 	return c
 }
 

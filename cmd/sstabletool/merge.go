@@ -171,7 +171,9 @@ func mergeGroups(c *cli.Context, groups []tableGroup, verb string, fn func(g tab
 			return err
 		}
 		failed++
-		if g.dir == "" || strings.Contains(err.Error(), g.dir) {
+		// An error that names a file of the table already says which
+		// table it is (the file's path may be relative where g.dir is not).
+		if g.dir == "" || strings.Contains(err.Error(), filepath.Base(g.dir)+string(filepath.Separator)) || strings.Contains(err.Error(), g.dir) {
 			fmt.Fprintf(stderr, "sstabletool: %v\n", err)
 		} else {
 			fmt.Fprintf(stderr, "sstabletool: %s: %v\n", g.dir, err)

@@ -40,34 +40,32 @@ func CounterTotal(ctx []byte) (int64, error) {
 	return total, nil
 }
 
-// CounterShards decodes every shard of a counter context.
+// CounterShards decodes every shard of a counter context. Which shards
+// are global or local is read as CounterContext.ContextState reads it:
+// the header's elements are taken in order, each marking the shard it
+// names if that is the next one walked; an element that names another
+// shard (out of order, or past the last) marks nothing, and the shards
+// after it are remote. Cassandra accepts such a header, so this does too.
 func CounterShards(ctx []byte) ([]CounterShard, error) {
 	body, err := counterBody(ctx)
 	if err != nil {
 		return nil, err
 	}
 	shards := make([]CounterShard, (len(ctx)-body)/counterShardLen)
+	header := 2 // the next header element's offset
 	for i := range shards {
 		off := body + i*counterShardLen
 		s := &shards[i]
 		copy(s.ID[:], ctx[off:])
 		s.Clock = int64(binary.BigEndian.Uint64(ctx[off+counterIDLen:]))
 		s.Count = int64(binary.BigEndian.Uint64(ctx[off+counterIDLen+8:]))
-	}
-	n := headerCount(ctx)
-	for i := 0; i < n; i++ {
-		idx := int(int16(binary.BigEndian.Uint16(ctx[2+2*i:])))
-		global := idx < 0
-		if global {
-			idx -= -32768 // global indexes are stored as idx + Short.MIN_VALUE
-		}
-		if idx < 0 || idx >= len(shards) {
-			return nil, corrupt.New("", "", int64(2+2*i), "a header index below the shard count "+strconv.Itoa(len(shards)), nil)
-		}
-		if global {
-			shards[idx].Global = true
-		} else {
-			shards[idx].Local = true
+		if header < body {
+			// Global indexes are stored as index + Short.MIN_VALUE.
+			elt := int(int16(binary.BigEndian.Uint16(ctx[header:])))
+			s.Global, s.Local = elt == i-32768, elt == i
+			if s.Global || s.Local {
+				header += 2
+			}
 		}
 	}
 	return shards, nil

@@ -481,8 +481,16 @@ func TestCounterTotal(t *testing.T) {
 			t.Errorf("CounterTotal(%x) should fail", bad)
 		}
 	}
-	if _, err := CounterShards(append(be16(1), append(be16(5), shard(1, 1, 1)...)...)); err == nil {
-		t.Errorf("a header index past the shards should fail")
+	// A header element that names no shard walked next marks nothing
+	// (ContextState compares each shard with the current element only):
+	// past the shards, or out of order, the shards are remote.
+	if shards, err := CounterShards(append(be16(1), append(be16(5), shard(1, 1, 1)...)...)); err != nil || len(shards) != 1 || shards[0].Global || shards[0].Local {
+		t.Errorf("a header index past the shards: %+v %v", shards, err)
+	}
+	outOfOrder := append(be16(2), append(be16(1), be16(0)...)...)
+	outOfOrder = append(append(outOfOrder, shard(1, 1, 1)...), shard(2, 1, 1)...)
+	if shards, err := CounterShards(outOfOrder); err != nil || len(shards) != 2 || shards[0].Local || !shards[1].Local || shards[1].Global {
+		t.Errorf("an out-of-order header: %+v %v", shards, err)
 	}
 }
 

@@ -428,7 +428,7 @@ func (d *refDumper) cell(c *rows.Cell, col *rows.Column, t *cqltype.Type, live r
 		j.Field("expires_at")
 		j.String(d.date(time.Second, c.LocalDeletionTime))
 		j.Field("expired")
-		j.Bool(c.LocalDeletionTime < d.now)
+		j.Bool(c.LocalDeletionTime <= d.now) // !Cell.isLive(now)
 	}
 	j.EndObject()
 	return nil

@@ -554,7 +554,9 @@ func (r *renderer) cell(c *rows.Cell, col *column, live *rows.Liveness, first bo
 		r.put(&l.expiresAt)
 		r.buf = r.appendDate(r.buf, false, c.LocalDeletionTime)
 		r.put(&l.expired)
-		r.appendBool(c.LocalDeletionTime < r.now)
+		// !Cell.isLive(now): a cell is gone at its expiry second, where a
+		// row's liveness info above counts as expired only after it.
+		r.appendBool(c.LocalDeletionTime <= r.now)
 	}
 	return nil
 }

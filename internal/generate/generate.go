@@ -322,12 +322,12 @@ func Generate(p *workload.Profile, dir string, o Options) (*Result, error) {
 			o.Progress(int64(i), n)
 		}
 	}
-	path, err := w.Finish()
+	path, dataBytes, err := finish(w)
 	if err != nil {
 		return nil, err
 	}
 	ok = true
-	res.DataPath = path
+	res.DataPath, res.DataBytes = path, dataBytes
 	return res, nil
 }
 
@@ -529,4 +529,17 @@ func (g *partGen) marker(w *writer.SSTableWriter, r int64, start bool, p uint64)
 	d := deletiontime.DeletionTime{MarkedForDeleteAt: t.ts0, LocalDeletionTime: t.now + int64(t.h(15, p, 0, 0)%3600)}
 	u := &rows.Unfiltered{Kind: rows.KindMarker, Bound: clustering.Prefix{Kind: kind, Values: g.bound}, Deletion: d}
 	return w.Add(u)
+}
+
+// finish closes and commits the sstable, and says how long its Data.db
+// is uncompressed (what Result.DataBytes reports).
+func finish(w *writer.SSTableWriter) (path string, dataBytes int64, err error) {
+	written, err := w.Close()
+	if err != nil {
+		return "", 0, err
+	}
+	if err := w.Staging().Commit(); err != nil {
+		return "", 0, err
+	}
+	return w.Descriptor().Path(format.ComponentData), written.Data.Length, nil
 }

@@ -125,6 +125,14 @@ func TestGenerateFormats(t *testing.T) {
 			if parts != res.Partitions || rowsN != res.Rows {
 				t.Errorf("%s %s: wrote %d/%d, read %d/%d", name, v, res.Partitions, res.Rows, parts, rowsN)
 			}
+			if s, err := sstable.Open(res.DataPath, sstable.Options{}); err != nil {
+				t.Fatal(err)
+			} else {
+				if n := s.Data().Length(); n != res.DataBytes || n == 0 {
+					t.Errorf("%s %s: Result.DataBytes %d, Data.db is %d bytes uncompressed", name, v, res.DataBytes, n)
+				}
+				s.Close()
+			}
 		}
 	}
 }

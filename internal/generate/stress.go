@@ -147,12 +147,12 @@ func generateStress(p *workload.Profile, dir string, o Options) (*Result, error)
 			o.Progress(int64(i), int64(len(parts)))
 		}
 	}
-	path, err := w.Finish()
+	path, dataBytes, err := finish(w)
 	if err != nil {
 		return nil, err
 	}
 	ok = true
-	res.DataPath = path
+	res.DataPath, res.DataBytes = path, dataBytes
 	return res, nil
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
-	"github.com/sstabletool/sstabletool/internal/format/vint"
 )
 
 // Values as cqlsh prints them (pylib/cqlshlib/formatting.py with cqlsh's
@@ -93,7 +92,8 @@ func formatCQLSH(t *cqltype.Type, v []byte, quote bool) string {
 			return fmt.Sprintf("%02d:%02d:%02d.%09d", ns/3600e9, ns/60e9%60, ns/1e9%60, ns%1e9)
 		}
 	case cqltype.Duration:
-		if s, ok := formatDuration(v); ok {
+		// cqlsh's duration_as_str prints what Duration.toString does.
+		if s, err := t.Format(v); err == nil {
 			return s
 		}
 	case cqltype.Inet:
@@ -190,52 +190,6 @@ func pythonDecimal(scale int32, unscaled []byte) string {
 		adjusted = -adjusted
 	}
 	return sign + s + "E" + e + strconv.Itoa(adjusted)
-}
-
-// formatDuration is cqlsh's duration_as_str.
-func formatDuration(v []byte) (string, bool) {
-	var parts [3]int64
-	off := 0
-	for i := range parts {
-		n, w, err := vint.Signed(v[off:])
-		if err != nil {
-			return "", false
-		}
-		parts[i], off = n, off+w
-	}
-	if off != len(v) {
-		return "", false
-	}
-	months, days, nanos := parts[0], parts[1], parts[2]
-	var b strings.Builder
-	if months < 0 || days < 0 || nanos < 0 {
-		b.WriteByte('-')
-	}
-	add := func(n, div int64, unit string) int64 {
-		if n == 0 || n < div {
-			return n
-		}
-		fmt.Fprintf(&b, "%d%s", n/div, unit)
-		return n % div
-	}
-	abs := func(x int64) int64 {
-		if x < 0 {
-			return -x
-		}
-		return x
-	}
-	rem := add(abs(months), 12, "y")
-	add(rem, 1, "mo")
-	add(abs(days), 1, "d")
-	if nanos != 0 {
-		rem = add(abs(nanos), 3600e9, "h")
-		rem = add(rem, 60e9, "m")
-		rem = add(rem, 1e9, "s")
-		rem = add(rem, 1e6, "ms")
-		rem = add(rem, 1e3, "us")
-		add(rem, 1, "ns")
-	}
-	return b.String(), true
 }
 
 // formatFrozen prints a frozen collection, tuple, UDT or vector.

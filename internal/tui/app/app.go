@@ -44,6 +44,9 @@ type App struct {
 	mergedData map[string]*catalog.Merged
 	// startMerged opens the first table's merge on Init (browse --merge).
 	startMerged bool
+	// mergeNow is the merges' nowInSec (browse --now): what has expired;
+	// 0 is the current time.
+	mergeNow int64
 
 	status    string
 	statusErr bool
@@ -126,6 +129,10 @@ func (a *App) Status() (string, bool) { return a.status, a.statusErr }
 // StartMerged makes the app open the merge of its first table's
 // directory when it starts (browse --merge).
 func (a *App) StartMerged() { a.startMerged = true }
+
+// MergeAt makes every merge the app opens one as of now (seconds since the
+// epoch; 0, the default, is the current time).
+func (a *App) MergeAt(now int64) { a.mergeNow = now }
 
 func (a *App) Init() tea.Cmd {
 	var cmds []tea.Cmd
@@ -310,7 +317,7 @@ func (a *App) openMerged(t *catalog.Table) tea.Cmd {
 			paths = append(paths, p)
 		}
 	}
-	m, err := catalog.OpenMerged(paths, t.Access(), merge.Options{GCGraceSeconds: merge.DefaultGCGraceSeconds})
+	m, err := catalog.OpenMerged(paths, t.Access(), merge.Options{Now: a.mergeNow, GCGraceSeconds: merge.DefaultGCGraceSeconds})
 	if err != nil {
 		a.status, a.statusErr = "merge: "+err.Error(), true
 		return nil
@@ -387,7 +394,7 @@ func fitBlock(s string, w, h int) string {
 // quits, listing known (sstables the caller could not open) among the
 // rest; mouse reports the mouse to the browser. It returns every sstable
 // that could not be opened; errNoneReadable when none could be.
-func Run(paths []string, access reader.Access, mouse, merged bool, known []catalog.Unreadable) ([]catalog.Unreadable, error) {
+func Run(paths []string, access reader.Access, mouse, merged bool, mergeNow int64, known []catalog.Unreadable) ([]catalog.Unreadable, error) {
 	tables, bad := Open(paths, access)
 	bad = append(known, bad...)
 	defer func() {
@@ -400,6 +407,7 @@ func Run(paths []string, access reader.Access, mouse, merged bool, known []catal
 	}
 	a := New(tables, bad, theme.New(theme.Detect(os.Stdout)))
 	a.altScreen, a.mouse = true, mouse
+	a.MergeAt(mergeNow)
 	if merged {
 		a.StartMerged()
 	}

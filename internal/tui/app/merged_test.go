@@ -157,3 +157,48 @@ func TestStartMerged(t *testing.T) {
 		t.Fatalf("M went to %T", a.Top())
 	}
 }
+
+// browse --now: the merges are opened as of that time, and the merged
+// partitions read differently before anything expired and after every
+// TTL ran out.
+func TestMergeAt(t *testing.T) {
+	paths := historyPaths(t)
+	lines := map[int64][]string{}
+	for _, now := range []int64{1, 4_000_000_000} {
+		tables, errs := Open(paths, reader.Mmap)
+		a := New(tables, errs, theme.Plain())
+		a.MergeAt(now)
+		a.StartMerged()
+		d := &driver{t: t, a: a}
+		d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+		d.run(a.Init())
+		mv, ok := a.Top().(*views.MergedPartitions)
+		if !ok {
+			t.Fatalf("started at %T", a.Top())
+		}
+		for _, m := range a.mergedData {
+			if m.Options.Now != now {
+				t.Fatalf("merged as of %d, asked for %d", m.Options.Now, now)
+			}
+		}
+		for i := range mv.Partitions() {
+			d.keys("enter")
+			mp, ok := a.Top().(*views.MergedPartition)
+			if !ok {
+				t.Fatalf("enter opened %T", a.Top())
+			}
+			lines[now] = append(lines[now], mp.Lines()...)
+			d.keys("esc")
+			if i+1 < len(mv.Partitions()) {
+				d.keys("down")
+			}
+		}
+		a.quit()
+		for _, tb := range tables {
+			tb.Close()
+		}
+	}
+	if strings.Join(lines[1], "\n") == strings.Join(lines[4_000_000_000], "\n") {
+		t.Fatal("the merged partitions read the same before and after every TTL ran out")
+	}
+}
