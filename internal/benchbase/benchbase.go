@@ -165,6 +165,9 @@ func OpenFloor(d *reader.Data) (*Floor, error) {
 			end = ci.ChunkOffsets[i+1]
 		}
 		n := int(end - off - 4)
+		if off < 0 || n < 0 || end > st.Size() {
+			return nil, fmt.Errorf("%s: chunk %d at %d..%d lies outside the file's %d bytes (CompressionInfo.db)", d.Path(), i, off, end, st.Size())
+		}
 		f.chunks = append(f.chunks, storedChunk{off: off, stored: n, raw: ci.MaxCompressedLength > 0 && n >= ci.MaxCompressedLength})
 	}
 	return f, nil
