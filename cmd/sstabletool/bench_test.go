@@ -24,8 +24,12 @@ import (
 // partitions unless SSTABLE_BENCH names a Data.db; the README's figures:
 //
 //	sstabletool generate --format nc --partitions 300000 --out /tmp/big
+//	SSTABLE_BENCH=/tmp/big/nc-1-big-Data.db GOMAXPROCS=1 go test ./cmd/sstabletool \
+//	    -run '^$' -bench VsFloor -benchtime 1x -count 3 -cpu 1
 //	SSTABLE_BENCH=/tmp/big/nc-1-big-Data.db go test ./cmd/sstabletool \
-//	    -run '^$' -bench VsFloor -benchtime 3x -cpu 1,2
+//	    -run '^$' -bench VsFloor -benchtime 1x -count 3 -cpu 2
+//
+// (one -cpu value a run: procs reports the cores each round had).
 func BenchmarkVsFloor(b *testing.B) {
 	p := benchbase.Table(b)
 	s, err := sstable.Open(p, sstable.Options{})
