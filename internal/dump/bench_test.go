@@ -30,8 +30,9 @@ func (c *countingDiscard) Write(p []byte) (int, error) { c.n += int64(len(p)); r
 //	SSTABLE_BENCH=/tmp/big/nc-1-big-Data.db go test ./internal/dump \
 //	    -run '^$' -bench DumpVsFloor -benchtime 3x -cpu 1
 //
-// and again with -cpu 2: with -cpu 1,2 the testing package runs the first
-// round before it sets GOMAXPROCS to 1.
+// and again with -cpu 2, one -cpu value a run: with several, a
+// sub-benchmark's first round can run before GOMAXPROCS is set (the procs
+// metric of cmd/sstabletool's BenchmarkVsFloor shows it with -benchtime 1x).
 func BenchmarkDumpVsFloor(b *testing.B) { benchVsFloor(b, benchDump) }
 
 // BenchmarkReferenceDumpVsFloor is the same with the reference dumper
