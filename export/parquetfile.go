@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -174,9 +176,11 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 		return nil, err
 	}
 	pf.f, pf.buf = f, bufio.NewWriterSize(f, writeBufferLen)
+	// In the keys' order, not the map's: the same export writes the same
+	// bytes.
 	kv := metadata.KeyValueMetadata{}
-	for k, v := range meta {
-		if err := kv.Append(k, v); err != nil {
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		if err := kv.Append(k, meta[k]); err != nil {
 			f.Close()
 			fs.Remove(pf.tmp)
 			return nil, err
