@@ -5,44 +5,87 @@ import (
 	"os"
 	"runtime"
 	"testing"
+
+	pq "github.com/parquet-go/parquet-go"
 )
 
 // TestSameBytesWhateverTheCores: the same export writes the same bytes,
-// on one core or several (the columns are written concurrently, in
-// whatever order the cores take them) and run after run (the file's
-// key-value metadata comes from a map).
+// on one core or several (the columns are written concurrently, each
+// through the batches at its own pace, in whatever order the cores take
+// them) and run after run (the file's key-value metadata comes from a
+// map); in row groups ended by any of their bounds, which hold the same
+// records as one row group does.
 func TestSameBytesWhateverTheCores(t *testing.T) {
-	s := stagingTable(t)
-	export := func(procs int) [][]byte {
+	s := demoTable(t, 250) // a dozen batches
+	export := func(procs int, limits groupLimits) (paths []string, files [][]byte) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		defer func(l groupLimits) { rowGroupLimits = l }(rowGroupLimits)
+		rowGroupLimits = limits
 		e, err := New(t.TempDir(), Options{Node: "n", Datasets: Partitions | Cells, Now: 1700000000})
 		if err != nil {
 			t.Fatal(err)
 		}
-		files, err := e.SSTable(s, Names{"ks", "t"})
+		fs, err := e.SSTable(s, Names{"ks", "t"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out [][]byte
-		for _, f := range files {
+		if len(fs) != 2 {
+			t.Fatalf("%d files, want partitions and cells", len(fs))
+		}
+		for _, f := range fs {
 			b, err := os.ReadFile(f.Path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, b)
+			paths, files = append(paths, f.Path), append(files, b)
 		}
-		return out
+		return paths, files
 	}
-	want := export(1)
-	if len(want) != 2 {
-		t.Fatalf("%d files, want partitions and cells", len(want))
-	}
-	for _, procs := range []int{4, 4, 2} {
-		got := export(procs)
-		for i := range want {
-			if !bytes.Equal(got[i], want[i]) {
-				t.Fatalf("GOMAXPROCS=%d: file %d differs from the export on one core (%d and %d bytes)", procs, i, len(got[i]), len(want[i]))
+	onePaths, _ := export(1, rowGroupLimits)
+	for _, c := range []struct {
+		name   string
+		limits groupLimits
+	}{
+		{"default bounds", rowGroupLimits},
+		// Each bound ending the row groups in turn.
+		{"records", groupLimits{records: batchRows + 100, bytes: rowGroupBytes, dictBytes: sharedDictBytes}},
+		{"bytes", groupLimits{records: rowGroupRecords, bytes: 100 << 10, dictBytes: sharedDictBytes}},
+		{"dictionary", groupLimits{records: rowGroupRecords, bytes: rowGroupBytes, dictBytes: 1 << 10}},
+	} {
+		paths, want := export(1, c.limits)
+		for _, procs := range []int{4} {
+			_, got := export(procs, c.limits)
+			for i := range want {
+				if !bytes.Equal(got[i], want[i]) {
+					t.Fatalf("%s: GOMAXPROCS=%d: %s differs from the export on one core (%d and %d bytes)", c.name, procs, paths[i], len(got[i]), len(want[i]))
+				}
+			}
+		}
+		cells := paths[1]
+		groups := rowGroups(t, cells)
+		if c.limits != rowGroupLimits && groups < 3 {
+			t.Errorf("%s: %d row groups, want several", c.name, groups)
+		}
+		x, y := parquetRowsOf(t, onePaths[1]), parquetRowsOf(t, cells)
+		if len(x) != len(y) {
+			t.Fatalf("%s: %d records, %d in one row group", c.name, len(y), len(x))
+		}
+		for j := range x {
+			if !x[j].Equal(y[j]) {
+				t.Fatalf("%s: record %d: %v, %v in one row group", c.name, j, y[j], x[j])
 			}
 		}
 	}
+}
+
+func rowGroups(t *testing.T, path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := pq.OpenFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return len(f.RowGroups())
 }

@@ -46,6 +46,7 @@ type batch struct {
 	cols  []*col
 	arena []byte
 	n     int
+	enc   encoderState
 }
 
 func (b *batch) reset() {
@@ -57,8 +58,8 @@ func (b *batch) reset() {
 
 // parquetFile is one dataset's file being written: a hidden staging file,
 // the Parquet writer over it, and the batch of records being filled. Full
-// batches go to an encoder goroutine, which writes them in order, each
-// one's columns spread over the cores, while the next ones fill.
+// batches go to the encoder (encoder.go), which writes their columns on
+// every core while the next ones fill.
 type parquetFile struct {
 	fs         vfs.FS
 	final, tmp string
@@ -68,19 +69,17 @@ type parquetFile struct {
 	rg         file.BufferedRowGroupWriter
 	leaf       []int // each column's first leaf index
 	// The shared columns' row group dictionaries (nil for the others),
-	// the encoder's, and the records of the row group.
-	shared    []*sharedDict
-	rgRecords int
-	names     []string // the columns' names, for errors
+	// the encoder's.
+	shared []*sharedDict
+	names  []string // the columns' names, for errors
 	// cols and arena are the batch being filled (cur's).
 	cols    []*col
 	arena   []byte
 	cur     *batch
 	free    chan *batch // batches the encoder is done with
-	work    chan *batch // full batches, for the encoder
-	done    chan error  // the encoder's first error, once work is closed
+	enc     *encoder
 	failed  atomic.Bool // the encoder has failed: stop filling
-	stopped bool        // work is closed
+	stopped bool        // the encoder is stopped
 	rows    int64       // records handed on
 	closed  bool
 }
@@ -135,7 +134,7 @@ func writerProperties(specs []spec) *parquet.WriterProperties {
 func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte, meta map[string]string) (*parquetFile, error) {
 	fields := make(schema.FieldList, 0, len(specs))
 	pf := &parquetFile{fs: fs, final: final, tmp: stagingName(final), cur: &batch{},
-		free: make(chan *batch, batchesInFlight), work: make(chan *batch, batchesInFlight), done: make(chan error, 1)}
+		free: make(chan *batch, batchesInFlight)}
 	batches := []*batch{pf.cur}
 	for range batchesInFlight - 1 {
 		batches = append(batches, &batch{})
@@ -195,24 +194,8 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 	for _, b := range batches[1:] {
 		pf.free <- b
 	}
-	go pf.encoder()
+	pf.enc = newEncoder(pf)
 	return pf, nil
-}
-
-// encoder writes the full batches in order until work is closed, and
-// then reports its first error. After an error it only hands the
-// batches back.
-func (pf *parquetFile) encoder() {
-	var err error
-	for b := range pf.work {
-		if err == nil {
-			if err = pf.encode(b); err != nil {
-				pf.failed.Store(true)
-			}
-		}
-		pf.free <- b
-	}
-	pf.done <- err
 }
 
 // bytes records b, copied into the arena, in column c.
@@ -234,15 +217,14 @@ func (pf *parquetFile) endRecord() (flushed bool, err error) {
 	return false, nil
 }
 
-// stop closes the encoder's queue and waits for it to finish, returning
+// stop waits for the encoder to write the batches handed on, returning
 // its first error.
 func (pf *parquetFile) stop() error {
 	if pf.stopped {
 		return nil
 	}
 	pf.stopped = true
-	close(pf.work)
-	return <-pf.done
+	return pf.enc.stop()
 }
 
 // handOff queues the batch being filled for the encoder and goes on with
@@ -256,45 +238,32 @@ func (pf *parquetFile) handOff() error {
 		return nil
 	}
 	pf.rows += int64(pf.cur.n)
-	pf.work <- pf.cur
+	pf.enc.add(pf.cur)
 	pf.cur = <-pf.free
 	pf.cur.reset()
 	pf.cols, pf.arena = pf.cur.cols, pf.cur.arena
 	return nil
 }
 
-// encode writes a batch into the row group, its columns on every core,
-// and ends the row group once it holds rowGroupBytes of pages,
-// rowGroupRecords records, or a shared column's dictionary is full. Each
-// column has a writer of its own (its encoder, page buffer and chunk
-// metadata), so distinct columns are written concurrently; the row group
-// itself only from here, one batch at a time.
-func (pf *parquetFile) encode(b *batch) error {
-	if pf.rg == nil {
-		var err error
-		if pf.rg, err = appendRowGroup(pf.pw); err != nil {
-			return err
+// writeColumnOf writes column i of batch b into the row group, and
+// returns the compressed bytes of the column's pages so far, or for a
+// shared column the size of its dictionary.
+func (pf *parquetFile) writeColumnOf(b *batch, i int) (compressed int64, dict int, err error) {
+	if sd := pf.shared[i]; sd != nil {
+		sd.add(b.cols[i], b.n)
+		return 0, sd.size(), nil
+	}
+	if err := writeColumn(pf.rg, b.cols[i], pf.leaf[i], b.n, b.arena); err != nil {
+		return 0, 0, err
+	}
+	for leaf := pf.leaf[i]; leaf < pf.leaf[i]+b.cols[i].leaves(); leaf++ {
+		cw, err := pf.rg.Column(leaf)
+		if err != nil {
+			return 0, 0, err
 		}
+		compressed += cw.TotalCompressedBytes()
 	}
-	err := pf.parallel(len(b.cols), func(i int) error {
-		if sd := pf.shared[i]; sd != nil {
-			sd.add(b.cols[i], b.n)
-			return nil
-		}
-		return writeColumn(pf.rg, b.cols[i], pf.leaf[i], b.n, b.arena)
-	})
-	if err != nil {
-		return err
-	}
-	pf.rgRecords += b.n
-	full := pf.rgRecords >= rowGroupRecords || pf.rg.TotalCompressedBytes() >= rowGroupBytes
-	for _, sd := range pf.shared {
-		full = full || sd != nil && sd.size() >= sharedDictBytes
-	}
-	if full {
-		return pf.endRowGroup()
-	}
-	return nil
+	return compressed, 0, nil
 }
 
 // parallel runs fn for each column on every core and returns the first
@@ -328,7 +297,7 @@ func (pf *parquetFile) parallel(n int, fn func(i int) error) error {
 // endRowGroup writes the shared columns of the row group and closes it.
 func (pf *parquetFile) endRowGroup() error {
 	rg := pf.rg
-	pf.rg, pf.rgRecords = nil, 0
+	pf.rg = nil
 	err := pf.parallel(len(pf.shared), func(i int) error {
 		sd := pf.shared[i]
 		if sd == nil {
