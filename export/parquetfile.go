@@ -72,6 +72,7 @@ type parquetFile struct {
 	// the encoder's.
 	shared []*sharedDict
 	names  []string // the columns' names, for errors
+	specs  []spec
 	// cols and arena are the batch being filled (cur's).
 	cols    []*col
 	arena   []byte
@@ -163,6 +164,7 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 		}
 		pf.shared = append(pf.shared, sd)
 		pf.names = append(pf.names, specs[i].name)
+		pf.specs = append(pf.specs, specs[i])
 		leaf += specs[i].leaves()
 	}
 	pf.cols = pf.cur.cols
@@ -295,10 +297,18 @@ func (pf *parquetFile) parallel(n int, fn func(i int) error) error {
 }
 
 // endRowGroup writes the shared columns of the row group and closes it.
+// The dict columns' one page is encoded here too, on every core: arrow-go
+// cuts a page by the raw bytes of the values given it, and indices have
+// none, so their writers hold the row group's indices (a million of them)
+// until the page is flushed, which closing the row group would do one
+// column after the other.
 func (pf *parquetFile) endRowGroup() error {
 	rg := pf.rg
 	pf.rg = nil
 	err := pf.parallel(len(pf.shared), func(i int) error {
+		if pf.specs[i].dict {
+			return flushDictPage(rg, pf.leaf[i])
+		}
 		sd := pf.shared[i]
 		if sd == nil {
 			return nil
@@ -339,6 +349,25 @@ func writeShared(rg file.BufferedRowGroupWriter, sd *sharedDict) (err error) {
 		}
 	}()
 	return sd.write(rg)
+}
+
+// flushDictPage ends the page of the dict column at leaf, if it is
+// dictionary-encoding (it holds the row group's every index then: see
+// endRowGroup).
+func flushDictPage(rg file.BufferedRowGroupWriter, leaf int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parquet writer: %v", r)
+		}
+	}()
+	cw, err := rg.Column(leaf)
+	if err != nil {
+		return err
+	}
+	if _, ok := cw.CurrentEncoder().(dictEncoder); !ok {
+		return nil
+	}
+	return flushPage(cw)
 }
 
 func closeRowGroup(rg file.BufferedRowGroupWriter) (err error) {
