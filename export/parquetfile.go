@@ -1,7 +1,6 @@
 package export
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"maps"
@@ -36,8 +35,7 @@ const (
 	// dictionary encoder keeps a page's indices in a buffer it grows by
 	// copying, which at 1 MiB pages (millions of indices, as RLE makes
 	// them tiny) cost a tenth of the export.
-	dataPageBytes  = 64 << 10
-	writeBufferLen = 1 << 20
+	dataPageBytes = 64 << 10
 )
 
 // batch is the records handed to the column writers at once: a column of
@@ -64,7 +62,7 @@ type parquetFile struct {
 	fs         vfs.FS
 	final, tmp string
 	f          vfs.File
-	buf        *bufio.Writer
+	buf        *writeBehind
 	pw         *file.Writer
 	rg         file.BufferedRowGroupWriter
 	leaf       []int // each column's first leaf index
@@ -176,12 +174,13 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 	if err != nil {
 		return nil, err
 	}
-	pf.f, pf.buf = f, bufio.NewWriterSize(f, writeBufferLen)
+	pf.f, pf.buf = f, newWriteBehind(f)
 	// In the keys' order, not the map's: the same export writes the same
 	// bytes.
 	kv := metadata.KeyValueMetadata{}
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
 		if err := kv.Append(k, meta[k]); err != nil {
+			pf.buf.close()
 			f.Close()
 			fs.Remove(pf.tmp)
 			return nil, err
@@ -189,6 +188,7 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 	}
 	pf.pw, err = file.NewParquetWriterWithError(pf.buf, root, file.WithWriterProps(writerProperties(specs)), file.WithWriteMetadata(kv))
 	if err != nil {
+		pf.buf.close()
 		f.Close()
 		fs.Remove(pf.tmp)
 		return nil, err
@@ -398,6 +398,7 @@ func (pf *parquetFile) commit() error {
 	if err == nil {
 		err = pf.buf.Flush()
 	}
+	pf.buf.close()
 	if err == nil {
 		err = pf.f.Sync()
 	}
@@ -425,6 +426,7 @@ func (pf *parquetFile) abort() {
 	}
 	pf.stop()
 	pf.closed = true
+	pf.buf.close()
 	pf.f.Close()
 	pf.fs.Remove(pf.tmp)
 	// The table=T and keyspace=K directories, if nothing else is in them
