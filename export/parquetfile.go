@@ -71,6 +71,8 @@ type parquetFile struct {
 	shared []*sharedDict
 	names  []string // the columns' names, for errors
 	specs  []spec
+	// dictLevels: each dict column's records since its last page.
+	dictLevels []int
 	// cols and arena are the batch being filled (cur's).
 	cols    []*col
 	arena   []byte
@@ -163,6 +165,7 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 		pf.shared = append(pf.shared, sd)
 		pf.names = append(pf.names, specs[i].name)
 		pf.specs = append(pf.specs, specs[i])
+		pf.dictLevels = append(pf.dictLevels, 0)
 		leaf += specs[i].leaves()
 	}
 	pf.cols = pf.cur.cols
@@ -258,6 +261,15 @@ func (pf *parquetFile) writeColumnOf(b *batch, i int) (compressed int64, dict in
 	if err := writeColumn(pf.rg, b.cols[i], pf.leaf[i], b.n, b.arena); err != nil {
 		return 0, 0, err
 	}
+	if pf.specs[i].dict {
+		// A page every sharedPageLevels records (see endRowGroup).
+		if pf.dictLevels[i] += b.n; pf.dictLevels[i] >= sharedPageLevels {
+			pf.dictLevels[i] = 0
+			if err := flushDictPage(pf.rg, pf.leaf[i]); err != nil {
+				return 0, 0, err
+			}
+		}
+	}
 	for leaf := pf.leaf[i]; leaf < pf.leaf[i]+b.cols[i].leaves(); leaf++ {
 		cw, err := pf.rg.Column(leaf)
 		if err != nil {
@@ -296,17 +308,23 @@ func (pf *parquetFile) parallel(n int, fn func(i int) error) error {
 	return nil
 }
 
-// endRowGroup writes the shared columns of the row group and closes it.
-// The dict columns' one page is encoded here too, on every core: arrow-go
+// endRowGroup writes the shared columns of the row group and closes it,
+// ending the dict columns' last pages first, on every core. arrow-go
 // cuts a page by the raw bytes of the values given it, and indices have
-// none, so their writers hold the row group's indices (a million of them)
-// until the page is flushed, which closing the row group would do one
-// column after the other.
+// none: a dict column's writer would hold the row group's every index (a
+// million) in one page, which closing the row group would encode, one
+// column after the other, while every column waits. So the dict columns
+// end a page every sharedPageLevels records as they are written
+// (writeColumnOf), and here the last one.
 func (pf *parquetFile) endRowGroup() error {
 	rg := pf.rg
 	pf.rg = nil
 	err := pf.parallel(len(pf.shared), func(i int) error {
 		if pf.specs[i].dict {
+			if pf.dictLevels[i] == 0 {
+				return nil
+			}
+			pf.dictLevels[i] = 0
 			return flushDictPage(rg, pf.leaf[i])
 		}
 		sd := pf.shared[i]
@@ -352,8 +370,7 @@ func writeShared(rg file.BufferedRowGroupWriter, sd *sharedDict) (err error) {
 }
 
 // flushDictPage ends the page of the dict column at leaf, if it is
-// dictionary-encoding (it holds the row group's every index then: see
-// endRowGroup).
+// dictionary-encoding (arrow-go never ends it then: see endRowGroup).
 func flushDictPage(rg file.BufferedRowGroupWriter, leaf int) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
