@@ -24,10 +24,12 @@ import (
 // column writers, which encode and compress it into pages; the pages of a
 // row group stay in memory until the row group is closed. So memory is
 // about batchesInFlight batches (one being filled while the others wait
-// for or go through the encoder) plus one row group, whatever the
-// sstable's size.
+// for or go through the encoder) plus one row group and the writes queued
+// for the disk (maxChunks), whatever the sstable's size. Six batches
+// rather than three: the filling goes on while a row group closes, and
+// the columns while the filling waits for the sstable.
 const (
-	batchesInFlight = 3
+	batchesInFlight = 6
 	batchRows       = 4096     // records per batch
 	batchArena      = 4 << 20  // bytes of values per batch, beyond which it is handed on early
 	rowGroupBytes   = 32 << 20 // compressed bytes per row group
