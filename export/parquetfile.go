@@ -72,7 +72,7 @@ type parquetFile struct {
 	// the encoder's.
 	shared []*sharedDict
 	names  []string // the columns' names, for errors
-	specs  []spec
+	specs  []spec   // the columns
 	// dictLevels: each dict column's records since its last page.
 	dictLevels []int
 	// cols and arena are the batch being filled (cur's).
