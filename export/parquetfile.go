@@ -1,11 +1,12 @@
 package export
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -23,10 +24,12 @@ import (
 // column writers, which encode and compress it into pages; the pages of a
 // row group stay in memory until the row group is closed. So memory is
 // about batchesInFlight batches (one being filled while the others wait
-// for or go through the encoder) plus one row group, whatever the
-// sstable's size.
+// for or go through the encoder) plus one row group and the writes queued
+// for the disk (maxChunks), whatever the sstable's size. Six batches
+// rather than three: the filling goes on while a row group closes, and
+// the columns while the filling waits for the sstable.
 const (
-	batchesInFlight = 3
+	batchesInFlight = 6
 	batchRows       = 4096     // records per batch
 	batchArena      = 4 << 20  // bytes of values per batch, beyond which it is handed on early
 	rowGroupBytes   = 32 << 20 // compressed bytes per row group
@@ -34,8 +37,7 @@ const (
 	// dictionary encoder keeps a page's indices in a buffer it grows by
 	// copying, which at 1 MiB pages (millions of indices, as RLE makes
 	// them tiny) cost a tenth of the export.
-	dataPageBytes  = 64 << 10
-	writeBufferLen = 1 << 20
+	dataPageBytes = 64 << 10
 )
 
 // batch is the records handed to the column writers at once: a column of
@@ -44,6 +46,7 @@ type batch struct {
 	cols  []*col
 	arena []byte
 	n     int
+	enc   encoderState
 }
 
 func (b *batch) reset() {
@@ -55,30 +58,31 @@ func (b *batch) reset() {
 
 // parquetFile is one dataset's file being written: a hidden staging file,
 // the Parquet writer over it, and the batch of records being filled. Full
-// batches go to an encoder goroutine, which writes them in order, each
-// one's columns spread over the cores, while the next ones fill.
+// batches go to the encoder (encoder.go), which writes their columns on
+// every core while the next ones fill.
 type parquetFile struct {
 	fs         vfs.FS
 	final, tmp string
 	f          vfs.File
-	buf        *bufio.Writer
+	buf        *writeBehind
 	pw         *file.Writer
 	rg         file.BufferedRowGroupWriter
 	leaf       []int // each column's first leaf index
 	// The shared columns' row group dictionaries (nil for the others),
-	// the encoder's, and the records of the row group.
-	shared    []*sharedDict
-	rgRecords int
-	names     []string // the columns' names, for errors
+	// the encoder's.
+	shared []*sharedDict
+	names  []string // the columns' names, for errors
+	specs  []spec   // the columns
+	// dictLevels: each dict column's records since its last page.
+	dictLevels []int
 	// cols and arena are the batch being filled (cur's).
 	cols    []*col
 	arena   []byte
 	cur     *batch
 	free    chan *batch // batches the encoder is done with
-	work    chan *batch // full batches, for the encoder
-	done    chan error  // the encoder's first error, once work is closed
+	enc     *encoder
 	failed  atomic.Bool // the encoder has failed: stop filling
-	stopped bool        // work is closed
+	stopped bool        // the encoder is stopped
 	rows    int64       // records handed on
 	closed  bool
 }
@@ -133,7 +137,7 @@ func writerProperties(specs []spec) *parquet.WriterProperties {
 func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte, meta map[string]string) (*parquetFile, error) {
 	fields := make(schema.FieldList, 0, len(specs))
 	pf := &parquetFile{fs: fs, final: final, tmp: stagingName(final), cur: &batch{},
-		free: make(chan *batch, batchesInFlight), work: make(chan *batch, batchesInFlight), done: make(chan error, 1)}
+		free: make(chan *batch, batchesInFlight)}
 	batches := []*batch{pf.cur}
 	for range batchesInFlight - 1 {
 		batches = append(batches, &batch{})
@@ -162,6 +166,8 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 		}
 		pf.shared = append(pf.shared, sd)
 		pf.names = append(pf.names, specs[i].name)
+		pf.specs = append(pf.specs, specs[i])
+		pf.dictLevels = append(pf.dictLevels, 0)
 		leaf += specs[i].leaves()
 	}
 	pf.cols = pf.cur.cols
@@ -173,10 +179,13 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 	if err != nil {
 		return nil, err
 	}
-	pf.f, pf.buf = f, bufio.NewWriterSize(f, writeBufferLen)
+	pf.f, pf.buf = f, newWriteBehind(f)
+	// In the keys' order, not the map's: the same export writes the same
+	// bytes.
 	kv := metadata.KeyValueMetadata{}
-	for k, v := range meta {
-		if err := kv.Append(k, v); err != nil {
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		if err := kv.Append(k, meta[k]); err != nil {
+			pf.buf.close()
 			f.Close()
 			fs.Remove(pf.tmp)
 			return nil, err
@@ -184,6 +193,7 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 	}
 	pf.pw, err = file.NewParquetWriterWithError(pf.buf, root, file.WithWriterProps(writerProperties(specs)), file.WithWriteMetadata(kv))
 	if err != nil {
+		pf.buf.close()
 		f.Close()
 		fs.Remove(pf.tmp)
 		return nil, err
@@ -191,24 +201,8 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 	for _, b := range batches[1:] {
 		pf.free <- b
 	}
-	go pf.encoder()
+	pf.enc = newEncoder(pf)
 	return pf, nil
-}
-
-// encoder writes the full batches in order until work is closed, and
-// then reports its first error. After an error it only hands the
-// batches back.
-func (pf *parquetFile) encoder() {
-	var err error
-	for b := range pf.work {
-		if err == nil {
-			if err = pf.encode(b); err != nil {
-				pf.failed.Store(true)
-			}
-		}
-		pf.free <- b
-	}
-	pf.done <- err
 }
 
 // bytes records b, copied into the arena, in column c.
@@ -230,15 +224,14 @@ func (pf *parquetFile) endRecord() (flushed bool, err error) {
 	return false, nil
 }
 
-// stop closes the encoder's queue and waits for it to finish, returning
+// stop waits for the encoder to write the batches handed on, returning
 // its first error.
 func (pf *parquetFile) stop() error {
 	if pf.stopped {
 		return nil
 	}
 	pf.stopped = true
-	close(pf.work)
-	return <-pf.done
+	return pf.enc.stop()
 }
 
 // handOff queues the batch being filled for the encoder and goes on with
@@ -252,45 +245,41 @@ func (pf *parquetFile) handOff() error {
 		return nil
 	}
 	pf.rows += int64(pf.cur.n)
-	pf.work <- pf.cur
+	pf.enc.add(pf.cur)
 	pf.cur = <-pf.free
 	pf.cur.reset()
 	pf.cols, pf.arena = pf.cur.cols, pf.cur.arena
 	return nil
 }
 
-// encode writes a batch into the row group, its columns on every core,
-// and ends the row group once it holds rowGroupBytes of pages,
-// rowGroupRecords records, or a shared column's dictionary is full. Each
-// column has a writer of its own (its encoder, page buffer and chunk
-// metadata), so distinct columns are written concurrently; the row group
-// itself only from here, one batch at a time.
-func (pf *parquetFile) encode(b *batch) error {
-	if pf.rg == nil {
-		var err error
-		if pf.rg, err = appendRowGroup(pf.pw); err != nil {
-			return err
+// writeColumnOf writes column i of batch b into the row group, and
+// returns the compressed bytes of the column's pages so far, or for a
+// shared column the size of its dictionary.
+func (pf *parquetFile) writeColumnOf(b *batch, i int) (compressed int64, dict int, err error) {
+	if sd := pf.shared[i]; sd != nil {
+		sd.add(b.cols[i], b.n)
+		return 0, sd.size(), nil
+	}
+	if err := writeColumn(pf.rg, b.cols[i], pf.leaf[i], b.n, b.arena); err != nil {
+		return 0, 0, err
+	}
+	if pf.specs[i].dict {
+		// A page every sharedPageLevels records (see endRowGroup).
+		if pf.dictLevels[i] += b.n; pf.dictLevels[i] >= sharedPageLevels {
+			pf.dictLevels[i] = 0
+			if err := flushDictPage(pf.rg, pf.leaf[i]); err != nil {
+				return 0, 0, err
+			}
 		}
 	}
-	err := pf.parallel(len(b.cols), func(i int) error {
-		if sd := pf.shared[i]; sd != nil {
-			sd.add(b.cols[i], b.n)
-			return nil
+	for leaf := pf.leaf[i]; leaf < pf.leaf[i]+b.cols[i].leaves(); leaf++ {
+		cw, err := pf.rg.Column(leaf)
+		if err != nil {
+			return 0, 0, err
 		}
-		return writeColumn(pf.rg, b.cols[i], pf.leaf[i], b.n, b.arena)
-	})
-	if err != nil {
-		return err
+		compressed += cw.TotalCompressedBytes()
 	}
-	pf.rgRecords += b.n
-	full := pf.rgRecords >= rowGroupRecords || pf.rg.TotalCompressedBytes() >= rowGroupBytes
-	for _, sd := range pf.shared {
-		full = full || sd != nil && sd.size() >= sharedDictBytes
-	}
-	if full {
-		return pf.endRowGroup()
-	}
-	return nil
+	return compressed, 0, nil
 }
 
 // parallel runs fn for each column on every core and returns the first
@@ -321,11 +310,25 @@ func (pf *parquetFile) parallel(n int, fn func(i int) error) error {
 	return nil
 }
 
-// endRowGroup writes the shared columns of the row group and closes it.
+// endRowGroup writes the shared columns of the row group and closes it,
+// ending the dict columns' last pages first, on every core. arrow-go
+// cuts a page by the raw bytes of the values given it, and indices have
+// none: a dict column's writer would hold the row group's every index (a
+// million) in one page, which closing the row group would encode, one
+// column after the other, while every column waits. So the dict columns
+// end a page every sharedPageLevels records as they are written
+// (writeColumnOf), and here the last one.
 func (pf *parquetFile) endRowGroup() error {
 	rg := pf.rg
-	pf.rg, pf.rgRecords = nil, 0
+	pf.rg = nil
 	err := pf.parallel(len(pf.shared), func(i int) error {
+		if pf.specs[i].dict {
+			if pf.dictLevels[i] == 0 {
+				return nil
+			}
+			pf.dictLevels[i] = 0
+			return flushDictPage(rg, pf.leaf[i])
+		}
 		sd := pf.shared[i]
 		if sd == nil {
 			return nil
@@ -368,6 +371,24 @@ func writeShared(rg file.BufferedRowGroupWriter, sd *sharedDict) (err error) {
 	return sd.write(rg)
 }
 
+// flushDictPage ends the page of the dict column at leaf, if it is
+// dictionary-encoding (arrow-go never ends it then: see endRowGroup).
+func flushDictPage(rg file.BufferedRowGroupWriter, leaf int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parquet writer: %v", r)
+		}
+	}()
+	cw, err := rg.Column(leaf)
+	if err != nil {
+		return err
+	}
+	if _, ok := cw.CurrentEncoder().(dictEncoder); !ok {
+		return nil
+	}
+	return flushPage(cw)
+}
+
 func closeRowGroup(rg file.BufferedRowGroupWriter) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -396,6 +417,7 @@ func (pf *parquetFile) commit() error {
 	if err == nil {
 		err = pf.buf.Flush()
 	}
+	pf.buf.close()
 	if err == nil {
 		err = pf.f.Sync()
 	}
@@ -423,6 +445,7 @@ func (pf *parquetFile) abort() {
 	}
 	pf.stop()
 	pf.closed = true
+	pf.buf.close()
 	pf.f.Close()
 	pf.fs.Remove(pf.tmp)
 	// The table=T and keyspace=K directories, if nothing else is in them

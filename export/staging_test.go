@@ -27,12 +27,16 @@ type failingRename struct{ vfs.FS }
 func (failingRename) Rename(from, to string) error { return syscall.EIO }
 
 // stagingTable generates an sstable with enough cells for several batches.
-func stagingTable(t *testing.T) *sstable.SSTable {
+func stagingTable(t *testing.T) *sstable.SSTable { return demoTable(t, 150) }
+
+// demoTable generates the demo profile's sstable of the given partitions
+// (80 records each in the cells dataset, on average).
+func demoTable(t *testing.T, partitions int64) *sstable.SSTable {
 	p, err := workload.ParseProfile([]byte(generate.DemoProfile), "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Partitions = 150
+	p.Partitions = partitions
 	res, err := generate.Generate(p, filepath.Join(t.TempDir(), "ks", "t-0123456789abcdef0123456789abcdef"), generate.Options{Version: oa.Version})
 	if err != nil {
 		t.Fatal(err)
