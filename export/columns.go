@@ -61,7 +61,11 @@ type spec struct {
 
 // col is one column's values for the batch being filled. Required
 // columns have no definition levels; optional ones one per record (0
-// null, 1 present); the list and map columns their levels per element.
+// null, 1 present), and a dict column an index per record, both held for
+// batchRows records and zeroed when the batch is reset, so that a null
+// (level 0, index 0) costs nothing and a value is one store at the
+// record's place; the list and map columns have their levels per
+// element, appended.
 // Byte arrays are spans of the batch's arena: offsets rather than
 // slices, which the collector would have to trace one by one (a tenth of
 // the export's instructions when they were slices), made slices only
@@ -80,6 +84,7 @@ type col struct {
 	// A dict column's indices, one per record (0 for a null), and its
 	// dictionary.
 	idx       []int32
+	rec       *int // the batch's record being filled (batch.n)
 	dictWords [][]byte
 	dictArr   arrow.Array
 	// A shared column's runs, and their values' elements.
@@ -98,28 +103,41 @@ func (c *col) setDictionary(words [][]byte) {
 	c.dictArr = b.NewArray()
 }
 
+// newCol makes column s of a batch whose record being filled is *rec.
+func newCol(s spec, rec *int) *col {
+	c := &col{spec: s, rec: rec}
+	if c.optional {
+		c.def = make([]int16, batchRows)
+	}
+	if c.dict {
+		c.idx = make([]int32, batchRows)
+	}
+	return c
+}
+
 func (c *col) reset() {
-	c.spans, c.i64, c.i32, c.f64, c.bl, c.def, c.rep, c.keys = c.spans[:0], c.i64[:0], c.i32[:0], c.f64[:0], c.bl[:0], c.def[:0], c.rep[:0], c.keys[:0]
-	c.idx = c.idx[:0]
+	c.spans, c.i64, c.i32, c.f64, c.bl, c.rep, c.keys = c.spans[:0], c.i64[:0], c.i32[:0], c.f64[:0], c.bl[:0], c.rep[:0], c.keys[:0]
+	if c.optional {
+		clear(c.def)
+	} else {
+		c.def = c.def[:0]
+	}
+	clear(c.idx)
 	c.runs, c.elems = c.runs[:0], c.elems[:0]
 }
 
 func (c *col) present() {
 	if c.optional {
-		c.def = append(c.def, 1)
+		c.def[*c.rec] = 1
 	}
 }
 
-// null records a null in an optional column.
-func (c *col) null() {
-	c.def = append(c.def, 0)
-	if c.dict {
-		c.idx = append(c.idx, 0)
-	}
-}
+// null records a null in an optional column: nothing to do, a record's
+// level and index are zero until a value is recorded.
+func (c *col) null() {}
 
 // word records a dict column's value: the index of one of its words.
-func (c *col) word(i int32) { c.present(); c.idx = append(c.idx, i) }
+func (c *col) word(i int32) { c.present(); c.idx[*c.rec] = i }
 
 // span is a byte array's place in the batch's arena.
 type span struct{ start, end uint32 }
@@ -251,16 +269,10 @@ func (c *col) write(rg file.BufferedRowGroupWriter, i, n int, arena []byte) erro
 	if err != nil {
 		return err
 	}
-	if c.constant {
-		// Index 0 for each of the n records (the slice only ever holds
-		// zeros).
-		if cap(c.idx) < n {
-			c.idx = make([]int32, n)
-		}
-		c.idx = c.idx[:n]
-	}
 	def, rep := c.def, c.rep
-	if len(def) == 0 {
+	if c.optional {
+		def = def[:n]
+	} else if len(def) == 0 {
 		def = nil
 	}
 	if len(rep) == 0 {
@@ -269,7 +281,9 @@ func (c *col) write(rg file.BufferedRowGroupWriter, i, n int, arena []byte) erro
 	switch w := cw.(type) {
 	case *file.ByteArrayColumnChunkWriter:
 		if c.dict {
-			return c.writeDict(w, def)
+			// A constant column's indices are all zero: its word is
+			// never recorded.
+			return c.writeDict(w, c.idx[:n], def)
 		}
 		vals := c.keys
 		if c.typ != tSizeMap {
@@ -310,11 +324,11 @@ type dictEncoder interface {
 // then the batch's indices. Should the writer not be dictionary-encoding
 // (it never falls back for dictionaries this small, but if it did) the
 // words themselves are written.
-func (c *col) writeDict(w *file.ByteArrayColumnChunkWriter, def []int16) error {
+func (c *col) writeDict(w *file.ByteArrayColumnChunkWriter, idx []int32, def []int16) error {
 	enc, ok := w.CurrentEncoder().(dictEncoder)
 	if !ok {
 		c.ba = c.ba[:0]
-		for i, ix := range c.idx {
+		for i, ix := range idx {
 			if def == nil || def[i] == 1 {
 				c.ba = append(c.ba, c.dictWords[ix])
 			}
@@ -327,7 +341,7 @@ func (c *col) writeDict(w *file.ByteArrayColumnChunkWriter, def []int16) error {
 			return err
 		}
 	}
-	buffers := []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.idx))}
+	buffers := []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}
 	nulls := 0
 	if def != nil {
 		valid := make([]byte, bitutil.BytesForBits(int64(len(def))))
@@ -340,7 +354,7 @@ func (c *col) writeDict(w *file.ByteArrayColumnChunkWriter, def []int16) error {
 		}
 		buffers[0] = memory.NewBufferBytes(valid)
 	}
-	indices := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(c.idx), buffers, nil, nulls, 0))
+	indices := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(idx), buffers, nil, nulls, 0))
 	defer indices.Release()
 	return w.WriteDictIndices(indices, def, nil)
 }

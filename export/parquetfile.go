@@ -149,8 +149,11 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 			return nil, err
 		}
 		fields = append(fields, n)
+		if specs[i].optional && (specs[i].typ == tStringList || specs[i].typ == tSizeMap) {
+			return nil, fmt.Errorf("column %s: a list or map is never optional", specs[i].name)
+		}
 		for _, b := range batches {
-			c := &col{spec: specs[i]}
+			c := newCol(specs[i], &b.n)
 			if c.dict {
 				if _, ok := words[i]; !ok {
 					return nil, fmt.Errorf("column %s: no dictionary", c.name)
