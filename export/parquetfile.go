@@ -110,6 +110,7 @@ func init() {
 // where a column is worth pruning by.
 func writerProperties(specs []spec) *parquet.WriterProperties {
 	opts := []parquet.WriterProperty{
+		parquet.WithAllocator(&bufferPool{}),
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithDataPageSize(dataPageBytes),
