@@ -29,6 +29,9 @@ type writeBehind struct {
 
 const (
 	writeChunk = 1 << 20
+	// writebackBytes: every this many bytes written, the disk is asked
+	// to start writing them (startWriteback).
+	writebackBytes = 8 << 20
 	// maxChunks bounds the bytes queued for the disk: a row group's pages
 	// (rowGroupBytes) and some.
 	maxChunks = 40
@@ -42,12 +45,17 @@ func newWriteBehind(f vfs.File) *writeBehind {
 
 func (w *writeBehind) write() {
 	defer close(w.done)
+	var written, synced int64
 	for b := range w.full {
 		if w.error() == nil {
 			if _, err := w.f.Write(b); err != nil {
 				w.mu.Lock()
 				w.err = err
 				w.mu.Unlock()
+			}
+			if written += int64(len(b)); written-synced >= writebackBytes {
+				startWriteback(w.f, synced, written-synced)
+				synced = written
 			}
 		}
 		w.free <- b[:0]
