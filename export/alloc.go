@@ -14,8 +14,8 @@ import (
 // group, whose pages the kernel must fault in and Go must zero (4% of
 // the export's CPU on a 0.43 GB table, in pprof). Here the freed
 // buffers wait, by size, for the next row group's; what a reuse costs
-// is zeroing memory already mapped. Small buffers, and whatever would hold more
-// than poolBytes, go to Go's allocator as before.
+// is zeroing memory already mapped. Small buffers, and whatever would
+// hold more than poolBytes, go to Go's allocator as before.
 type bufferPool struct {
 	mu     sync.Mutex
 	free   [64][][]byte // by log2 of the capacity
