@@ -9,8 +9,8 @@ import (
 // startWriteback asks the kernel to start writing bytes [off, off+n) of
 // f to the disk without waiting for it (sync_file_range, WRITE only):
 // the disk writes the file while the export goes on, and the fsync at
-// the commit has little left to wait for (on the big table, a tenth of
-// a second of the export's wall time was that fsync). It changes nothing
+// the commit has little left to wait for (copying a 0.6 GB cells file
+// with dd took 0.24 s, and 0.33 s with its fsync). It changes nothing
 // of what is written, nor of the commit's fsync, which stays what makes
 // the file durable; so its error is of no use and dropped. A file that is
 // not the operating system's (a test's fault-injecting one) is left alone.
