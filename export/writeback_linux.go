@@ -19,3 +19,25 @@ func startWriteback(f vfs.File, off, n int64) {
 		_ = unix.SyncFileRange(int(fd.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
 	}
 }
+
+// setDirect turns direct I/O on or off for f (fcntl F_SETFL, O_DIRECT),
+// reporting whether it did. A file system without direct I/O (tmpfs)
+// refuses it, and a file that is not the operating system's has no
+// descriptor: both stay as they are.
+func setDirect(f vfs.File, on bool) bool {
+	fd, ok := f.(interface{ Fd() uintptr })
+	if !ok {
+		return false
+	}
+	flags, err := unix.FcntlInt(fd.Fd(), unix.F_GETFL, 0)
+	if err != nil {
+		return false
+	}
+	if on {
+		flags |= unix.O_DIRECT
+	} else {
+		flags &^= unix.O_DIRECT
+	}
+	_, err = unix.FcntlInt(fd.Fd(), unix.F_SETFL, flags)
+	return err == nil
+}

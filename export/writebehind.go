@@ -1,7 +1,10 @@
 package export
 
 import (
+	"errors"
 	"sync"
+	"syscall"
+	"unsafe"
 
 	"github.com/sstabletool/sstabletool/internal/vfs"
 )
@@ -14,6 +17,17 @@ import (
 // write system calls (a tenth of the export's time) overlap the next row
 // group's encoding. Written here rather than taken from a library: it is
 // bufio.Writer with its flush on a goroutine, bounded.
+//
+// Where the file system takes them, the chunks are written with direct
+// I/O (O_DIRECT): from the chunk to the disk, not copied into the page
+// cache first. On this project's 2-core VM, writing 600 MiB through the
+// page cache cost 1.0 s of system time (dd bs=1M) and direct 0.10 s; the
+// export of a 0.36 GB table went from 2.1–2.5 s of system time to
+// 0.9–1.2 s. It also leaves the node's page cache to Cassandra, whose
+// hot sstables a 0.6 GB file written through the cache would push out.
+// The chunks are block-aligned and whole, but the file's last one, which
+// is written through the cache (the file offset before it is aligned, as
+// every chunk before it is whole).
 type writeBehind struct {
 	f       vfs.File
 	cur     []byte      // the chunk being filled
@@ -25,6 +39,9 @@ type writeBehind struct {
 	closed  bool
 	mu      sync.Mutex
 	err     error // the first write error
+	// direct: the file is open for direct I/O; only the goroutine
+	// changes it once it runs.
+	direct bool
 }
 
 const (
@@ -35,10 +52,15 @@ const (
 	// maxChunks bounds the bytes queued for the disk: a row group's pages
 	// (rowGroupBytes) and some.
 	maxChunks = 40
+	// directAlign is the alignment of a direct write's memory, length and
+	// file offset: 4 KiB, the largest logical block size disks have, so
+	// 512-byte ones are served too.
+	directAlign = 4096
 )
 
 func newWriteBehind(f vfs.File) *writeBehind {
 	w := &writeBehind{f: f, full: make(chan []byte, maxChunks), free: make(chan []byte, maxChunks), done: make(chan struct{})}
+	w.direct = setDirect(f, true)
 	go w.write()
 	return w
 }
@@ -48,12 +70,12 @@ func (w *writeBehind) write() {
 	var written, synced int64
 	for b := range w.full {
 		if w.error() == nil {
-			if _, err := w.f.Write(b); err != nil {
+			if err := w.put(b); err != nil {
 				w.mu.Lock()
 				w.err = err
 				w.mu.Unlock()
 			}
-			if written += int64(len(b)); written-synced >= writebackBytes {
+			if written += int64(len(b)); written-synced >= writebackBytes && !w.direct {
 				startWriteback(w.f, synced, written-synced)
 				synced = written
 			}
@@ -61,6 +83,23 @@ func (w *writeBehind) write() {
 		w.free <- b[:0]
 		w.pending.Done()
 	}
+}
+
+// put writes chunk b to the file: directly while the chunks are whole,
+// through the page cache from the first that is not (the file's last).
+// A file system that takes the flag but refuses the write (EINVAL, which
+// it reports before writing anything of the refused part) gets the rest
+// of the file through the page cache.
+func (w *writeBehind) put(b []byte) error {
+	if w.direct && len(b)%directAlign != 0 && setDirect(w.f, false) {
+		w.direct = false
+	}
+	n, err := w.f.Write(b)
+	if err != nil && w.direct && errors.Is(err, syscall.EINVAL) && setDirect(w.f, false) {
+		w.direct = false
+		_, err = w.f.Write(b[n:])
+	}
+	return err
 }
 
 func (w *writeBehind) error() error {
@@ -99,7 +138,7 @@ func (w *writeBehind) chunk() []byte {
 	}
 	if w.chunks < maxChunks {
 		w.chunks++
-		return make([]byte, 0, writeChunk)
+		return alignedChunk()
 	}
 	return <-w.free
 }
@@ -129,4 +168,15 @@ func (w *writeBehind) close() {
 	w.closed = true
 	close(w.full)
 	<-w.done
+}
+
+// alignedChunk is an empty chunk of writeChunk bytes whose memory starts
+// at a multiple of directAlign, as direct I/O needs.
+func alignedChunk() []byte {
+	b := make([]byte, writeChunk+directAlign)
+	off := 0
+	if r := int(uintptr(unsafe.Pointer(&b[0])) % directAlign); r != 0 {
+		off = directAlign - r
+	}
+	return b[off : off : off+writeChunk]
 }
