@@ -15,9 +15,17 @@ import (
 // the file durable; so its error is of no use and dropped. A file that is
 // not the operating system's (a test's fault-injecting one) is left alone.
 func startWriteback(f vfs.File, off, n int64) {
-	if fd, ok := f.(interface{ Fd() uintptr }); ok {
-		_ = unix.SyncFileRange(int(fd.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
+	if fd, ok := fdOf(f); ok {
+		_ = unix.SyncFileRange(int(fd), off, n, unix.SYNC_FILE_RANGE_WRITE)
 	}
+}
+
+// fdOf is f's descriptor, if it is the operating system's file.
+func fdOf(f vfs.File) (uintptr, bool) {
+	if fd, ok := f.(interface{ Fd() uintptr }); ok {
+		return fd.Fd(), true
+	}
+	return 0, false
 }
 
 // setDirect turns direct I/O on or off for f (fcntl F_SETFL, O_DIRECT),
@@ -25,11 +33,11 @@ func startWriteback(f vfs.File, off, n int64) {
 // refuses it, and a file that is not the operating system's has no
 // descriptor: both stay as they are.
 func setDirect(f vfs.File, on bool) bool {
-	fd, ok := f.(interface{ Fd() uintptr })
+	fd, ok := fdOf(f)
 	if !ok {
 		return false
 	}
-	flags, err := unix.FcntlInt(fd.Fd(), unix.F_GETFL, 0)
+	flags, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
 	if err != nil {
 		return false
 	}
@@ -38,6 +46,6 @@ func setDirect(f vfs.File, on bool) bool {
 	} else {
 		flags &^= unix.O_DIRECT
 	}
-	_, err = unix.FcntlInt(fd.Fd(), unix.F_SETFL, flags)
+	_, err = unix.FcntlInt(fd, unix.F_SETFL, flags)
 	return err == nil
 }
