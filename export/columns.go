@@ -1,14 +1,10 @@
 package export
 
 import (
+	"encoding/binary"
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
@@ -68,12 +64,11 @@ type spec struct {
 // element, appended.
 // Byte arrays are spans of the batch's arena: offsets rather than
 // slices, which the collector would have to trace one by one (a tenth of
-// the export's instructions when they were slices), made slices only
-// while the column is written (ba).
+// the export's instructions when they were slices), which the chunk
+// writer copies into its pages.
 type col struct {
 	spec
 	spans []span
-	ba    []parquet.ByteArray
 	i64   []int64
 	i32   []int32
 	f64   []float64
@@ -86,7 +81,8 @@ type col struct {
 	idx       []int32
 	rec       *int // the batch's record being filled (batch.n)
 	dictWords [][]byte
-	dictArr   arrow.Array
+	dictPlain []byte  // the dictionary, PLAIN-encoded
+	present32 []int32 // scratch: the indices of the records with a value
 	// A shared column's runs, and their values' elements.
 	runs  []run
 	elems [][]byte
@@ -95,12 +91,11 @@ type col struct {
 // setDictionary gives a dict column its values.
 func (c *col) setDictionary(words [][]byte) {
 	c.dictWords = words
-	b := array.NewBinaryBuilder(memory.DefaultAllocator, arrow.BinaryTypes.String)
-	defer b.Release()
+	c.dictPlain = c.dictPlain[:0]
 	for _, w := range words {
-		b.Append(w)
+		c.dictPlain = binary.LittleEndian.AppendUint32(c.dictPlain, uint32(len(w)))
+		c.dictPlain = append(c.dictPlain, w...)
 	}
-	c.dictArr = b.NewArray()
 }
 
 // newCol makes column s of a batch whose record being filled is *rec.
@@ -173,16 +168,6 @@ func (c *col) list(elems []span) {
 		c.def = append(c.def, 2)
 		c.spans = append(c.spans, e)
 	}
-}
-
-// byteArrays makes the batch's byte arrays slices of its arena, for the
-// column writer.
-func (c *col) byteArrays(arena []byte) []parquet.ByteArray {
-	c.ba = c.ba[:0]
-	for _, s := range c.spans {
-		c.ba = append(c.ba, arena[s.start:s.end:s.end])
-	}
-	return c.ba
 }
 
 // sizes records one map of names to byte counts.
@@ -262,13 +247,10 @@ func (c *spec) leaves() int {
 	return 1
 }
 
-// write hands the batch's values to the column writers of leaf i (and
-// i+1 for a map), which copy them into their pages.
-func (c *col) write(rg file.BufferedRowGroupWriter, i, n int, arena []byte) error {
-	cw, err := rg.Column(i)
-	if err != nil {
-		return err
-	}
+// write hands the batch's n records to the chunk writers of leaf i of
+// the row group (and i+1 for a map).
+func (c *col) write(rg *rowGroup, i, n int, arena []byte) error {
+	ch := rg.chunks[i]
 	def, rep := c.def, c.rep
 	if c.optional {
 		def = def[:n]
@@ -278,83 +260,49 @@ func (c *col) write(rg file.BufferedRowGroupWriter, i, n int, arena []byte) erro
 	if len(rep) == 0 {
 		rep = nil
 	}
-	switch w := cw.(type) {
-	case *file.ByteArrayColumnChunkWriter:
-		if c.dict {
-			// A constant column's indices are all zero: its word is
-			// never recorded.
-			return c.writeDict(w, c.idx[:n], def)
-		}
-		vals := c.keys
-		if c.typ != tSizeMap {
-			vals = c.byteArrays(arena)
-		}
-		_, err = w.WriteBatch(vals, def, rep)
-		clear(c.ba) // no slice of the arena outlives the write
-	case *file.Int64ColumnChunkWriter:
-		_, err = w.WriteBatch(c.i64, def, rep)
-	case *file.Int32ColumnChunkWriter:
-		_, err = w.WriteBatch(c.i32, def, rep)
-	case *file.BooleanColumnChunkWriter:
-		_, err = w.WriteBatch(c.bl, def, rep)
-	case *file.Float64ColumnChunkWriter:
-		_, err = w.WriteBatch(c.f64, def, rep)
+	if c.dict {
+		return c.writeDict(ch, c.idx[:n], def)
+	}
+	var v leafValues
+	switch c.typ {
+	case tString, tBinary, tStringList:
+		v = leafValues{spans: c.spans, arena: arena}
+	case tSizeMap:
+		v = leafValues{ba: c.keys}
+	case tInt64, tTimestamp:
+		v = leafValues{i64: c.i64}
+	case tInt32:
+		v = leafValues{i32: c.i32}
+	case tBool:
+		v = leafValues{bl: c.bl}
+	case tDouble:
+		v = leafValues{f64: c.f64}
 	default:
-		return fmt.Errorf("column %s: unexpected writer %T", c.name, cw)
+		return fmt.Errorf("column %s: unknown type %d", c.name, c.typ)
 	}
-	if err != nil || c.typ != tSizeMap {
+	if err := ch.write(v, def, rep); err != nil || c.typ != tSizeMap {
 		return err
 	}
-	cw, err = rg.Column(i + 1)
-	if err != nil {
-		return err
-	}
-	_, err = cw.(*file.Int64ColumnChunkWriter).WriteBatch(c.i64, def, rep)
-	return err
-}
-
-// dictEncoder is what arrow-go's dictionary encoders do beside encoding
-// values (the interface pqarrow writes dictionary arrays through).
-type dictEncoder interface {
-	NumEntries() int
-	PutDictionary(arrow.Array) error
+	return rg.chunks[i+1].write(leafValues{i64: c.i64}, def, rep)
 }
 
 // writeDict writes a dict column: its dictionary once per column chunk,
-// then the batch's indices. Should the writer not be dictionary-encoding
-// (it never falls back for dictionaries this small, but if it did) the
-// words themselves are written.
-func (c *col) writeDict(w *file.ByteArrayColumnChunkWriter, idx []int32, def []int16) error {
-	enc, ok := w.CurrentEncoder().(dictEncoder)
-	if !ok {
-		c.ba = c.ba[:0]
-		for i, ix := range idx {
-			if def == nil || def[i] == 1 {
-				c.ba = append(c.ba, c.dictWords[ix])
-			}
-		}
-		_, err := w.WriteBatch(c.ba, def, nil)
-		return err
-	}
-	if enc.NumEntries() == 0 {
-		if err := enc.PutDictionary(c.dictArr); err != nil {
+// then the batch's indices, those of the records that have a value. A
+// constant column's indices are all zero: its word is never recorded.
+func (c *col) writeDict(ch *chunkWriter, idx []int32, def []int16) error {
+	if !ch.dict {
+		if err := ch.writeDictionary(c.dictPlain, len(c.dictWords)); err != nil {
 			return err
 		}
 	}
-	buffers := []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}
-	nulls := 0
 	if def != nil {
-		valid := make([]byte, bitutil.BytesForBits(int64(len(def))))
-		for i, d := range def {
+		c.present32 = c.present32[:0]
+		for r, d := range def {
 			if d == 1 {
-				bitutil.SetBit(valid, i)
-			} else {
-				nulls++
+				c.present32 = append(c.present32, idx[r])
 			}
 		}
-		buffers[0] = memory.NewBufferBytes(valid)
+		idx = c.present32
 	}
-	indices := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(idx), buffers, nil, nulls, 0))
-	defer indices.Release()
-	return w.WriteDictIndices(indices, def, nil)
+	return ch.writeIndices(idx, def, nil, nil)
 }

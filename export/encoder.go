@@ -165,7 +165,7 @@ func (e *encoder) pick() (*batch, int, error) {
 				if s.at.group != e.group+1 || e.open || e.closing {
 					return nil, 0, nil
 				}
-				rg, err := appendRowGroup(e.pf.pw)
+				rg, err := e.pf.pw.appendRowGroup()
 				if err != nil {
 					return nil, 0, err
 				}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/klauspost/compress/s2"
@@ -65,8 +64,8 @@ type parquetFile struct {
 	final, tmp string
 	f          vfs.File
 	buf        *writeBehind
-	pw         *file.Writer
-	rg         file.BufferedRowGroupWriter
+	pw         *pqWriter
+	rg         *rowGroup
 	leaf       []int // each column's first leaf index
 	// The shared columns' row group dictionaries (nil for the others),
 	// the encoder's.
@@ -195,7 +194,7 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 			return nil, err
 		}
 	}
-	pf.pw, err = file.NewParquetWriterWithError(pf.buf, root, file.WithWriterProps(writerProperties(specs)), file.WithWriteMetadata(kv))
+	pf.pw, err = newPQWriter(pf.buf, root, writerProperties(specs), kv)
 	if err != nil {
 		pf.buf.close()
 		f.Close()
@@ -264,24 +263,20 @@ func (pf *parquetFile) writeColumnOf(b *batch, i int) (compressed int64, dict in
 		sd.add(b.cols[i], b.n)
 		return 0, sd.size(), nil
 	}
-	if err := writeColumn(pf.rg, b.cols[i], pf.leaf[i], b.n, b.arena); err != nil {
+	if err := b.cols[i].write(pf.rg, pf.leaf[i], b.n, b.arena); err != nil {
 		return 0, 0, err
 	}
 	if pf.specs[i].dict {
 		// A page every sharedPageLevels records (see endRowGroup).
 		if pf.dictLevels[i] += b.n; pf.dictLevels[i] >= sharedPageLevels {
 			pf.dictLevels[i] = 0
-			if err := flushDictPage(pf.rg, pf.leaf[i]); err != nil {
+			if err := pf.rg.chunks[pf.leaf[i]].flushPage(); err != nil {
 				return 0, 0, err
 			}
 		}
 	}
 	for leaf := pf.leaf[i]; leaf < pf.leaf[i]+b.cols[i].leaves(); leaf++ {
-		cw, err := pf.rg.Column(leaf)
-		if err != nil {
-			return 0, 0, err
-		}
-		compressed += cw.TotalCompressedBytes()
+		compressed += pf.rg.chunks[leaf].compressed
 	}
 	return compressed, 0, nil
 }
@@ -315,91 +310,29 @@ func (pf *parquetFile) parallel(n int, fn func(i int) error) error {
 }
 
 // endRowGroup writes the shared columns of the row group and closes it,
-// ending the dict columns' last pages first, on every core. arrow-go
-// cuts a page by the raw bytes of the values given it, and indices have
-// none: a dict column's writer would hold the row group's every index (a
-// million) in one page, which closing the row group would encode, one
-// column after the other, while every column waits. So the dict columns
-// end a page every sharedPageLevels records as they are written
-// (writeColumnOf), and here the last one.
+// ending the dict columns' last pages first, on every core. Indices take
+// few bytes, so a dict column's pages are cut by records instead:
+// every sharedPageLevels as they are written (writeColumnOf), and here
+// the last one.
 func (pf *parquetFile) endRowGroup() error {
 	rg := pf.rg
 	pf.rg = nil
 	err := pf.parallel(len(pf.shared), func(i int) error {
 		if pf.specs[i].dict {
-			if pf.dictLevels[i] == 0 {
-				return nil
-			}
 			pf.dictLevels[i] = 0
-			return flushDictPage(rg, pf.leaf[i])
+			return rg.chunks[pf.leaf[i]].flushPage()
 		}
 		sd := pf.shared[i]
 		if sd == nil {
 			return nil
 		}
 		defer sd.reset()
-		return writeShared(rg, sd)
+		return sd.write(rg)
 	})
 	if err != nil {
 		return err
 	}
-	return closeRowGroup(rg)
-}
-
-// The arrow-go writers panic on some misuse; these report it as an error.
-
-func appendRowGroup(pw *file.Writer) (rg file.BufferedRowGroupWriter, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("parquet writer: %v", r)
-		}
-	}()
-	return pw.AppendBufferedRowGroupChecked()
-}
-
-func writeColumn(rg file.BufferedRowGroupWriter, c *col, leaf, n int, arena []byte) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("parquet writer: %v", r)
-		}
-	}()
-	return c.write(rg, leaf, n, arena)
-}
-
-func writeShared(rg file.BufferedRowGroupWriter, sd *sharedDict) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("parquet writer: %v", r)
-		}
-	}()
-	return sd.write(rg)
-}
-
-// flushDictPage ends the page of the dict column at leaf, if it is
-// dictionary-encoding (arrow-go never ends it then: see endRowGroup).
-func flushDictPage(rg file.BufferedRowGroupWriter, leaf int) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("parquet writer: %v", r)
-		}
-	}()
-	cw, err := rg.Column(leaf)
-	if err != nil {
-		return err
-	}
-	if _, ok := cw.CurrentEncoder().(dictEncoder); !ok {
-		return nil
-	}
-	return flushPage(cw)
-}
-
-func closeRowGroup(rg file.BufferedRowGroupWriter) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("parquet writer: %v", r)
-		}
-	}()
-	return rg.Close()
+	return rg.close()
 }
 
 // commit finishes the file and renames it into place: footer, flush,
@@ -416,7 +349,7 @@ func (pf *parquetFile) commit() error {
 		err = pf.endRowGroup()
 	}
 	if err == nil {
-		err = pf.pw.Close()
+		err = pf.pw.close()
 	}
 	if err == nil {
 		err = pf.buf.Flush()
@@ -461,4 +394,4 @@ func (pf *parquetFile) abort() {
 }
 
 // size is the file's length once committed.
-func (pf *parquetFile) size() int64 { return pf.pw.TotalBytesWritten() }
+func (pf *parquetFile) size() int64 { return pf.pw.sink.Tell() }

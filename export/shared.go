@@ -2,15 +2,10 @@ package export
 
 import (
 	"bytes"
-	"fmt"
+	"encoding/binary"
 	"hash/maphash"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 )
 
@@ -22,8 +17,8 @@ import (
 // arrow-go writes a dictionary column they cost a hash lookup per record.
 // Instead the records hold runs (the value once, and the record it starts
 // at), and the encoder builds each row group's dictionary itself, looking
-// a value up once per run, and hands arrow-go the dictionary and the
-// records' indices at the row group's end.
+// a value up once per run, and writes the dictionary and the records'
+// indices at the row group's end.
 
 // run is one value of a shared column and the records that repeat it:
 // from record first of its batch to the next run's first (or the batch's
@@ -74,13 +69,14 @@ type sharedDict struct {
 	table []int32 // open addressing: a dictionary index + 1, 0 for an empty slot
 	seed  maphash.Seed
 	last  int32 // the index the last lookup gave, -1 for none
-	// The row group's values: an index per value slot (a null one too,
-	// with index 0, as arrow-go takes spaced indices), and the levels.
+	// The row group's values: an index per value (nulls have none), and
+	// the levels.
 	idx      []int32
 	def, rep []int16
-	// scratch for a page's statistics
+	// scratch for a page's statistics and the dictionary's page
 	statsBytes []parquet.ByteArray
 	statsInt64 []int64
+	plainBuf   []byte
 }
 
 func newSharedDict(s spec, leaf int) *sharedDict {
@@ -223,7 +219,7 @@ func (d *sharedDict) add(c *col, n int) {
 				for k, ix := range elemIdx {
 					d.rep = append(d.rep, min(int16(k), 1))
 					if ix < 0 {
-						d.def, d.idx = append(d.def, 1), append(d.idx, 0)
+						d.def = append(d.def, 1)
 					} else {
 						d.def, d.idx = append(d.def, 2), append(d.idx, ix)
 					}
@@ -231,7 +227,7 @@ func (d *sharedDict) add(c *col, n int) {
 			}
 		case ru.null:
 			for range count {
-				d.def, d.idx = append(d.def, 0), append(d.idx, 0)
+				d.def = append(d.def, 0)
 			}
 		default:
 			var ix int32
@@ -263,129 +259,76 @@ func (d *sharedDict) maxDef() int16 {
 	return 0
 }
 
-// dictionary is the dictionary as an arrow array, for PutDictionary.
-func (d *sharedDict) dictionary() arrow.Array {
+// plain is the dictionary PLAIN-encoded, as its page holds it.
+func (d *sharedDict) plain() []byte {
+	d.plainBuf = d.plainBuf[:0]
 	if d.typ == tInt64 {
-		return array.NewInt64Data(array.NewData(arrow.PrimitiveTypes.Int64, len(d.i64),
-			[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(d.i64))}, nil, 0, 0))
+		for _, v := range d.i64 {
+			d.plainBuf = binary.LittleEndian.AppendUint64(d.plainBuf, uint64(v))
+		}
+		return d.plainBuf
 	}
-	return array.NewBinaryData(array.NewData(arrow.BinaryTypes.Binary, len(d.offs)-1,
-		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(d.offs)), memory.NewBufferBytes(d.data)}, nil, 0, 0))
+	for i := range int32(len(d.offs) - 1) {
+		v := d.value(i)
+		d.plainBuf = binary.LittleEndian.AppendUint32(d.plainBuf, uint32(len(v)))
+		d.plainBuf = append(d.plainBuf, v...)
+	}
+	return d.plainBuf
 }
 
 // write writes the row group's column: its dictionary, then its indices
 // in pages of about sharedPageLevels levels (each starting a record),
 // each page with its statistics when the column has them.
-func (d *sharedDict) write(rg file.BufferedRowGroupWriter) error {
-	cw, err := rg.Column(d.leaf)
-	if err != nil {
+func (d *sharedDict) write(rg *rowGroup) error {
+	ch := rg.chunks[d.leaf]
+	if err := ch.writeDictionary(d.plain(), d.entries()); err != nil {
 		return err
-	}
-	enc, ok := cw.CurrentEncoder().(dictEncoder)
-	if !ok || enc.NumEntries() != 0 {
-		return fmt.Errorf("column %s: not dictionary-encoding", d.name)
-	}
-	dict := d.dictionary()
-	defer dict.Release()
-	if err := enc.PutDictionary(dict); err != nil {
-		return err
-	}
-	if enc.NumEntries() != d.entries() {
-		return fmt.Errorf("column %s: a dictionary of %d values took %d", d.name, d.entries(), enc.NumEntries())
 	}
 	levels := len(d.def)
-	if d.maxDef() == 0 {
+	maxDef := d.maxDef()
+	if maxDef == 0 {
 		levels = len(d.idx)
 	}
-	maxDef := d.maxDef()
-	var valid []byte
 	for start, slot := 0, 0; start < levels; {
 		end := min(start+sharedPageLevels, levels)
 		for d.typ == tStringList && end < levels && d.rep[end] != 0 {
 			end++
 		}
 		var def, rep []int16
-		slots, nulls := end-start, 0
+		values, nulls := end-start, 0
 		if maxDef > 0 {
 			def = d.def[start:end]
 			if d.typ == tStringList {
 				rep = d.rep[start:end]
 			}
-			slots = 0
+			values = 0
 			for _, l := range def {
-				if l >= maxDef-1 {
-					slots++
-				}
-			}
-		}
-		buffers := []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(d.idx[slot : slot+slots]))}
-		if maxDef > 0 {
-			if n := int(bitutil.BytesForBits(int64(slots))); cap(valid) < n {
-				valid = make([]byte, n)
-			} else {
-				valid = valid[:n]
-				clear(valid)
-			}
-			j := 0
-			for _, l := range def {
-				if l < maxDef-1 {
-					continue
-				}
 				if l == maxDef {
-					bitutil.SetBit(valid, j)
-				} else {
+					values++
+				} else if l == maxDef-1 {
 					nulls++
 				}
-				j++
 			}
-			buffers[0] = memory.NewBufferBytes(valid)
 		}
-		if ps := cw.PageStatistics(); ps != nil {
-			d.pageStats(ps, slot, slot+slots, def, maxDef, nulls)
+		idx := d.idx[slot : slot+values]
+		err := ch.writeIndices(idx, def, rep, func(ps metadata.TypedStatistics) { d.pageStats(ps, idx, nulls) })
+		if err == nil {
+			err = ch.flushPage()
 		}
-		indices := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, slots, buffers, nil, nulls, 0))
-		err := cw.WriteDictIndices(indices, def, rep)
-		indices.Release()
 		if err != nil {
 			return err
 		}
-		if err := flushPage(cw); err != nil {
-			return err
-		}
-		start, slot = end, slot+slots
+		start, slot = end, slot+values
 	}
 	return nil
 }
 
-// pageFlusher is the column writers' page flush (each typed writer has it).
-type pageFlusher interface{ FlushCurrentPage() error }
-
-func flushPage(cw file.ColumnChunkWriter) error {
-	f, ok := cw.(pageFlusher)
-	if !ok {
-		return fmt.Errorf("column writer %T cannot flush a page", cw)
-	}
-	return f.FlushCurrentPage()
-}
-
-// pageStats gives a page's statistics what WriteDictIndices leaves out:
-// the values the page's slots [from, to) refer to, its nulls and values.
-func (d *sharedDict) pageStats(ps metadata.TypedStatistics, from, to int, def []int16, maxDef int16, nulls int) {
-	values := to - from - nulls
+// pageStats gives a page's statistics its values, the dictionary's
+// entries at idx (each run's once), and its nulls.
+func (d *sharedDict) pageStats(ps metadata.TypedStatistics, idx []int32, nulls int) {
 	prev := int32(-1)
 	d.statsBytes, d.statsInt64 = d.statsBytes[:0], d.statsInt64[:0]
-	j := 0
-	for _, ix := range d.idx[from:to] {
-		if def != nil {
-			for def[j] < maxDef-1 {
-				j++
-			}
-			l := def[j]
-			j++
-			if l != maxDef {
-				continue
-			}
-		}
+	for _, ix := range idx {
 		if ix == prev {
 			continue
 		}
@@ -399,9 +342,9 @@ func (d *sharedDict) pageStats(ps metadata.TypedStatistics, from, to int, def []
 	switch s := ps.(type) {
 	case *metadata.ByteArrayStatistics:
 		s.Update(d.statsBytes, int64(nulls))
-		s.IncNumValues(int64(values - len(d.statsBytes)))
+		s.IncNumValues(int64(len(idx) - len(d.statsBytes)))
 	case *metadata.Int64Statistics:
 		s.Update(d.statsInt64, int64(nulls))
-		s.IncNumValues(int64(values - len(d.statsInt64)))
+		s.IncNumValues(int64(len(idx) - len(d.statsInt64)))
 	}
 }

@@ -1,0 +1,172 @@
+package export
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+)
+
+// The value and level encodings of Parquet's data pages, as the format
+// specification (parquet-format's Encodings.md) defines them: the
+// RLE/bit-packing hybrid (levels, dictionary indices), PLAIN,
+// DELTA_BINARY_PACKED and DELTA_LENGTH_BYTE_ARRAY. Written here rather
+// than through arrow-go's column writers, which take values one at a
+// time through several layers (levels, encoder, page buffers: half the
+// export's CPU, in pprof); the records already come in columns, runs
+// and arena spans, so a page is encoded in a pass over each. arrow-go
+// still writes the file around them (page headers, column chunk and
+// file metadata, statistics), and reads every page back in the tests.
+
+// appendUvarint is ULEB128, the hybrid's and the delta encoding's
+// integers.
+func appendUvarint(dst []byte, v uint64) []byte { return binary.AppendUvarint(dst, v) }
+
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+// appendHybrid appends vals in the RLE/bit-packing hybrid at width bits
+// a value (1 to 32): a run of 8 or more equal values is one RLE run, the
+// rest bit-packed in groups of 8 (the last group padded with zeros,
+// which a reader leaves out by the count it knows).
+func appendHybrid[T int16 | int32](dst []byte, vals []T, width int) []byte {
+	lit, litN := 0, 0 // the literals waiting: vals[lit:lit+litN]
+	for i := 0; i < len(vals); {
+		j := i + 1
+		for j < len(vals) && vals[j] == vals[i] {
+			j++
+		}
+		run := j - i
+		if run < 8 {
+			litN += run
+			i = j
+			continue
+		}
+		// A bit-packed run holds whole groups of 8: the run lends the
+		// literals what they lack, and is RLE if 8 are left.
+		if pad := (8 - litN%8) % 8; pad > 0 {
+			litN += pad
+			i += pad
+			run -= pad
+		}
+		if run < 8 {
+			litN += run
+			i = j
+			continue
+		}
+		dst = appendBitPacked(dst, vals[lit:lit+litN], width)
+		dst = appendUvarint(dst, uint64(run)<<1)
+		v := uint32(vals[i])
+		for b := 0; b < (width+7)/8; b++ {
+			dst = append(dst, byte(v>>(8*b)))
+		}
+		i = j
+		lit, litN = i, 0
+	}
+	return appendBitPacked(dst, vals[lit:lit+litN], width)
+}
+
+// appendBitPacked appends vals as one bit-packed run of the hybrid
+// (nothing for none).
+func appendBitPacked[T int16 | int32](dst []byte, vals []T, width int) []byte {
+	if len(vals) == 0 {
+		return dst
+	}
+	groups := (len(vals) + 7) / 8
+	dst = appendUvarint(dst, uint64(groups)<<1|1)
+	return packBits(dst, vals, width, groups*8)
+}
+
+// packBits appends vals at width bits each, least significant bit first,
+// padded with zeros to count values.
+func packBits[T int16 | int32](dst []byte, vals []T, width, count int) []byte {
+	var acc uint64
+	n := 0
+	mask := uint64(1)<<width - 1
+	for k := range count {
+		var v uint64
+		if k < len(vals) {
+			v = uint64(uint32(vals[k])) & mask
+		}
+		acc |= v << n
+		n += width
+		for n >= 8 {
+			dst = append(dst, byte(acc))
+			acc >>= 8
+			n -= 8
+		}
+	}
+	if n > 0 {
+		dst = append(dst, byte(acc))
+	}
+	return dst
+}
+
+// appendLevels appends levels as a V1 data page holds them: their
+// hybrid encoding's length (4 bytes, little-endian), then it.
+func appendLevels(dst []byte, levels []int16, maxLevel int16) []byte {
+	at := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	dst = appendHybrid(dst, levels, bits.Len16(uint16(maxLevel)))
+	binary.LittleEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
+	return dst
+}
+
+// appendIndices appends dictionary indices as an RLE_DICTIONARY page
+// holds them: the bit width (one byte), then the hybrid.
+func appendIndices(dst []byte, idx []int32, entries int) []byte {
+	width := 1
+	if entries > 1 {
+		width = bits.Len(uint(entries - 1))
+	}
+	return appendHybrid(append(dst, byte(width)), idx, width)
+}
+
+// Delta encoding's shape: blocks of 128 deltas in 4 miniblocks of 32,
+// as parquet-mr and arrow-go write it.
+const (
+	deltaBlock     = 128
+	deltaMiniBlock = 32
+)
+
+// appendDeltaInt32 appends vals in DELTA_BINARY_PACKED, with int32's
+// wrapping arithmetic for the deltas (as the specification has it for
+// an INT32 column).
+func appendDeltaInt32(dst []byte, vals []int32) []byte {
+	dst = appendUvarint(dst, deltaBlock)
+	dst = appendUvarint(dst, deltaBlock/deltaMiniBlock)
+	dst = appendUvarint(dst, uint64(len(vals)))
+	if len(vals) == 0 {
+		return appendUvarint(dst, 0)
+	}
+	dst = appendUvarint(dst, zigzag(int64(vals[0])))
+	var deltas [deltaBlock]int32
+	for at := 1; at < len(vals); at += deltaBlock {
+		n := min(deltaBlock, len(vals)-at)
+		minDelta := int32(math.MaxInt32)
+		for k := range n {
+			d := vals[at+k] - vals[at+k-1]
+			deltas[k] = d
+			minDelta = min(minDelta, d)
+		}
+		dst = appendUvarint(dst, zigzag(int64(minDelta)))
+		var widths [deltaBlock / deltaMiniBlock]int
+		minis := (n + deltaMiniBlock - 1) / deltaMiniBlock
+		for m := range minis {
+			var or uint32
+			for k := m * deltaMiniBlock; k < min(n, (m+1)*deltaMiniBlock); k++ {
+				deltas[k] -= minDelta
+				or |= uint32(deltas[k])
+			}
+			widths[m] = bits.Len32(or)
+		}
+		for m := range widths {
+			dst = append(dst, byte(widths[m]))
+		}
+		for m := range minis {
+			end := min(n, (m+1)*deltaMiniBlock)
+			if widths[m] > 0 {
+				dst = packBits(dst, deltas[m*deltaMiniBlock:end], widths[m], deltaMiniBlock)
+			}
+		}
+	}
+	return dst
+}
