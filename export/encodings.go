@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // The value and level encodings of Parquet's data pages, as the format
@@ -78,6 +79,25 @@ func appendBitPacked[T int16 | int32](dst []byte, vals []T, width int) []byte {
 // packBits appends vals at width bits each, least significant bit first,
 // padded with zeros to count values.
 func packBits[T int16 | int32](dst []byte, vals []T, width, count int) []byte {
+	if width == 1 {
+		// Levels of optional columns: 8 to a byte.
+		k := 0
+		for ; k+8 <= len(vals); k += 8 {
+			g := vals[k : k+8 : k+8]
+			dst = append(dst, byte(g[0]&1)|byte(g[1]&1)<<1|byte(g[2]&1)<<2|byte(g[3]&1)<<3|
+				byte(g[4]&1)<<4|byte(g[5]&1)<<5|byte(g[6]&1)<<6|byte(g[7]&1)<<7)
+		}
+		for ; k < count; k += 8 {
+			var b byte
+			for m := range 8 {
+				if k+m < len(vals) && vals[k+m]&1 != 0 {
+					b |= 1 << m
+				}
+			}
+			dst = append(dst, b)
+		}
+		return dst
+	}
 	var acc uint64
 	n := 0
 	mask := uint64(1)<<width - 1
@@ -166,6 +186,33 @@ func appendDeltaInt32(dst []byte, vals []int32) []byte {
 			if widths[m] > 0 {
 				dst = packBits(dst, deltas[m*deltaMiniBlock:end], widths[m], deltaMiniBlock)
 			}
+		}
+	}
+	return dst
+}
+
+// littleEndian: the machine's integers are laid out as PLAIN lays them
+// out, and a batch's values are copied as they are.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// appendPlain appends fixed-width values in PLAIN: little-endian, one
+// after the other.
+func appendPlain[T int32 | int64 | float64](dst []byte, vals []T) []byte {
+	if len(vals) == 0 {
+		return dst
+	}
+	size := int(unsafe.Sizeof(vals[0]))
+	if littleEndian {
+		return append(dst, unsafe.Slice((*byte)(unsafe.Pointer(&vals[0])), size*len(vals))...)
+	}
+	for _, v := range vals {
+		switch x := any(v).(type) {
+		case int32:
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(x))
+		case int64:
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(x))
+		case float64:
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x))
 		}
 	}
 	return dst

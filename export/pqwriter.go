@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -267,18 +268,29 @@ func records(rep []int16, at, end int) int {
 func (ch *chunkWriter) addValues(v leafValues, from, to, nulls int) {
 	switch {
 	case v.spans != nil:
-		for _, s := range v.spans[from:to] {
+		spans := v.spans[from:to]
+		size := 0
+		for _, s := range spans {
+			size += int(s.end - s.start)
+		}
+		if ch.enc == parquet.Encodings.DeltaLengthByteArray {
+			for _, s := range spans {
+				ch.lengths = append(ch.lengths, int32(s.end-s.start))
+			}
+		} else {
+			size += 4 * len(spans)
+		}
+		ch.values = slices.Grow(ch.values, size)
+		for _, s := range spans {
 			b := v.arena[s.start:s.end]
-			if ch.enc == parquet.Encodings.DeltaLengthByteArray {
-				ch.lengths = append(ch.lengths, int32(len(b)))
-			} else {
+			if ch.enc != parquet.Encodings.DeltaLengthByteArray {
 				ch.values = binary.LittleEndian.AppendUint32(ch.values, uint32(len(b)))
 			}
 			ch.values = append(ch.values, b...)
 		}
 		if ch.pageStats != nil {
 			ch.statsBA = ch.statsBA[:0]
-			for _, s := range v.spans[from:to] {
+			for _, s := range spans {
 				ch.statsBA = append(ch.statsBA, v.arena[s.start:s.end])
 			}
 			ch.pageStats.(*metadata.ByteArrayStatistics).Update(ch.statsBA, int64(nulls))
@@ -296,23 +308,17 @@ func (ch *chunkWriter) addValues(v leafValues, from, to, nulls int) {
 			ch.pageStats.(*metadata.ByteArrayStatistics).Update(v.ba[from:to], int64(nulls))
 		}
 	case v.i64 != nil:
-		for _, x := range v.i64[from:to] {
-			ch.values = binary.LittleEndian.AppendUint64(ch.values, uint64(x))
-		}
+		ch.values = appendPlain(ch.values, v.i64[from:to])
 		if ch.pageStats != nil {
 			ch.pageStats.(*metadata.Int64Statistics).Update(v.i64[from:to], int64(nulls))
 		}
 	case v.i32 != nil:
-		for _, x := range v.i32[from:to] {
-			ch.values = binary.LittleEndian.AppendUint32(ch.values, uint32(x))
-		}
+		ch.values = appendPlain(ch.values, v.i32[from:to])
 		if ch.pageStats != nil {
 			ch.pageStats.(*metadata.Int32Statistics).Update(v.i32[from:to], int64(nulls))
 		}
 	case v.f64 != nil:
-		for _, x := range v.f64[from:to] {
-			ch.values = binary.LittleEndian.AppendUint64(ch.values, math.Float64bits(x))
-		}
+		ch.values = appendPlain(ch.values, v.f64[from:to])
 		if ch.pageStats != nil {
 			ch.pageStats.(*metadata.Float64Statistics).Update(v.f64[from:to], int64(nulls))
 		}
