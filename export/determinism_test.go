@@ -7,16 +7,22 @@ import (
 	"testing"
 
 	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/sstabletool/sstabletool/format/sstable"
 )
 
 // TestSameBytesWhateverTheCores: the same export writes the same bytes,
-// on one core or several (the columns are written concurrently, each
-// through the batches at its own pace, in whatever order the cores take
-// them) and run after run (the file's key-value metadata comes from a
-// map); in row groups ended by any of their bounds, which hold the same
-// records as one row group does.
+// on one core or several (the records are filled by segments of Data.db
+// on every core, and the columns written concurrently, each through the
+// batches at its own pace, in whatever order the cores take them) and
+// run after run (the file's key-value metadata comes from a map); in row
+// groups ended by any of their bounds, which hold the same records as one
+// row group does.
 func TestSameBytesWhateverTheCores(t *testing.T) {
 	s := demoTable(t, 250) // enough batches for several row groups of each bound below
+	// Segments of 64 KiB: dozens of them, most ending inside a batch.
+	defer func(n int64) { segmentBytes = n }(segmentBytes)
+	segmentBytes = 64 << 10
 	export := func(procs int, limits groupLimits) (paths []string, files [][]byte) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		defer func(l groupLimits) { rowGroupLimits = l }(rowGroupLimits)
@@ -71,6 +77,59 @@ func TestSameBytesWhateverTheCores(t *testing.T) {
 		for j := range x {
 			if !x[j].Equal(y[j]) {
 				t.Fatalf("%s: record %d: %v, %v in one row group", c.name, j, y[j], x[j])
+			}
+		}
+	}
+}
+
+// TestSegmentsCutAnywhere: where Index.db's positions are not partition
+// starts (an Index.db that lies), the walk by segments gives up what does
+// not follow and goes on on one goroutine: the files hold the records of
+// the walk on one core, each once, in order (their batches, hence pages,
+// may be cut elsewhere).
+func TestSegmentsCutAnywhere(t *testing.T) {
+	s := demoTable(t, 250)
+	defer func(n int64) { segmentBytes = n }(segmentBytes)
+	segmentBytes = 64 << 10
+	defer func(c func(func(sstable.Cut) bool)) { segmentCuts = c }(segmentCuts)
+	export := func(procs int) []string {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		e, err := New(t.TempDir(), Options{Node: "n", Datasets: Partitions | Cells, Now: 1700000000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := e.SSTable(s, Names{"ks", "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, f := range fs {
+			paths = append(paths, f.Path)
+		}
+		return paths
+	}
+	want := export(1)
+	for _, every := range []int64{100 << 10, 37 << 10} {
+		segmentCuts = func(send func(sstable.Cut) bool) {
+			for pos := every; pos < s.Data().Length(); pos += every {
+				if !send(sstable.Cut{Data: pos, Index: -1}) {
+					return
+				}
+			}
+		}
+		got := export(4)
+		if len(got) != len(want) {
+			t.Fatalf("cuts every %d bytes: %d files, want %d", every, len(got), len(want))
+		}
+		for i := range want {
+			x, y := parquetRowsOf(t, want[i]), parquetRowsOf(t, got[i])
+			if len(x) != len(y) {
+				t.Fatalf("cuts every %d bytes: %s has %d records, %d on one core", every, got[i], len(y), len(x))
+			}
+			for j := range x {
+				if !x[j].Equal(y[j]) {
+					t.Fatalf("cuts every %d bytes: %s record %d: %v, %v on one core", every, got[i], j, y[j], x[j])
+				}
 			}
 		}
 	}

@@ -100,9 +100,17 @@ func (e *encoder) add(b *batch) {
 	defer e.mu.Unlock()
 	b.enc = encoderState{seq: e.seq, at: placing{group: -1}, left: len(b.cols)}
 	e.seq++
+	e.pf.rows += int64(b.n)
 	e.queue = append(e.queue, b)
 	e.place()
 	e.wake.Broadcast()
+}
+
+// failure is the encoder's first error.
+func (e *encoder) failure() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
 }
 
 // stop waits for the queued batches to be written and the workers to
@@ -243,7 +251,7 @@ func (e *encoder) done(b *batch) {
 	e.place()
 	e.queue = e.queue[1:]
 	e.last = s.at
-	e.pf.free <- b
+	b.home <- b
 	if s.at.ends != endsYes || e.err != nil {
 		return
 	}

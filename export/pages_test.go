@@ -59,10 +59,11 @@ func TestPagesReadBack(t *testing.T) {
 		words = append(words, fmt.Appendf(nil, "w%d", i))
 	}
 	path := filepath.Join(t.TempDir(), "pages.parquet")
-	pf, err := createParquet(vfs.Default, path, specs, map[int][][]byte{7: words}, nil)
+	file, err := createParquet(vfs.Default, path, specs, map[int][][]byte{7: words}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	pf := file.main
 	rng := rand.New(rand.NewPCG(1, 2))
 	str := func(n int) []byte {
 		b := make([]byte, n)
@@ -191,7 +192,7 @@ func TestPagesReadBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := pf.commit(); err != nil {
+	if err := file.commit(); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)

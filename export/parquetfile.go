@@ -46,6 +46,7 @@ type batch struct {
 	arena []byte
 	n     int
 	enc   encoderState
+	home  chan *batch // the pool of the filler it belongs to, where the encoder frees it
 }
 
 func (b *batch) reset() {
@@ -70,20 +71,92 @@ type parquetFile struct {
 	// The shared columns' row group dictionaries (nil for the others),
 	// the encoder's.
 	shared []*sharedDict
-	names  []string // the columns' names, for errors
-	specs  []spec   // the columns
+	names  []string         // the columns' names, for errors
+	specs  []spec           // the columns
+	words  map[int][][]byte // the dict columns' dictionaries, by column
 	// dictLevels: each dict column's records since its last page.
 	dictLevels []int
-	// cols and arena are the batch being filled (cur's).
-	cols    []*col
-	arena   []byte
-	cur     *batch
-	free    chan *batch // batches the encoder is done with
+	// main fills the file's batches on a walk of the records on one
+	// goroutine; a walk by segments has a filler per segment (table.go).
+	main    *filler
 	enc     *encoder
 	failed  atomic.Bool // the encoder has failed: stop filling
 	stopped bool        // the encoder is stopped
-	rows    int64       // records handed on
+	rows    int64       // records handed to the encoder (the encoder's)
 	closed  bool
+}
+
+// filler fills one walker's batches of a file: the batch being filled,
+// its columns and arena, and the batches it may fill, which the encoder
+// frees back into its pool.
+type filler struct {
+	pf    *parquetFile
+	cols  []*col // cur's
+	arena []byte // cur's
+	cur   *batch // nil between segments
+	free  chan *batch
+	made  int // batches of its pool made so far (they are made as needed)
+	// hand takes a full batch: the encoder's add, or a segment's
+	// (segments.go).
+	hand func(*batch)
+	// abandon, when closed, ends a wait for a free batch (nil: a wait
+	// that always ends, the encoder freeing the batches it is given).
+	abandon <-chan struct{}
+}
+
+// errAbandoned ends the filling of a segment whose walk was given up.
+var errAbandoned = errors.New("export: segment abandoned")
+
+// newFiller makes a filler of at most pool batches, handing them to
+// hand (the encoder when nil).
+func (pf *parquetFile) newFiller(pool int, hand func(*batch), abandon <-chan struct{}) (*filler, error) {
+	f := &filler{pf: pf, free: make(chan *batch, pool), hand: hand, abandon: abandon}
+	if f.hand == nil {
+		f.hand = pf.enc.add
+	}
+	return f, f.take()
+}
+
+func (pf *parquetFile) newBatch(home chan *batch) (*batch, error) {
+	b := &batch{home: home}
+	for i, s := range pf.specs {
+		c := newCol(s, &b.n)
+		if c.dict {
+			words, ok := pf.words[i]
+			if !ok {
+				return nil, fmt.Errorf("column %s: no dictionary", c.name)
+			}
+			c.setDictionary(words)
+		}
+		b.cols = append(b.cols, c)
+	}
+	return b, nil
+}
+
+// take gives the filler an empty batch to fill: a free one, a new one
+// while the pool has room, or the first the encoder frees.
+func (f *filler) take() error {
+	var b *batch
+	select {
+	case b = <-f.free:
+	default:
+		if f.made < cap(f.free) {
+			f.made++
+			var err error
+			if b, err = f.pf.newBatch(f.free); err != nil {
+				return err
+			}
+			break
+		}
+		select {
+		case b = <-f.free:
+		case <-f.abandon:
+			return errAbandoned
+		}
+	}
+	b.reset()
+	f.cur, f.cols, f.arena = b, b.cols, b.arena
+	return nil
 }
 
 // Snappy: arrow-go's codec calls klauspost's "better" Snappy encoder,
@@ -136,12 +209,7 @@ func writerProperties(specs []spec) *parquet.WriterProperties {
 // columns' dictionaries, by column.
 func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte, meta map[string]string) (*parquetFile, error) {
 	fields := make(schema.FieldList, 0, len(specs))
-	pf := &parquetFile{fs: fs, final: final, tmp: stagingName(final), cur: &batch{},
-		free: make(chan *batch, batchesInFlight)}
-	batches := []*batch{pf.cur}
-	for range batchesInFlight - 1 {
-		batches = append(batches, &batch{})
-	}
+	pf := &parquetFile{fs: fs, final: final, tmp: stagingName(final), words: words}
 	leaf := 0
 	for i := range specs {
 		n, err := specs[i].node()
@@ -152,15 +220,8 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 		if specs[i].optional && (specs[i].typ == tStringList || specs[i].typ == tSizeMap) {
 			return nil, fmt.Errorf("column %s: a list or map is never optional", specs[i].name)
 		}
-		for _, b := range batches {
-			c := newCol(specs[i], &b.n)
-			if c.dict {
-				if _, ok := words[i]; !ok {
-					return nil, fmt.Errorf("column %s: no dictionary", c.name)
-				}
-				c.setDictionary(words[i])
-			}
-			b.cols = append(b.cols, c)
+		if _, ok := words[i]; specs[i].dict && !ok {
+			return nil, fmt.Errorf("column %s: no dictionary", specs[i].name)
 		}
 		pf.leaf = append(pf.leaf, leaf)
 		var sd *sharedDict
@@ -173,7 +234,6 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 		pf.dictLevels = append(pf.dictLevels, 0)
 		leaf += specs[i].leaves()
 	}
-	pf.cols = pf.cur.cols
 	root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, fields, -1)
 	if err != nil {
 		return nil, err
@@ -183,46 +243,46 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 		return nil, err
 	}
 	pf.f, pf.buf = f, newWriteBehind(f)
-	// In the keys' order, not the map's: the same export writes the same
-	// bytes.
-	kv := metadata.KeyValueMetadata{}
-	for _, k := range slices.Sorted(maps.Keys(meta)) {
-		if err := kv.Append(k, meta[k]); err != nil {
-			pf.buf.close()
-			f.Close()
-			fs.Remove(pf.tmp)
-			return nil, err
-		}
-	}
-	pf.pw, err = newPQWriter(pf.buf, root, writerProperties(specs), kv)
-	if err != nil {
+	fail := func(err error) (*parquetFile, error) {
 		pf.buf.close()
 		f.Close()
 		fs.Remove(pf.tmp)
 		return nil, err
 	}
-	for _, b := range batches[1:] {
-		pf.free <- b
+	// In the keys' order, not the map's: the same export writes the same
+	// bytes.
+	kv := metadata.KeyValueMetadata{}
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		if err := kv.Append(k, meta[k]); err != nil {
+			return fail(err)
+		}
+	}
+	if pf.pw, err = newPQWriter(pf.buf, root, writerProperties(specs), kv); err != nil {
+		return fail(err)
 	}
 	pf.enc = newEncoder(pf)
+	if pf.main, err = pf.newFiller(batchesInFlight, nil, nil); err != nil {
+		pf.enc.stop()
+		return fail(err)
+	}
 	return pf, nil
 }
 
 // bytes records b, copied into the arena, in column c.
-func (pf *parquetFile) bytes(c *col, b []byte) {
-	start := len(pf.arena)
-	pf.arena = append(pf.arena, b...)
-	c.bytes(start, len(pf.arena))
+func (f *filler) bytes(c *col, b []byte) {
+	start := len(f.arena)
+	f.arena = append(f.arena, b...)
+	c.bytes(start, len(f.arena))
 }
 
 // endRecord closes the record whose columns were just appended to, and
 // hands the batch on once it is full, saying so: the arena is then
 // another one, and what the caller rendered into the old one must be
 // rendered again if it is to be used by the records to come.
-func (pf *parquetFile) endRecord() (flushed bool, err error) {
-	pf.cur.n++
-	if pf.cur.n >= batchRows || len(pf.arena) >= batchArena {
-		return true, pf.handOff()
+func (f *filler) endRecord() (flushed bool, err error) {
+	f.cur.n++
+	if f.cur.n >= batchRows || len(f.arena) >= batchArena {
+		return true, f.handOff()
 	}
 	return false, nil
 }
@@ -237,22 +297,31 @@ func (pf *parquetFile) stop() error {
 	return pf.enc.stop()
 }
 
-// handOff queues the batch being filled for the encoder and goes on with
-// a free one (waiting for the encoder to free one if it must).
-func (pf *parquetFile) handOff() error {
-	pf.cur.arena = pf.arena
-	if pf.failed.Load() {
-		return pf.stop()
+// handOff hands the batch being filled on and goes on with an empty one
+// (waiting for the encoder to free one if it must).
+func (f *filler) handOff() error {
+	f.cur.arena = f.arena
+	if f.pf.failed.Load() {
+		return f.pf.enc.failure()
 	}
-	if pf.cur.n == 0 {
+	if f.cur.n == 0 {
 		return nil
 	}
-	pf.rows += int64(pf.cur.n)
-	pf.enc.add(pf.cur)
-	pf.cur = <-pf.free
-	pf.cur.reset()
-	pf.cols, pf.arena = pf.cur.cols, pf.cur.arena
-	return nil
+	f.hand(f.cur)
+	f.cur = nil
+	return f.take()
+}
+
+// detach returns the batch being filled if it has records, leaving the
+// filler without one (the end of a segment: segments.go).
+func (f *filler) detach() *batch {
+	b := f.cur
+	if b == nil || b.n == 0 {
+		return nil
+	}
+	b.arena = f.arena
+	f.cur = nil
+	return b
 }
 
 // writeColumnOf writes column i of batch b into the row group, and
@@ -341,7 +410,7 @@ func (pf *parquetFile) commit() error {
 	if pf.closed {
 		return errors.New("export: file closed twice")
 	}
-	err := pf.handOff()
+	err := pf.main.handOff()
 	if werr := pf.stop(); err == nil {
 		err = werr
 	}

@@ -40,8 +40,8 @@ func (e *Exporter) sstableRow(s *sstable.SSTable, name string, n Names, totals *
 	if err != nil {
 		return File{}, err
 	}
-	c := pf.cols
-	str := func(i int, v string) { pf.bytes(c[i], []byte(v)) }
+	c := pf.main.cols
+	str := func(i int, v string) { pf.main.bytes(c[i], []byte(v)) }
 	optInt := func(i int, v int64, ok bool) {
 		if ok {
 			c[i].int64(v)
@@ -111,7 +111,7 @@ func (e *Exporter) sstableRow(s *sstable.SSTable, name string, n Names, totals *
 	optInt(sCells, totalsOf(totals).cells, totals != nil)
 	optInt(sTombstones, totalsOf(totals).tombstones, totals != nil)
 	optInt(sSavings, saved, e.o.Savings != nil)
-	if _, err := pf.endRecord(); err != nil {
+	if _, err := pf.main.endRecord(); err != nil {
 		pf.abort()
 		return File{}, err
 	}

@@ -112,8 +112,8 @@ type tableWriter struct {
 	name          []byte
 	version       []byte
 	murmur        bool
-	parts         *parquetFile // nil when not selected
-	cells         *parquetFile // nil when not selected
+	parts         *filler // nil when not selected
+	cells         *filler // nil when not selected
 	regular       []column
 	static        []column
 	clust         []cqltype.Appender
@@ -176,16 +176,11 @@ func (w *tableWriter) fromPart(i int) {
 // source exports src's partitions and cells datasets.
 func (e *Exporter) source(src Source, n Names, from string) ([]File, *tableTotals, error) {
 	w := &tableWriter{src: src, from: from, now: e.o.Now, node: []byte(e.o.Node), name: []byte(src.Name()), version: []byte(src.Version()),
-		murmur: src.Partitioner() == token.Murmur3,
-		static: columnsOf(src.Schema().Static, src.StaticTypes(), 0)}
-	w.regular = columnsOf(src.Schema().Regular, src.RegularTypes(), int32(len(w.static)))
+		murmur: src.Partitioner() == token.Murmur3}
+	w.renderers()
 	var columnWords [][]byte
 	for _, c := range append(slices.Clone(w.static), w.regular...) {
 		columnWords = append(columnWords, c.name)
-	}
-	for _, t := range src.ClusteringTypes() {
-		w.clust = append(w.clust, t.CachingJSONAppender())
-		w.clustVerbatim = append(w.clustVerbatim, verbatim(t))
 	}
 	specs, sstWords := cellSpecs, [][]byte{w.name}
 	merged, _ := src.(MergedSource)
@@ -210,57 +205,94 @@ func (e *Exporter) source(src Source, n Names, from string) ([]File, *tableTotal
 	if err := e.claim(paths, from); err != nil {
 		return nil, nil, err
 	}
-	var err error
+	var files [2]*parquetFile // partitions, cells
 	abort := func() {
-		for _, pf := range []*parquetFile{w.parts, w.cells} {
+		for _, pf := range files {
 			if pf != nil {
 				pf.abort()
 			}
 		}
 	}
 	if e.o.Datasets&Partitions != 0 {
-		if w.parts, err = e.create(paths[0], partitionSpecs, map[int][][]byte{pNode: {w.node}, pSSTable: {w.name}, pVersion: {w.version}}, from, n); err != nil {
+		pf, err := e.create(paths[0], partitionSpecs, map[int][][]byte{pNode: {w.node}, pSSTable: {w.name}, pVersion: {w.version}}, from, n)
+		if err != nil {
 			return nil, nil, err
 		}
+		files[0], w.parts = pf, pf.main
 	}
 	if e.o.Datasets&Cells != 0 {
-		if w.cells, err = e.create(paths[len(paths)-1], specs,
-			map[int][][]byte{cNode: {w.node}, cSSTable: sstWords, cKind: kindWords, cEntry: entryWords, cColumn: columnWords}, from, n); err != nil {
+		pf, err := e.create(paths[len(paths)-1], specs,
+			map[int][][]byte{cNode: {w.node}, cSSTable: sstWords, cKind: kindWords, cEntry: entryWords, cColumn: columnWords}, from, n)
+		if err != nil {
 			abort()
 			return nil, nil, err
 		}
+		files[1], w.cells = pf, pf.main
 	}
 	total := src.Length()
-	err = src.EachPartition(func(h *rows.PartitionHeader, r PartitionRows) error {
-		if e.o.Progress != nil {
-			if merged != nil {
-				e.o.Progress(merged.Reached(), total)
-			} else {
-				e.o.Progress(h.Offset, total)
+	var err error
+	if s, ok := src.(sstableSource); ok {
+		err = e.segmented(s.SSTable, w, files, total)
+	} else {
+		err = src.EachPartition(func(h *rows.PartitionHeader, r PartitionRows) error {
+			if e.o.Progress != nil {
+				if merged != nil {
+					e.o.Progress(merged.Reached(), total)
+				} else {
+					e.o.Progress(h.Offset, total)
+				}
 			}
-		}
-		return w.partition(h, r)
-	})
+			return w.partition(h, r)
+		})
+	}
 	if err != nil {
 		abort()
 		return nil, nil, err
 	}
-	var files []File
-	for i, pf := range []*parquetFile{w.parts, w.cells} {
+	var out []File
+	for i, pf := range files {
 		if pf == nil {
 			continue
 		}
 		if err := pf.commit(); err != nil {
 			abort()
-			return files, nil, err
+			return out, nil, err
 		}
 		f := File{Dataset: [...]string{"partitions", "cells"}[i], Path: pf.final, Rows: pf.rows, Bytes: pf.size()}
-		files = append(files, f)
+		out = append(out, f)
 	}
 	if e.o.Progress != nil {
 		e.o.Progress(total, total)
 	}
-	return files, &w.totals, nil
+	return out, &w.totals, nil
+}
+
+func (t *tableTotals) add(o *tableTotals) {
+	t.partitions += o.partitions
+	t.rows += o.rows
+	t.cells += o.cells
+	t.tombstones += o.tombstones
+}
+
+// forSegment is a writer like w for one segment of an sstable's walk
+// (segments.go), with renderers of its own; its fillers are the
+// segment's.
+func (w *tableWriter) forSegment() *tableWriter {
+	c := &tableWriter{src: w.src, from: w.from, now: w.now, node: w.node, name: w.name, version: w.version, murmur: w.murmur}
+	c.renderers()
+	return c
+}
+
+// renderers gives w its columns' and clustering's renderers, which are
+// its own: the timestamp renderers cache their last second.
+func (w *tableWriter) renderers() {
+	w.static = columnsOf(w.src.Schema().Static, w.src.StaticTypes(), 0)
+	w.regular = columnsOf(w.src.Schema().Regular, w.src.RegularTypes(), int32(len(w.static)))
+	w.clust, w.clustVerbatim = nil, nil
+	for _, t := range w.src.ClusteringTypes() {
+		w.clust = append(w.clust, t.CachingJSONAppender())
+		w.clustVerbatim = append(w.clustVerbatim, verbatim(t))
+	}
 }
 
 // partition writes one partition: its cells as they are read, then its

@@ -35,6 +35,12 @@ type SegmentOptions struct {
 	// Segmented). It sends increasing positions and stops when send
 	// returns false.
 	Cuts func(send func(Cut) bool)
+	// Stop, when not nil, is called on the calling goroutine when the
+	// workers are to end (the walk is through, failed, or goes on alone),
+	// before it waits for them: a part that waits for something of a
+	// later delivery (a caller streaming segments in order as they come)
+	// must then return.
+	Stop func()
 }
 
 // A Cut is a segment boundary: a Data.db position and, when it comes from
@@ -110,7 +116,7 @@ func Segmented[R any](s *SSTable, o SegmentOptions, reset func(r *R), begin func
 			}
 		}
 	}
-	w := &segmentWalk[R]{s: s, size: size, reset: reset, begin: begin, part: part, deliver: deliver}
+	w := &segmentWalk[R]{s: s, size: size, reset: reset, begin: begin, part: part, deliver: deliver, stop: o.Stop}
 	if workers < 2 || cuts == nil || s.data.Length() < 2*size {
 		return w.serial(0)
 	}
@@ -124,6 +130,7 @@ type segmentWalk[R any] struct {
 	begin   func(Segment, *rows.Decoder, *R) error
 	part    func(*rows.PartitionHeader, *rows.Decoder, *R) error
 	deliver func(*R) error
+	stop    func()
 }
 
 // segment is one worker's share: the partitions starting in [start, end).
@@ -288,6 +295,9 @@ func (w *segmentWalk[R]) parallel(workers int, cuts func(func(Cut) bool)) error 
 
 	finish := func() {
 		close(done)
+		if w.stop != nil {
+			w.stop()
+		}
 		// Let the cutter and the workers go: drain what is queued.
 		go func() {
 			for seg := range order {
