@@ -1,6 +1,7 @@
 package export
 
 import (
+	"runtime"
 	"sync"
 
 	"github.com/sstabletool/sstabletool/format/rows"
@@ -23,13 +24,22 @@ import (
 // has them queued in the encoder while it fills the next.
 const segmentPool = 3
 
-// segmentBytes is the Data.db bytes per segment (0: Segmented's
-// default), and segmentCuts where to cut instead of Index.db's entries
-// (nil: there): tests set them.
+// segmentBytes is the Data.db bytes per segment: 4 MiB rather than
+// Segmented's 1, as each segment ends a batch of each file (a few hundred
+// partitions' rows of the partitions dataset, whose columns cost the
+// encoder per batch). segmentCuts, when not nil, is where to cut instead
+// of Index.db's entries. Tests set both.
 var (
-	segmentBytes int64
+	segmentBytes int64 = 4 << 20
 	segmentCuts  func(send func(sstable.Cut) bool)
 )
+
+// segmentWorkers is how many goroutines fill records: half the cores, the
+// other half being the encoder's (the records cost about what their
+// columns do). On two cores that is one, and the walk is Segmented's on
+// the calling goroutine: two walkers beside two encoders took more CPU
+// in all (more batches, more switching) for no less time.
+func segmentWorkers() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // segmentWriter is one segment's share of the walk (Segmented's R).
 type segmentWriter struct {
@@ -54,7 +64,7 @@ type sequencer struct {
 // segmented exports s's partitions and cells on every core.
 func (e *Exporter) segmented(s *sstable.SSTable, w *tableWriter, files [2]*parquetFile, total int64) error {
 	q := &sequencer{base: w, files: files, waiting: map[int64]*segmentWriter{}, abandon: make(chan struct{})}
-	return sstable.Segmented(s, sstable.SegmentOptions{Size: segmentBytes, Cuts: segmentCuts, Stop: q.stop},
+	return sstable.Segmented(s, sstable.SegmentOptions{Workers: segmentWorkers(), Size: segmentBytes, Cuts: segmentCuts, Stop: q.stop},
 		func(*segmentWriter) {},
 		q.begin,
 		func(h *rows.PartitionHeader, dec *rows.Decoder, r *segmentWriter) error {
