@@ -22,20 +22,19 @@ import (
 // Memory bounds. A batch is filled record by record and handed to the
 // column writers, which encode and compress it into pages; the pages of a
 // row group stay in memory until the row group is closed. So memory is
-// about batchesInFlight batches (one being filled while the others wait
-// for or go through the encoder) plus one row group and the writes queued
-// for the disk (maxChunks), whatever the sstable's size. Six batches
-// rather than three: the filling goes on while a row group closes, and
-// the columns while the filling waits for the sstable.
+// the batches in flight (batchesInFlight for a walk on one goroutine,
+// segmentPool for each segment a walk on several has begun: segments.go)
+// plus one row group and the writes queued for the disk (maxChunks),
+// whatever the sstable's size. Six batches rather than three: the filling
+// goes on while a row group closes, and the columns while the filling
+// waits for the sstable.
 const (
 	batchesInFlight = 6
 	batchRows       = 4096     // records per batch
 	batchArena      = 4 << 20  // bytes of values per batch, beyond which it is handed on early
 	rowGroupBytes   = 32 << 20 // compressed bytes per row group
-	// Pages of 64 KiB rather than Parquet's usual 1 MiB: arrow-go's
-	// dictionary encoder keeps a page's indices in a buffer it grows by
-	// copying, which at 1 MiB pages (millions of indices, as RLE makes
-	// them tiny) cost a tenth of the export.
+	// A page ends at the first record after 64 KiB of values (Snappy's
+	// block), a dict or shared column's every sharedPageLevels records.
 	dataPageBytes = 64 << 10
 )
 
@@ -162,8 +161,9 @@ func (f *filler) take() error {
 // Snappy: arrow-go's codec calls klauspost's "better" Snappy encoder,
 // which took a quarter of the export's time; the default-speed encoder
 // writes the same format in a fraction of it and compresses these
-// columns (mostly repeated names and keys) nearly as well. The codec is
-// replaced for every arrow-go writer of the program.
+// columns (mostly repeated names and keys) nearly as well. The data pages
+// call it themselves (pqwriter.go); arrow-go's page writer compresses the
+// dictionary pages with its codec, replaced here for the whole program.
 type fastSnappy struct{ compress.Codec }
 
 func (fastSnappy) Encode(dst, src []byte) []byte             { return s2.EncodeSnappy(dst, src) }
@@ -175,17 +175,18 @@ func init() {
 	}
 }
 
-// writerProperties: Snappy (every engine reads it; ZSTD at its fastest
-// level took half as long again, for files two fifths smaller), plain
-// encoding (arrow-go's dictionary encoder allocates per value; the
-// repeated names compress to almost nothing anyway), statistics only
-// where a column is worth pruning by.
+// writerProperties: what arrow-go's metadata builders and page writers
+// take from them, and the chunk writers from them: Snappy (every engine
+// reads it; ZSTD at its fastest level took half as long again, for files
+// two fifths smaller), PLAIN unless a column says otherwise (the repeated
+// names compress to almost nothing anyway), the dictionary columns
+// (which the column chunks' metadata list as RLE_DICTIONARY), statistics
+// only where a column is worth pruning by.
 func writerProperties(specs []spec) *parquet.WriterProperties {
 	opts := []parquet.WriterProperty{
 		parquet.WithAllocator(&bufferPool{}),
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(false),
-		parquet.WithDataPageSize(dataPageBytes),
 		parquet.WithStats(false),
 		parquet.WithCreatedBy("sstabletool"),
 		parquet.WithMaxStatsSize(256),
