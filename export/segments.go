@@ -115,9 +115,13 @@ func (q *sequencer) begin(seg sstable.Segment, _ *rows.Decoder, r *segmentWriter
 	r.w.totals = tableTotals{}
 	r.start, r.stop = seg.Start, seg.Start
 	q.mu.Lock()
+	for i := range r.pending {
+		r.pending[i] = r.pending[i][:0]
+	}
 	if seg.Serial {
-		// The walk goes on alone from here: where it says the data is.
-		q.next = seg.Start
+		// The walk goes on alone from here, from where it says the data
+		// is: whatever segment was to come next will not.
+		q.next, q.current = seg.Start, nil
 	}
 	r.inTurn = seg.Start == q.next && q.current == nil
 	if r.inTurn {
