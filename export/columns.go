@@ -86,6 +86,10 @@ type col struct {
 	// A shared column's runs, and their values' elements.
 	runs  []run
 	elems [][]byte
+	// own: a deltaLength column's bytes, apart from the batch's arena,
+	// its values one after the other, so that a page takes them in one
+	// copy rather than one per value.
+	own []byte
 }
 
 // setDictionary gives a dict column its values.
@@ -118,7 +122,7 @@ func (c *col) reset() {
 		c.def = c.def[:0]
 	}
 	clear(c.idx)
-	c.runs, c.elems = c.runs[:0], c.elems[:0]
+	c.runs, c.elems, c.own = c.runs[:0], c.elems[:0], c.own[:0]
 }
 
 func (c *col) present() {
@@ -267,6 +271,9 @@ func (c *col) write(rg *rowGroup, i, n int, arena []byte) error {
 	switch c.typ {
 	case tString, tBinary, tStringList:
 		v = leafValues{spans: c.spans, arena: arena}
+		if c.deltaLength {
+			v.arena = c.own
+		}
 	case tSizeMap:
 		v = leafValues{ba: c.keys}
 	case tInt64, tTimestamp:

@@ -73,6 +73,8 @@ type parquetFile struct {
 	names  []string         // the columns' names, for errors
 	specs  []spec           // the columns
 	words  map[int][][]byte // the dict columns' dictionaries, by column
+	// ownBytes: the deltaLength columns, whose bytes are their own.
+	ownBytes []int
 	// dictLevels: each dict column's records since its last page.
 	dictLevels []int
 	// main fills the file's batches on a walk of the records on one
@@ -233,6 +235,9 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 		pf.names = append(pf.names, specs[i].name)
 		pf.specs = append(pf.specs, specs[i])
 		pf.dictLevels = append(pf.dictLevels, 0)
+		if specs[i].deltaLength {
+			pf.ownBytes = append(pf.ownBytes, i)
+		}
 		leaf += specs[i].leaves()
 	}
 	root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, fields, -1)
@@ -269,11 +274,27 @@ func createParquet(fs vfs.FS, final string, specs []spec, words map[int][][]byte
 	return pf, nil
 }
 
-// bytes records b, copied into the arena, in column c.
+// bytes records b, copied into the arena (a deltaLength column's own
+// bytes), in column c.
 func (f *filler) bytes(c *col, b []byte) {
+	if c.deltaLength {
+		start := len(c.own)
+		c.own = append(c.own, b...)
+		c.bytes(start, len(c.own))
+		return
+	}
 	start := len(f.arena)
 	f.arena = append(f.arena, b...)
 	c.bytes(start, len(f.arena))
+}
+
+// size is the bytes of values the batch being filled holds.
+func (f *filler) size() int {
+	n := len(f.arena)
+	for _, i := range f.pf.ownBytes {
+		n += len(f.cols[i].own)
+	}
+	return n
 }
 
 // endRecord closes the record whose columns were just appended to, and
@@ -282,7 +303,7 @@ func (f *filler) bytes(c *col, b []byte) {
 // rendered again if it is to be used by the records to come.
 func (f *filler) endRecord() (flushed bool, err error) {
 	f.cur.n++
-	if f.cur.n >= batchRows || len(f.arena) >= batchArena {
+	if f.cur.n >= batchRows || f.size() >= batchArena {
 		return true, f.handOff()
 	}
 	return false, nil

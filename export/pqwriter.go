@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -269,24 +268,29 @@ func (ch *chunkWriter) addValues(v leafValues, from, to, nulls int) {
 	switch {
 	case v.spans != nil:
 		spans := v.spans[from:to]
-		size := 0
-		for _, s := range spans {
-			size += int(s.end - s.start)
-		}
 		if ch.enc == parquet.Encodings.DeltaLengthByteArray {
-			for _, s := range spans {
+			// A column's own bytes hold its values one after the other
+			// (col.own): the lengths, then the bytes in one copy.
+			contiguous := true
+			for k, s := range spans {
 				ch.lengths = append(ch.lengths, int32(s.end-s.start))
+				contiguous = contiguous && (k == 0 || s.start == spans[k-1].end)
+			}
+			switch {
+			case len(spans) == 0:
+			case contiguous:
+				ch.values = append(ch.values, v.arena[spans[0].start:spans[len(spans)-1].end]...)
+			default:
+				for _, s := range spans {
+					ch.values = append(ch.values, v.arena[s.start:s.end]...)
+				}
 			}
 		} else {
-			size += 4 * len(spans)
-		}
-		ch.values = slices.Grow(ch.values, size)
-		for _, s := range spans {
-			b := v.arena[s.start:s.end]
-			if ch.enc != parquet.Encodings.DeltaLengthByteArray {
+			for _, s := range spans {
+				b := v.arena[s.start:s.end]
 				ch.values = binary.LittleEndian.AppendUint32(ch.values, uint32(len(b)))
+				ch.values = append(ch.values, b...)
 			}
-			ch.values = append(ch.values, b...)
 		}
 		if ch.pageStats != nil {
 			ch.statsBA = ch.statsBA[:0]

@@ -223,58 +223,62 @@ func (w *tableWriter) columnDeletion(u *rows.Unfiltered, kind int32, cols []colu
 }
 
 func (w *tableWriter) cell(u *rows.Unfiltered, kind int32, col *column, cell *rows.Cell) error {
-	pf := w.cells
-	// Render first: an error leaves no half-filled record.
+	// The path and the value are rendered into their columns' own bytes
+	// (col.own), first: an error leaves no half-filled record, and those
+	// bytes nothing but the records' values, one after the other.
+	cols := w.cells.cols
+	pc, vc, bc := cols[cPath], cols[cValue], cols[cValueBytes]
 	pathStart, valueStart := -1, -1
 	value, asIs := col.value, col.verbatimValue
 	if col.complex {
-		pathStart = len(pf.arena)
+		pathStart = len(pc.own)
 		if col.udt != nil {
 			name, ft, err := col.udt.FieldPath(cell.Path)
 			if err != nil {
 				return fmt.Errorf("cell path: %w", err)
 			}
-			pf.arena = append(pf.arena, name...)
+			pc.own = append(pc.own, name...)
 			value, asIs = ft.JSONAppender(), verbatim(ft)
 		} else if col.verbatimPath != nil && col.verbatimPath(cell.Path) {
-			pf.arena = append(pf.arena, cell.Path...)
+			pc.own = append(pc.own, cell.Path...)
 		} else {
 			var err error
-			if pf.arena, err = col.path(pf.arena, cell.Path); err != nil {
-				pf.arena = pf.arena[:pathStart]
+			if pc.own, err = col.path(pc.own, cell.Path); err != nil {
+				pc.own = pc.own[:pathStart]
 				return fmt.Errorf("cell path: %w", err)
 			}
-			pf.arena = jsonText(pf.arena, pathStart)
+			pc.own = jsonText(pc.own, pathStart)
 		}
 	}
-	pathEnd := len(pf.arena)
+	pathEnd := len(pc.own)
 	tomb := cell.IsTombstone()
-	shared := false // value_bytes is the value's text
 	if !tomb {
-		valueStart = len(pf.arena)
+		valueStart = len(vc.own)
+		var err error
 		switch {
 		case col.counter:
-			total, err := cqltype.CounterTotal(cell.Value)
-			if err != nil {
-				pf.arena = pf.arena[:pathEnd]
-				return err
+			var total int64
+			if total, err = cqltype.CounterTotal(cell.Value); err == nil {
+				vc.own = appendInt(vc.own, total)
 			}
-			pf.arena = appendInt(pf.arena, total)
 		case cell.Value == nil:
-			pf.arena = append(pf.arena, "null"...)
+			vc.own = append(vc.own, "null"...)
 		case asIs != nil && asIs(cell.Value):
-			pf.arena = append(pf.arena, cell.Value...)
-			shared = true
+			vc.own = append(vc.own, cell.Value...)
 		default:
-			var err error
-			if pf.arena, err = value(pf.arena, cell.Value); err != nil {
-				pf.arena = pf.arena[:pathEnd]
-				return err
+			if vc.own, err = value(vc.own, cell.Value); err == nil {
+				vc.own = jsonText(vc.own, valueStart)
 			}
-			pf.arena = jsonText(pf.arena, valueStart)
+		}
+		if err != nil {
+			vc.own = vc.own[:valueStart]
+			if pathStart >= 0 {
+				pc.own = pc.own[:pathStart]
+			}
+			return err
 		}
 	}
-	valueEnd := len(pf.arena)
+	valueEnd := len(vc.own)
 	c := w.begin(kind, entryCell)
 	c[cColumn].word(col.word)
 	if pathStart >= 0 {
@@ -287,11 +291,9 @@ func (w *tableWriter) cell(u *rows.Unfiltered, kind int32, col *column, cell *ro
 		c[cValueBytes].null()
 	} else {
 		c[cValue].bytes(valueStart, valueEnd)
-		if !shared {
-			pf.arena = append(pf.arena, cell.Value...)
-			valueStart = valueEnd
-		}
-		c[cValueBytes].bytes(valueStart, len(pf.arena))
+		start := len(bc.own)
+		bc.own = append(bc.own, cell.Value...)
+		c[cValueBytes].bytes(start, len(bc.own))
 	}
 	c[cTimestamp].int64(cell.Timestamp)
 	switch {
