@@ -31,10 +31,7 @@ func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 func appendHybrid[T int16 | int32](dst []byte, vals []T, width int) []byte {
 	lit, litN := 0, 0 // the literals waiting: vals[lit:lit+litN]
 	for i := 0; i < len(vals); {
-		j := i + 1
-		for j < len(vals) && vals[j] == vals[i] {
-			j++
-		}
+		j := runEnd(vals, i)
 		run := j - i
 		if run < 8 {
 			litN += run
@@ -63,6 +60,33 @@ func appendHybrid[T int16 | int32](dst []byte, vals []T, width int) []byte {
 		lit, litN = i, 0
 	}
 	return appendBitPacked(dst, vals[lit:lit+litN], width)
+}
+
+// runEnd is the end of the run of equal values that starts at vals[i].
+// Levels come in runs of thousands (a column without nulls, a list of one
+// element each): past its first 16 values, a run is compared 8 bytes at a
+// time.
+func runEnd[T int16 | int32](vals []T, i int) int {
+	v := vals[i]
+	j := i + 1
+	for lim := min(len(vals), i+16); j < lim; j++ {
+		if vals[j] != v {
+			return j
+		}
+	}
+	size := int(unsafe.Sizeof(v))
+	if (len(vals)-j)*size >= 8 {
+		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), len(vals)*size)
+		pat := binary.LittleEndian.Uint64(b[i*size:]) // vals[i:i+8/size], all v
+		per := 8 / size
+		for (j+per)*size <= len(b) && binary.LittleEndian.Uint64(b[j*size:]) == pat {
+			j += per
+		}
+	}
+	for j < len(vals) && vals[j] == v {
+		j++
+	}
+	return j
 }
 
 // appendBitPacked appends vals as one bit-packed run of the hybrid

@@ -219,3 +219,40 @@ func TestPagesReadBack(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestRunEnd holds runEnd, which compares 8 bytes at a time, to a
+// value-by-value scan, on runs of every length up to far past the word
+// at a time, for both level widths.
+func TestRunEnd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var v16 []int16
+	var v32 []int32
+	for len(v16) < 200000 {
+		n := 1 + rng.IntN(70)
+		if rng.IntN(10) == 0 {
+			n = rng.IntN(5000)
+		}
+		x := int32(rng.IntN(3))
+		if rng.IntN(4) == 0 {
+			x = rng.Int32() - 1<<30
+		}
+		for range n {
+			v16, v32 = append(v16, int16(x)), append(v32, x)
+		}
+	}
+	naive := func(n int, eq func(j int) bool, i int) int {
+		j := i + 1
+		for j < n && eq(j) {
+			j++
+		}
+		return j
+	}
+	for i := 0; i < len(v16); i += 1 + rng.IntN(7) {
+		if got, want := runEnd(v16, i), naive(len(v16), func(j int) bool { return v16[j] == v16[i] }, i); got != want {
+			t.Fatalf("int16 run at %d: ends at %d, want %d", i, got, want)
+		}
+		if got, want := runEnd(v32, i), naive(len(v32), func(j int) bool { return v32[j] == v32[i] }, i); got != want {
+			t.Fatalf("int32 run at %d: ends at %d, want %d", i, got, want)
+		}
+	}
+}

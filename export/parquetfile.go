@@ -303,7 +303,9 @@ func (f *filler) size() int {
 // rendered again if it is to be used by the records to come.
 func (f *filler) endRecord() (flushed bool, err error) {
 	f.cur.n++
-	if f.cur.n >= batchRows || f.size() >= batchArena {
+	// The bytes are counted every 16 records (they are spread over
+	// several columns): a batch may pass batchArena by 15 records' worth.
+	if f.cur.n >= batchRows || f.cur.n&15 == 0 && f.size() >= batchArena {
 		return true, f.handOff()
 	}
 	return false, nil
