@@ -16,7 +16,9 @@ import (
 // export's CPU, in pprof); the records already come in columns, runs
 // and arena spans, so a page is encoded in a pass over each. arrow-go
 // still writes the file around them (page headers, column chunk and
-// file metadata, statistics), and reads every page back in the tests.
+// file metadata, statistics); the tests read every page back with
+// parquet-go (pages_test.go, and cmd/sstabletool's on real sstables) and
+// DuckDB.
 
 // appendUvarint is ULEB128, the hybrid's and the delta encoding's
 // integers.

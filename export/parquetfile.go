@@ -78,7 +78,7 @@ type parquetFile struct {
 	// dictLevels: each dict column's records since its last page.
 	dictLevels []int
 	// main fills the file's batches on a walk of the records on one
-	// goroutine; a walk by segments has a filler per segment (table.go).
+	// goroutine; a walk by segments has a filler per segment (segments.go).
 	main    *filler
 	enc     *encoder
 	failed  atomic.Bool // the encoder has failed: stop filling

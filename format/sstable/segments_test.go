@@ -1,11 +1,13 @@
 package sstable
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -206,6 +208,43 @@ func TestSegmentedDeliverError(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "stop here") || n != 3 {
 			t.Errorf("workers %d: err %v after %d deliveries, want deliver's error after 3", workers, err, n)
 		}
+	}
+}
+
+// TestSegmentedStop: when the walk ends early, Stop is called before the
+// workers are waited for, so a part that waits for a later delivery (a
+// caller that streams segments in order) can return: every segment but the
+// first waits for Stop, deliver fails on the first, and the walk returns
+// deliver's error rather than hanging.
+func TestSegmentedStop(t *testing.T) {
+	tables := segmentTables(t)
+	s, err := Open(tables[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stopped := make(chan struct{})
+	stops := 0
+	done := make(chan error, 1)
+	go func() {
+		done <- Segmented(s, SegmentOptions{Workers: 2, Size: 1, Stop: func() { stops++; close(stopped) }},
+			func(r *seen) { r.lines = r.lines[:0] },
+			func(seg Segment, _ *rows.Decoder, _ *seen) error {
+				if seg.Start > 0 && !seg.Serial {
+					<-stopped
+					return errors.New("stopped")
+				}
+				return nil
+			}, recordPartition,
+			func(*seen) error { return fmt.Errorf("stop here") })
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "stop here") || stops != 1 {
+			t.Errorf("err %v, Stop called %d times: want deliver's error, Stop once", err, stops)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the walk waits for workers that wait for Stop")
 	}
 }
 
