@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"syscall"
 
 	"github.com/sstabletool/sstabletool/internal/vfs"
 )
@@ -62,7 +61,7 @@ func (d *disk) own(f vfs.File, o owner) error {
 	if err != nil {
 		return err
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == o.uid && int(st.Gid) == o.gid {
+	if uid, gid, ok := fileOwner(fi); ok && uid == o.uid && gid == o.gid {
 		return nil
 	}
 	if err := f.Chown(o.uid, o.gid); err != nil {
@@ -79,8 +78,8 @@ type owner struct {
 
 func ownerOf(fi fs.FileInfo) owner {
 	o := owner{mode: fi.Mode().Perm(), uid: -1, gid: -1}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		o.uid, o.gid = int(st.Uid), int(st.Gid)
+	if uid, gid, ok := fileOwner(fi); ok {
+		o.uid, o.gid = uid, gid
 	}
 	return o
 }

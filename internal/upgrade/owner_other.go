@@ -1,0 +1,9 @@
+//go:build !unix
+
+package upgrade
+
+import "io/fs"
+
+// fileOwner: no uid and gid here (Windows), so new files keep the
+// process's owner.
+func fileOwner(fs.FileInfo) (uid, gid int, ok bool) { return 0, 0, false }
