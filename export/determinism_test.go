@@ -24,26 +24,14 @@ func TestSameBytesWhateverTheCores(t *testing.T) {
 	defer func(n int64) { segmentBytes = n }(segmentBytes)
 	segmentBytes = 64 << 10
 	export := func(procs int, limits groupLimits) (paths []string, files [][]byte) {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		defer func(l groupLimits) { rowGroupLimits = l }(rowGroupLimits)
 		rowGroupLimits = limits
-		e, err := New(t.TempDir(), Options{Node: "n", Datasets: Partitions | Cells, Now: 1700000000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs, err := e.SSTable(s, Names{"ks", "t"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(fs) != 2 {
-			t.Fatalf("%d files, want partitions and cells", len(fs))
-		}
-		for _, f := range fs {
-			b, err := os.ReadFile(f.Path)
+		for _, p := range exportOn(t, s, procs) {
+			b, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			paths, files = append(paths, f.Path), append(files, b)
+			paths, files = append(paths, p), append(files, b)
 		}
 		return paths, files
 	}
@@ -92,23 +80,7 @@ func TestSegmentsCutAnywhere(t *testing.T) {
 	defer func(n int64) { segmentBytes = n }(segmentBytes)
 	segmentBytes = 64 << 10
 	defer func(c func(func(sstable.Cut) bool)) { segmentCuts = c }(segmentCuts)
-	export := func(procs int) []string {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		e, err := New(t.TempDir(), Options{Node: "n", Datasets: Partitions | Cells, Now: 1700000000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs, err := e.SSTable(s, Names{"ks", "t"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var paths []string
-		for _, f := range fs {
-			paths = append(paths, f.Path)
-		}
-		return paths
-	}
-	want := export(1)
+	want := exportOn(t, s, 1)
 	for _, every := range []int64{100 << 10, 37 << 10} {
 		segmentCuts = func(send func(sstable.Cut) bool) {
 			for pos := every; pos < s.Data().Length(); pos += every {
@@ -117,7 +89,7 @@ func TestSegmentsCutAnywhere(t *testing.T) {
 				}
 			}
 		}
-		got := export(4)
+		got := exportOn(t, s, 4)
 		if len(got) != len(want) {
 			t.Fatalf("cuts every %d bytes: %d files, want %d", every, len(got), len(want))
 		}
@@ -133,6 +105,29 @@ func TestSegmentsCutAnywhere(t *testing.T) {
 			}
 		}
 	}
+}
+
+// exportOn exports s's partitions and cells on procs cores and returns
+// the two files' paths.
+func exportOn(t *testing.T, s *sstable.SSTable, procs int) []string {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	e, err := New(t.TempDir(), Options{Node: "n", Datasets: Partitions | Cells, Now: 1700000000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := e.SSTable(s, Names{"ks", "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 2 {
+		t.Fatalf("%d files, want partitions and cells", len(fs))
+	}
+	var paths []string
+	for _, f := range fs {
+		paths = append(paths, f.Path)
+	}
+	return paths
 }
 
 func rowGroups(t *testing.T, path string) int {

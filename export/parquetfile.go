@@ -118,20 +118,18 @@ func (pf *parquetFile) newFiller(pool int, hand func(*batch), abandon <-chan str
 	return f, f.take()
 }
 
-func (pf *parquetFile) newBatch(home chan *batch) (*batch, error) {
+// newBatch makes an empty batch of the file's columns (createParquet has
+// checked that every dict column has its words).
+func (pf *parquetFile) newBatch(home chan *batch) *batch {
 	b := &batch{home: home}
 	for i, s := range pf.specs {
 		c := newCol(s, &b.n)
 		if c.dict {
-			words, ok := pf.words[i]
-			if !ok {
-				return nil, fmt.Errorf("column %s: no dictionary", c.name)
-			}
-			c.setDictionary(words)
+			c.setDictionary(pf.words[i])
 		}
 		b.cols = append(b.cols, c)
 	}
-	return b, nil
+	return b
 }
 
 // take gives the filler an empty batch to fill: a free one, a new one
@@ -143,10 +141,7 @@ func (f *filler) take() error {
 	default:
 		if f.made < cap(f.free) {
 			f.made++
-			var err error
-			if b, err = f.pf.newBatch(f.free); err != nil {
-				return err
-			}
+			b = f.pf.newBatch(f.free)
 			break
 		}
 		select {
