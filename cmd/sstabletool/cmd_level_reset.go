@@ -28,8 +28,7 @@ func levelResetCommand() *cli.Command {
 			"Exit codes: 0 done, 2 an sstable could not be read or changed, no sstables, bad usage, or a live node.\n\n" +
 			"Examples:\n" +
 			"  sstabletool level-reset --really-reset /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2\n" +
-			"  sstabletool level-reset --really-reset --data /var/lib/cassandra/data shop orders\n" +
-			"  sstabletool level-reset --really-reset --data /mnt/d1/data --data /mnt/d2/data shop orders --json",
+			"  sstabletool level-reset --really-reset --data /var/lib/cassandra/data shop orders --json   # --data once per data directory",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "really-reset", Usage: "required: confirms the node is stopped and the levels are to be reset"},
 			dataFlag, forceFlag, recursiveFlag, jsonFlag,

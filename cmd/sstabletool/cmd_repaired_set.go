@@ -36,8 +36,9 @@ func repairedSetCommand() *cli.Command {
 			"Exit codes: 0 done, 2 an sstable could not be read or changed (the others are), bad usage, or a live node.\n\n" +
 			"Examples:\n" +
 			"  sstabletool repaired-set --really-set --is-repaired /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2\n" +
-			"  sstabletool repaired-set --really-set --is-unrepaired nb-5-big-Data.db nb-6-big-Data.db\n" +
-			"  sstabletool repaired-set --really-set --is-repaired -f <(find /var/lib/cassandra/data/shop/ -name '*Data.db' -mtime +14)\n" +
+			"  sstabletool repaired-set --really-set --is-unrepaired nc-1-big-Data.db\n" +
+			"  find /var/lib/cassandra/data/shop/ -name '*Data.db' -mtime +14 > /tmp/old-sstables.txt   # repaired two weeks ago\n" +
+			"  sstabletool repaired-set --really-set --is-repaired -f /tmp/old-sstables.txt\n" +
 			"  sstabletool repaired-set --really-set --is-repaired --data /var/lib/cassandra/data shop orders --json",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "really-set", Usage: "required: confirms the node is stopped and the metadata is to be changed"},

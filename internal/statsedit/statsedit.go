@@ -62,7 +62,7 @@ type Change struct {
 
 // Result is what Mutate did to one sstable's Statistics.db.
 type Result struct {
-	Path   string `json:"path"` // Statistics.db
+	Path   string `json:"statistics"` // Statistics.db
 	Before Fields `json:"before"`
 	After  Fields `json:"after"`
 	// Changed is false when the file already held the new values: it was
