@@ -64,7 +64,7 @@ func mergeOptions(c *cli.Context, t *merge.Table, sf *inspect.SchemaFile) (merge
 			return o, stop(usageError("--gc-grace says when tombstones are purged: it needs --purge"))
 		}
 	case sf != nil:
-		if ts, err := sf.Table(t.SSTables()[0]); err == nil && ts.HasGCGrace {
+		if ts, err := sf.Table(t.SSTables()[0]); err == nil && ts != nil && ts.HasGCGrace {
 			o.GCGraceSeconds = ts.GCGraceSeconds
 		}
 	}
