@@ -33,6 +33,9 @@ var groups = []group{
 	{"format layer", []string{"corrupt", "deletiontime", "reader", "format/...", "internal/format/..."}, []string{"helpers"}},
 	// The one seam every write goes through.
 	{"vfs", []string{"internal/vfs"}, nil},
+	// Whether a node's files are in use (open or mapped, a commit log
+	// newer than the sstables): every in-place writer checks it first.
+	{"livecheck", []string{"internal/livecheck"}, []string{"format layer"}},
 
 	// Read features: the format layer and below, nothing else.
 	{"dump", []string{"internal/dump"}, []string{"format layer"}},
@@ -52,7 +55,7 @@ var groups = []group{
 	// through upgrade's transaction log.
 	{"writer", []string{"internal/writer"}, []string{"format layer", "vfs"}},
 	{"convert", []string{"convert"}, []string{"verify", "writer", "merge"}},
-	{"upgrade", []string{"internal/upgrade"}, []string{"convert"}},
+	{"upgrade", []string{"internal/upgrade"}, []string{"convert", "livecheck"}},
 	{"scrub", []string{"scrub/..."}, []string{"upgrade", "merge"}},
 
 	// Workloads and the memtable simulator: memview -> memsim -> workload

@@ -23,6 +23,7 @@ import (
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/format/txnlog"
+	"github.com/sstabletool/sstabletool/internal/livecheck"
 	"github.com/sstabletool/sstabletool/internal/vfs"
 	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/reader"
@@ -173,15 +174,11 @@ func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
 	if !o.Force {
 		cls := o.CommitLogs
 		if cls == nil {
-			cls = CommitLogDirs(p.Tables)
+			cls = livecheck.CommitLogDirs(p.tableDirs())
 		}
-		dirs := append([]string{}, cls...)
-		for _, t := range p.Tables {
-			dirs = append(dirs, t.Dir)
-		}
-		err := checkOpenFiles(dirs)
+		err := livecheck.OpenFiles(append(append([]string{}, cls...), p.tableDirs()...))
 		if err == nil {
-			err = checkCommitLog(cls, p.Tables)
+			err = livecheck.CommitLog(cls, p.tableDirs())
 		}
 		if err != nil {
 			if !o.DryRun {
@@ -358,7 +355,7 @@ func (e *ProblemError) Error() string { return e.Err.Error() }
 func (e *ProblemError) Unwrap() error { return e.Err }
 
 func isLive(err error) bool {
-	var le *LiveError
+	var le *livecheck.Error
 	return errors.As(err, &le)
 }
 
@@ -551,10 +548,10 @@ func unchanged(w *watch, old format.Descriptor) error {
 		}
 		fi, err := os.Stat(filepath.Join(w.dir, name))
 		if err != nil {
-			return &LiveError{Why: fmt.Sprintf("%s disappeared during the upgrade", filepath.Join(w.dir, name))}
+			return &livecheck.Error{Why: fmt.Sprintf("%s disappeared during the upgrade", filepath.Join(w.dir, name))}
 		}
 		if fi.Size() != st.size || !fi.ModTime().Equal(st.mtime) {
-			return &LiveError{Why: fmt.Sprintf("%s was modified during the upgrade", filepath.Join(w.dir, name))}
+			return &livecheck.Error{Why: fmt.Sprintf("%s was modified during the upgrade", filepath.Join(w.dir, name))}
 		}
 	}
 	return nil
