@@ -112,7 +112,7 @@ func fromName(sel *cql.Select) string {
 // tableNames names the table and its key columns: --schema, else the
 // directory and placeholders. known is false when nothing names the table
 // (files outside a <keyspace>/<table>-<id>/ directory, no --schema).
-func tableNames(t *merge.Table, sf *inspect.SchemaFile) (n query.Names, known bool, err error) {
+func tableNames(t *merge.Table, sf *inspect.SchemaSource) (n query.Names, known bool, err error) {
 	first := t.SSTables()[0]
 	var in inspect.Names
 	if sf != nil {
@@ -127,7 +127,7 @@ func tableNames(t *merge.Table, sf *inspect.SchemaFile) (n query.Names, known bo
 	return query.Names{Keyspace: in.Keyspace, Table: in.Table, PartitionKey: in.PartitionKey, Clustering: in.Clustering, Dropped: in.Dropped}, known, nil
 }
 
-func queryTable(c *cli.Context, t *merge.Table, sf *inspect.SchemaFile, sel *cql.Select) error {
+func queryTable(c *cli.Context, t *merge.Table, sf *inspect.SchemaSource, sel *cql.Select) error {
 	o, err := mergeOptions(c, t, sf)
 	if err != nil {
 		return err

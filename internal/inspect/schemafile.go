@@ -38,9 +38,8 @@ type SchemaSource struct {
 	OnWarning func(string)
 }
 
-// SchemaFile is the name SchemaSource had while it only read files.
-//
-// Deprecated: use SchemaSource.
+// SchemaFile is the name SchemaSource had while it only read files, kept
+// for the branches that still say it; new code says SchemaSource.
 type SchemaFile = SchemaSource
 
 // NodeSchema is a node's schema as the CQL model, and how to name it.
@@ -293,26 +292,6 @@ func (sf *SchemaSource) Describe(s *sstable.SSTable, internals bool) (text, orig
 		return "", ""
 	}
 	return ts.DescribeTypes() + ts.Describe(internals), sf.originOf(s)
-}
-
-// DroppedTimes are the drop times (microseconds) of the sstable's table's
-// dropped columns, by name, as the schema says them (a node's
-// dropped_columns, or a file's DROP ... USING TIMESTAMP); nil without.
-func (sf *SchemaSource) DroppedTimes(s *sstable.SSTable) map[string]int64 {
-	ts, err := sf.Table(s)
-	if err != nil || ts == nil {
-		return nil
-	}
-	var out map[string]int64
-	for _, c := range ts.Columns {
-		if c.DroppedTime > 0 {
-			if out == nil {
-				out = map[string]int64{}
-			}
-			out[c.Name] = c.DroppedTime
-		}
-	}
-	return out
 }
 
 // namesOf are the names a table gives an sstable's columns.
