@@ -32,14 +32,18 @@ func commands() []*cli.Command {
 		exportCommand(),
 		generateCommand(),
 		helpCommand(),
+		levelResetCommand(),
 		memsimCommand(),
 		metadataCommand(),
 		partitionsCommand(),
 		queryCommand(),
+		relevelCommand(),
+		repairedSetCommand(),
 		savingsCommand(),
 		schemaCommand(),
 		scrubCommand(),
 		upgradeCommand(),
+		utilCommand(),
 		verifyCommand(),
 	}
 }
