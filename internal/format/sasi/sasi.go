@@ -66,19 +66,19 @@ var Modes = []string{"PREFIX", "CONTAINS", "SPARSE"}
 
 // Index is what a SASI file's header and level index say.
 type Index struct {
-	Version        string `json:"version"`
-	TermSize       int    `json:"term_size"`
-	Mode           string `json:"mode"`
-	MarksPartials  bool   `json:"marks_partials"`
-	MinTerm        []byte `json:"-"`
-	MaxTerm        []byte `json:"-"`
-	MinKey         []byte `json:"-"`
-	MaxKey         []byte `json:"-"`
-	PointerLevels  int    `json:"pointer_levels"`
-	DataBlocks     int    `json:"data_blocks"`
-	SuperBlocks    int    `json:"super_blocks"`
-	Terms          int64  `json:"terms"`
-	Tokens         int64  `json:"tokens"` // in the data terms' token trees
+	Version       string `json:"version"`
+	TermSize      int    `json:"term_size"`
+	Mode          string `json:"mode"`
+	MarksPartials bool   `json:"marks_partials"`
+	MinTerm       []byte `json:"-"`
+	MaxTerm       []byte `json:"-"`
+	MinKey        []byte `json:"-"`
+	MaxKey        []byte `json:"-"`
+	PointerLevels int    `json:"pointer_levels"`
+	DataBlocks    int    `json:"data_blocks"`
+	SuperBlocks   int    `json:"super_blocks"`
+	Terms         int64  `json:"terms"`
+	Tokens        int64  `json:"tokens"` // in the data terms' token trees
 }
 
 // KeyToken says which token the partition key at an Index.db position
@@ -173,9 +173,9 @@ func (c *checker) need(off, n int, what string) error {
 	return nil
 }
 
-func (c *checker) u16(off int) int  { return int(binary.BigEndian.Uint16(c.b[off:])) }
-func (c *checker) i16(off int) int  { return int(int16(binary.BigEndian.Uint16(c.b[off:]))) }
-func (c *checker) i32(off int) int  { return int(int32(binary.BigEndian.Uint32(c.b[off:]))) }
+func (c *checker) u16(off int) int   { return int(binary.BigEndian.Uint16(c.b[off:])) }
+func (c *checker) i16(off int) int   { return int(int16(binary.BigEndian.Uint16(c.b[off:]))) }
+func (c *checker) i32(off int) int   { return int(int32(binary.BigEndian.Uint32(c.b[off:]))) }
 func (c *checker) i64(off int) int64 { return int64(binary.BigEndian.Uint64(c.b[off:])) }
 
 // shortBytes reads a short length and that many bytes (writeUTF,
