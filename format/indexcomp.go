@@ -137,28 +137,38 @@ func ParseIndexComponent(component string) (c IndexComponent, ok bool) {
 	return c, saiPerSSTable[c.Part]
 }
 
+// IndexComponentsOf picks the SAI and SASI components out of a list of
+// component names (TOC.txt's lines), sorted by name.
+func IndexComponentsOf(components []string) []IndexComponent {
+	var out []IndexComponent
+	for _, name := range components {
+		if c, ok := ParseIndexComponent(name); ok {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Component < out[j].Component })
+	return out
+}
+
 // IndexComponents lists the SAI and SASI files of the sstable in its
-// directory, sorted by component name: whether or not TOC.txt lists them
-// (Cassandra's SAI and SASI find their files by name, not through the
-// TOC). A directory that cannot be read is an error.
+// directory, sorted by component name, whether or not TOC.txt lists them:
+// Cassandra's SAI and SASI find their files by name, not through the TOC,
+// so a rewrite must see every one. It reads the whole directory; a scan
+// of many sstables takes them from TOC.txt (IndexComponentsOf). A
+// directory that cannot be read is an error.
 func (d Descriptor) IndexComponents() ([]IndexComponent, error) {
 	ents, err := os.ReadDir(d.Dir)
 	if err != nil {
 		return nil, err
 	}
 	prefix := d.Prefix()
-	var out []IndexComponent
+	var names []string
 	for _, e := range ents {
-		name, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || e.IsDir() {
-			continue
-		}
-		if c, ok := ParseIndexComponent(name); ok {
-			out = append(out, c)
+		if name, ok := strings.CutPrefix(e.Name(), prefix); ok && !e.IsDir() {
+			names = append(names, name)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Component < out[j].Component })
-	return out, nil
+	return IndexComponentsOf(names), nil
 }
 
 // IndexTableOf says whether dir is the directory of a secondary index's
