@@ -99,6 +99,13 @@ type Options struct {
 	// Progress, when set, is called with source Data.db bytes done.
 	Progress func(done, total int64)
 
+	// DropIndexComponents removes, before writing, the SAI and SASI files
+	// the output directory holds under the output's name with no Data.db
+	// (left by an sstable that is gone): Cassandra would take them for the
+	// index of the sstable written. Without it they are refused
+	// (writer.StaleIndexError).
+	DropIndexComponents bool
+
 	// estimating is set by Estimate: what Convert would refuse is noted in
 	// Result.Refusals and the estimate goes on with the values capped.
 	estimating bool
@@ -140,6 +147,9 @@ type Result struct {
 	Checksums       *reader.ChunkChecksums  `json:"-"`
 	Counts          Counts                  `json:"deletion_times"`
 	Losses          []stats.Loss            `json:"statistics_losses,omitempty"`
+	// DroppedIndexFiles are the stale index files removed from the output
+	// directory before writing (Options.DropIndexComponents).
+	DroppedIndexFiles []string `json:"dropped_index_files,omitempty"`
 	// StatisticsRecollected are the source Statistics.db's bounds and
 	// counts that were not its rows' (wider ones, as ScyllaDB writes
 	// them; narrower ones, which verify reports): the output holds the
@@ -206,9 +216,19 @@ func convertOn(fsys vfs.FS, srcPath, outDir string, o Options) (*Result, error) 
 	}
 	defer src.Close()
 	desc := src.Desc().WithVersion(o.To).WithDir(outDir)
-	return staged(fsys, desc, o.Verify, func(out writer.Output, _ string) (*Result, error) {
+	var dropped []string
+	if o.DropIndexComponents {
+		if dropped, err = writer.DropStaleIndexFiles(fsys, outDir, desc.Prefix()); err != nil {
+			return nil, err
+		}
+	}
+	res, err := staged(fsys, desc, o.Verify, func(out writer.Output, _ string) (*Result, error) {
 		return rewrite(src, o, outputSink{files: out, prefix: desc.Prefix()})
 	}, func(data string, res *Result) error { return verifyOutput(src, data, o, res) })
+	if res != nil {
+		res.DroppedIndexFiles = dropped
+	}
+	return res, err
 }
 
 // Estimate computes what Convert would write, without writing anything:
