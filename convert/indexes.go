@@ -91,8 +91,15 @@ func (n IndexNote) Text(what string, inPlace bool) string {
 		return fmt.Sprintf("%s; after %s Cassandra builds it %s for %s, which have no SI_%s.db (%s of Data.db to index; queries miss their rows until then), or run %s",
 			covers, what, when, them, n.Index, words.PluralGrouped(n.DataBytes, "byte"), rebuild)
 	}
+	tail := "its sstables are rewritten too"
+	switch {
+	case n.Rewritten == 0:
+		tail = "its sstables are not among those rewritten (Cassandra reads them as they are; name the table's directory, with -r for convert, to rewrite them too)"
+	case !inPlace:
+		tail = "its sstables are written into .<index>/ under the output directory, where Cassandra looks for them"
+	}
 	return fmt.Sprintf("secondary index table %s (.%s/, %s): it holds the table's primary keys, not positions in its files, so %s leaves it right; %s",
-		n.Name(), n.Index, words.Plural(n.Covers, "sstable"), what, map[bool]string{true: "its sstables are rewritten too", false: "its sstables are rewritten like any other"}[n.Rewritten > 0])
+		n.Name(), n.Index, words.Plural(n.Covers, "sstable"), what, tail)
 }
 
 // IndexNotes says, for the sstables a rewrite replaces (Data.db paths),
@@ -115,7 +122,7 @@ func IndexNotes(rewritten []string) ([]IndexNote, error) {
 	}
 	var out []IndexNote
 	for _, dir := range dirs {
-		notes, err := dirIndexNotes(dir, byDir[dir])
+		notes, err := dirIndexNotes(dir, byDir[dir], byDir)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +132,7 @@ func IndexNotes(rewritten []string) ([]IndexNote, error) {
 }
 
 // dirIndexNotes is IndexNotes for one directory.
-func dirIndexNotes(dir string, rewritten map[string]bool) ([]IndexNote, error) {
+func dirIndexNotes(dir string, rewritten map[string]bool, all map[string]map[string]bool) ([]IndexNote, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -150,6 +157,26 @@ func dirIndexNotes(dir string, rewritten map[string]bool) ([]IndexNote, error) {
 			}
 		}
 		return []IndexNote{n}, nil
+	}
+	var out []IndexNote
+	for _, e := range ents {
+		// A secondary index table the rewrite leaves out.
+		sub := filepath.Join(dir, e.Name())
+		if ix, _, ok := format.IndexTableOf(sub); ok && e.IsDir() && all[sub] == nil {
+			subEnts, err := os.ReadDir(sub)
+			if err != nil {
+				return nil, err
+			}
+			n := IndexNote{Dir: dir, Keyspace: ks, Table: table, Index: ix, Kind: "secondary index table"}
+			for _, se := range subEnts {
+				if strings.HasSuffix(se.Name(), "-"+format.ComponentData) {
+					n.Covers++
+				}
+			}
+			if n.Covers > 0 {
+				out = append(out, n)
+			}
+		}
 	}
 	type key struct{ kind, name string }
 	covers := map[key]map[string]bool{}
@@ -178,7 +205,6 @@ func dirIndexNotes(dir string, rewritten map[string]bool) ([]IndexNote, error) {
 		covers[k][d.Prefix()] = true
 	}
 	slices.SortFunc(keys, func(a, b key) int { return strings.Compare(a.kind+a.name, b.kind+b.name) })
-	var out []IndexNote
 	for _, k := range keys {
 		n := IndexNote{Dir: dir, Keyspace: ks, Table: table, Index: k.name, Kind: k.kind}
 		for prefix := range covers[k] {

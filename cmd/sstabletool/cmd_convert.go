@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -118,6 +119,19 @@ func convertOptions(c *cli.Context) (convert.Options, error) {
 		Verify: c.Bool("verify"), Access: a, ColumnIndexSize: kib << 10, DropIndexComponents: c.Bool("drop-index-components")}, nil
 }
 
+// convertOutDir is where convert writes the sstable p: --out, or for an
+// sstable of a secondary index's own table (<table dir>/.<index>/) the
+// same .<index>/ inside --out, where Cassandra looks for that table's
+// sstables beside the table's (Directories.java): so that convert -r of a
+// table directory writes both as Cassandra lays them out, and an index
+// table's sstable never takes the name of the table's.
+func convertOutDir(out, p string) string {
+	if _, _, ok := format.IndexTableOf(filepath.Dir(p)); ok {
+		return filepath.Join(out, filepath.Base(filepath.Dir(p)))
+	}
+	return out
+}
+
 // dropIndexComponentsFlag is --drop-index-components for the rewrites
 // that write into a directory of the user's: the SAI and SASI files
 // there under the output's name, left by an sstable that is gone, are
@@ -182,14 +196,14 @@ func convertAction(c *cli.Context) error {
 			if c.Bool("dry-run") {
 				return convert.Estimate(p, o)
 			}
-			return convert.Convert(p, c.String("out"), o)
+			return convert.Convert(p, convertOutDir(c.String("out"), p), o)
 		})
 		if ok, err := rw.converted(res, err); !ok {
 			return err
 		}
 		if c.Bool("dry-run") {
 			d, _, _ := format.ParseDescriptor(p)
-			out := d.WithVersion(o.To).WithDir(c.String("out"))
+			out := d.WithVersion(o.To).WithDir(convertOutDir(c.String("out"), p))
 			if out.Dir == "" {
 				out.Dir = "<out>"
 			}
