@@ -135,6 +135,11 @@ type Result struct {
 	// Index.db and Summary.db, or Partitions.db and Rows.db) and after
 	// (the target's), whatever the formats.
 	Index Component `json:"index"`
+	// IndexFiles sums the source's SAI and SASI files
+	// (sstable.IndexFiles): no rewrite carries them over (IndexNotes) and
+	// Cassandra builds them again for the sstable written, so they are
+	// neither in Components nor saved; After is 0.
+	IndexFiles Component `json:"index_files"`
 	// DataUncompressed is Data.db's uncompressed length before and after:
 	// exactly the DeletionTime bytes (and size vints) the rewrite saves,
 	// whatever the compressor does with them. Not part of Components,
