@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/sstable"
 )
@@ -94,22 +93,4 @@ func indexTarget(table *cqltype.TableSchema, name string) string {
 		}
 	}
 	return ""
-}
-
-// IndexKindOf says what kind of index a schema's index is: SAI, SASI, or
-// "secondary index table" for Cassandra's own (KEYS, COMPOSITES: tables of
-// their own in .<index> directories), from its kind and class_name
-// (system_schema.indexes).
-func IndexKindOf(ix cqltype.Index) string {
-	if strings.EqualFold(ix.Kind, "CUSTOM") {
-		c := ix.Options["class_name"]
-		switch {
-		case strings.Contains(c, "StorageAttachedIndex") || strings.EqualFold(c, "sai"):
-			return string(format.IndexSAI)
-		case strings.Contains(c, "SASIIndex"):
-			return string(format.IndexSASI)
-		}
-		return "custom (" + c + ")"
-	}
-	return "secondary index table"
 }
