@@ -42,8 +42,9 @@ func queryCommand() *cli.Command {
 			"  sstabletool query --schema shop.cql \"SELECT pk, ck, val FROM shop.orders WHERE pk IN ('0', '1') AND ck >= '3'\" .\n" +
 			"  sstabletool query \"SELECT * FROM shop.orders WHERE token(key) > 0x30 LIMIT 10\" --now 2024-05-01T00:00:00Z .   # Murmur3 tokens are numbers: token(key) > 0\n" +
 			"  sstabletool query -r \"SELECT * FROM shop.orders WHERE key = '0'\" /var/lib/cassandra/data --json | jq '.[].val'",
-		Flags:  []cli.Flag{nowFlag, jsonFlag, accessFlag, schemaFlag, tableFlag, recursiveFlag},
-		Action: queryAction,
+		Flags:        []cli.Flag{nowFlag, jsonFlag, accessFlag, schemaFlag, tableFlag, recursiveFlag},
+		Action:       queryAction,
+		BashComplete: pathsAfter(1), // the statement, then paths
 	}, argSpec{min: 2, max: -1, what: "SELECT statement, then sstable files or a data directory"})
 }
 
