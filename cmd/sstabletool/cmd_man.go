@@ -107,11 +107,15 @@ func appPage(app *cli.App, see []string) ([]byte, error) {
 // commandPage is sstabletool-COMMAND(1): the command's --help.
 func commandPage(app *cli.App, cmd *cli.Command) ([]byte, error) {
 	desc, examples := manDescription(cmd.Description)
+	flags := cmd.VisibleFlags()
+	if !slices.Contains(flags, cli.HelpFlag) { // urfave/cli adds it to the command it runs
+		flags = append(flags, cli.HelpFlag)
+	}
 	page := &cli.App{
 		Name:        app.Name + "-" + cmd.Name,
 		Usage:       cmd.Usage,
 		Description: desc,
-		Flags:       append(cmd.VisibleFlags(), cli.HelpFlag),
+		Flags:       flags,
 		HideHelp:    true,
 		HideVersion: true,
 	}
@@ -203,7 +207,10 @@ func manDescription(desc string) (markdown, examples string) {
 		code := strings.HasPrefix(l, "  ")
 		switch {
 		case code && !inCode:
-			b.WriteString("\n```\n")
+			if !strings.HasSuffix(b.String(), "\n\n") {
+				b.WriteString("\n")
+			}
+			b.WriteString("```\n")
 		case !code && inCode:
 			b.WriteString("```\n\n")
 		}
