@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,7 +44,7 @@ func manAction(c *cli.Context) error {
 	if err := writeManPages(vfs.Default, dir, pages); err != nil {
 		return badData(err)
 	}
-	fmt.Fprintf(c.App.Writer, "wrote %d pages into %s: %s\n", len(pages), dir, strings.Join(slices.Sorted(maps.Keys(pages)), " "))
+	fmt.Fprintf(c.App.Writer, "wrote %d pages into %s: sstabletool.1, and sstabletool-COMMAND.1 for each of %d commands\n", len(pages), dir, len(pages)-1)
 	return nil
 }
 

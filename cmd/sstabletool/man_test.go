@@ -158,7 +158,7 @@ func TestManWritesPages(t *testing.T) {
 	stdout = &out
 	code := run([]string{"sstabletool", "man", "--out", dir})
 	stdout = saved
-	if code != exitOK || !strings.Contains(out.String(), "sstabletool-dump.1") {
+	if code != exitOK || !strings.Contains(out.String(), "sstabletool-COMMAND.1 for each of") {
 		t.Fatalf("man --out: exit %d, %s", code, out.String())
 	}
 	pages, err := manPages(newApp())

@@ -38,7 +38,7 @@ func TestVersionOfACheckoutBuild(t *testing.T) {
 	}
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Skipf("no go command in PATH: %v", err)
 	}
 	head, err := git("rev-parse", "HEAD")
 	if err != nil {
