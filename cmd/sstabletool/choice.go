@@ -116,13 +116,14 @@ func names[T fmt.Stringer](values []T) []string {
 }
 
 // takesFile says whether the flag's value may name a file or directory:
-// TakesFile is set, or its placeholder is FILE, DIR or PATH (`DIR` in
-// its usage). dirs: only a directory.
+// TakesFile is set, or its placeholder (`DIR` in its usage) is PATH or
+// ends in FILE or DIR (LISTFILE, DATA_DIR).
 func takesFile(f cli.Flag) bool {
 	paths, _ := flagPaths(f)
 	return paths
 }
 
+// flagPaths is takesFile, and whether the value is a directory.
 func flagPaths(f cli.Flag) (paths, dirs bool) {
 	if c, ok := f.(*choiceFlag); ok {
 		f = c.valueFlag
@@ -139,10 +140,10 @@ func flagPaths(f cli.Flag) (paths, dirs bool) {
 	if !ok || !d.TakesValue() {
 		return false, false
 	}
-	switch placeholder(d.GetUsage()) {
-	case "DIR", "DATA_DIR":
+	switch p := placeholder(d.GetUsage()); {
+	case strings.HasSuffix(p, "DIR"): // DIR, DATA_DIR
 		return true, true
-	case "FILE", "PATH":
+	case strings.HasSuffix(p, "FILE") || p == "PATH": // FILE, LISTFILE
 		return true, false
 	}
 	return paths, false

@@ -126,7 +126,7 @@ func TestCompleteCandidates(t *testing.T) {
 func TestCompleteDerivesFromDefinitions(t *testing.T) {
 	app := newApp()
 	app.Commands = append(app.Commands, command(&cli.Command{
-		Name:  "relevel",
+		Name:  "frobnicate",
 		Usage: "a command added after the completion was written",
 		Flags: []cli.Flag{
 			oneOf(&cli.StringFlag{Name: "strategy", Usage: "compaction strategy"}, "LeveledCompactionStrategy", "UnifiedCompactionStrategy"),
@@ -136,9 +136,9 @@ func TestCompleteDerivesFromDefinitions(t *testing.T) {
 	for _, tc := range []struct {
 		words, want []string
 	}{
-		{[]string{"rel"}, []string{"relevel"}},
-		{[]string{"relevel", "--st"}, []string{"--strategy"}},
-		{[]string{"relevel", "x", "--strategy", "U"}, []string{"UnifiedCompactionStrategy"}},
+		{[]string{"frob"}, []string{"frobnicate"}},
+		{[]string{"frobnicate", "--st"}, []string{"--strategy"}},
+		{[]string{"frobnicate", "x", "--strategy", "U"}, []string{"UnifiedCompactionStrategy"}},
 	} {
 		if diff := cmp.Diff(tc.want, completionWords(complete(app, tc.words))); diff != "" {
 			t.Errorf("complete %q (-want +got):\n%s", tc.words, diff)

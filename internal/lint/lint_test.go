@@ -55,6 +55,12 @@ var groups = []group{
 	{"convert", []string{"convert"}, []string{"verify", "writer", "merge"}},
 	{"upgrade", []string{"internal/upgrade"}, []string{"convert", "livecheck"}},
 	{"scrub", []string{"scrub/..."}, []string{"upgrade", "merge"}},
+	// The offline tools that change a node's files in place without
+	// rewriting sstables: Statistics.db's level and repair fields
+	// (repaired-set, level-reset, relevel), a table's files and the
+	// cleanup of unfinished transactions (util).
+	{"statsedit", []string{"internal/statsedit"}, []string{"format layer", "vfs"}},
+	{"tablefiles", []string{"internal/tablefiles"}, []string{"format layer", "vfs"}},
 
 	// Workloads and the memtable simulator: memview -> memsim -> workload
 	// <- generate -> writer.
@@ -70,7 +76,7 @@ var groups = []group{
 
 	// The command: flags and output over every feature. Nothing imports
 	// it (Go refuses to import a main package anyway).
-	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview"}},
+	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck"}},
 
 	// Test support: no package but test support imports it (tests do).
 	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/realworld",

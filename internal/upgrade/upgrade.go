@@ -423,8 +423,8 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 	if err != nil {
 		return nil, err
 	}
-	logOwn := ownerOf(dirInfo)
-	logOwn.mode = 0o644
+	logOwn := vfs.OwnerOf(dirInfo)
+	logOwn.Mode = 0o644
 	op := o.Op
 	if op == "" {
 		op = txnlog.OpUpgrade
@@ -438,7 +438,7 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 	if tk.w != nil {
 		tk.w.own(filepath.Base(x.log))
 	}
-	x.out = &output{d: d, dir: tk.t.Dir, own: ownerOf(srcInfo)}
+	x.out = &output{d: d, dir: tk.t.Dir, own: vfs.OwnerOf(srcInfo)}
 	fail := func(err error) (*Rewrite, error) {
 		if rerr := x.rollback(); rerr != nil {
 			err = fmt.Errorf("%w (and rolling back: %v; the transaction log %s is left for the next run or Cassandra's startup)", err, rerr, x.log)
