@@ -64,7 +64,8 @@ func TestCompleteCandidates(t *testing.T) {
 		{[]string{"convert", "--to", "oa", "--t"}, []string{"--table"}, false},
 		{[]string{"convert", "--to=oa", "--t"}, []string{"--table"}, false},
 		{[]string{"scrub", "--m"}, []string{"--mode"}, false},
-		{[]string{"explain", "-"}, []string{"--key", "-k", "--now", "--purge", "--gc-grace", "--json", "--access", "--schema", "--table", "--help", "-h"}, false},
+		{[]string{"version", "-"}, []string{"--json", "--help", "-h"}, false},
+		{[]string{"explain", "-"}, []string{"--key", "-k", "--now", "--purge", "--gc-grace", "--json", "--access", "--schema", "--schema-from", "--table", "--help", "-h"}, false},
 		// Values of a fixed set: apart, with =, in a list, ignoring case.
 		{[]string{"convert", "--to", ""}, versions, false},
 		{[]string{"convert", "nc-1-big-Data.db", "--to", "n"}, []string{"na", "nb", "nc"}, false},
