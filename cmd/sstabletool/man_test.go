@@ -66,9 +66,12 @@ func TestManPagesRender(t *testing.T) {
 		page := filepath.Join(manDir, "sstabletool-"+cmd.Name+".1")
 		if gerr == nil {
 			// -k: the pages are UTF-8 (preconv, as man runs it); -ww: every warning.
-			out, err := exec.Command(groff, "-k", "-man", "-Tutf8", "-ww", "-rLL=200n", page).CombinedOutput()
-			if err != nil || bytes.Contains(out, []byte("warning")) {
-				t.Errorf("groff %s: %v\n%s", page, err, firstLines(out))
+			var warnings bytes.Buffer
+			g := exec.Command(groff, "-k", "-man", "-Tutf8", "-ww", "-rLL=200n", page)
+			g.Stderr = &warnings
+			out, err := g.Output()
+			if err != nil || warnings.Len() > 0 {
+				t.Errorf("groff %s: %v\n%s", page, err, firstLines(warnings.Bytes()))
 				continue
 			}
 			text := strings.Join(strings.Fields(stripOverstrike(string(out))), " ")
