@@ -68,5 +68,5 @@ func mergeConvertOptions(c *cli.Context, t *merge.Table, sf *inspect.SchemaSourc
 	}
 	return convert.MergeOptions{To: o.To, Compression: o.Compression, Uncompressed: o.Uncompressed, ColumnIndexSize: o.ColumnIndexSize,
 		DropIndexComponents: o.DropIndexComponents,
-		Verify: o.Verify, Merge: m, Access: o.Access}, nil
+		Verify:              o.Verify, Merge: m, Access: o.Access}, nil
 }
