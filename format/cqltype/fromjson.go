@@ -44,6 +44,17 @@ func (t *Type) FromJSON(v []byte) ([]byte, error) {
 	return t.appendFromJSON(nil, bytes.TrimSpace(v))
 }
 
+// AppendFromJSON appends the bytes FromJSON reads from v to dst; on an
+// error dst is returned as it was.
+func (t *Type) AppendFromJSON(dst, v []byte) ([]byte, error) {
+	n := len(dst)
+	out, err := t.appendFromJSON(dst, bytes.TrimSpace(v))
+	if err != nil {
+		return dst[:n], err
+	}
+	return out, nil
+}
+
 // errJSON words what a value's JSON was expected to be.
 func errJSON(t *Type, what string, found []byte) error {
 	const max = 60

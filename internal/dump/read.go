@@ -120,6 +120,18 @@ type Reader struct {
 	cells []pendingCell
 	arena []byte
 	name  []byte // scratch: an unquoted member name
+	// uStart is where the last unfiltered's object starts in the input.
+	uStart int64
+}
+
+// UnfilteredOffset is where the object of the unfiltered Unfiltered last
+// returned starts in the input, for the caller's messages.
+func (r *Reader) UnfilteredOffset() int64 { return r.uStart }
+
+// Fail is an InputError at off in the input, for a caller that finds what
+// it read wrong (a row out of order).
+func Fail(off int64, format string, args ...any) error {
+	return &InputError{Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
 type readState uint8
@@ -550,6 +562,7 @@ func (r *Reader) Unfiltered() (*rows.Unfiltered, int64, error) {
 		return nil, -1, err
 	}
 	start = max(start, r.dec.InputOffset()-1)
+	r.uStart = start
 	name, off, end, err := r.member("a row")
 	if err != nil {
 		return nil, -1, err

@@ -58,6 +58,7 @@ var groups = []group{
 	{"workload", []string{"workload"}, []string{"format layer"}},
 	{"memsim", []string{"memsim/..."}, []string{"workload"}},
 	{"generate", []string{"internal/generate"}, []string{"workload", "writer"}},
+	{"undump", []string{"internal/undump"}, []string{"dump", "writer", "merge", "verify", "vfs"}},
 
 	// The terminal UI: tui -> convert (the savings column) and inspect.
 	// Its styles and value texts are shared with memview.
@@ -67,7 +68,7 @@ var groups = []group{
 
 	// The command: flags and output over every feature. Nothing imports
 	// it (Go refuses to import a main package anyway).
-	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview"}},
+	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview", "undump"}},
 
 	// Test support: no package but test support imports it (tests do).
 	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/realworld",
