@@ -351,8 +351,8 @@ func (s *SSTable) buildSchema() error {
 // or a renderer: the decoder's schema (the columns in Cassandra's order,
 // the EncodingStats minima) and the types aligned with it.
 type HeaderSchema struct {
-	Schema                                       *rows.Schema
-	KeyType                                      *cqltype.Type
+	Schema                                     *rows.Schema
+	KeyType                                    *cqltype.Type
 	ClusteringTypes, StaticTypes, RegularTypes []*cqltype.Type
 }
 
