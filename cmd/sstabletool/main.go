@@ -41,6 +41,7 @@ func commands() []*cli.Command {
 		scrubCommand(),
 		upgradeCommand(),
 		verifyCommand(),
+		writeCommand(),
 	}
 }
 

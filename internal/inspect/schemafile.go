@@ -89,10 +89,18 @@ func (sf *SchemaFile) Table(s *sstable.SSTable) (*cqltype.TableSchema, error) {
 // its directory names (in its keyspace when the name is in several); else
 // the only table of a one-table file.
 func (sf *SchemaFile) pick(s *sstable.SSTable) (*cqltype.TableSchema, error) {
+	return sf.TableForDir(s.Desc().Dir)
+}
+
+// TableForDir chooses the schema's table for an sstable in dir (one read,
+// or one to be written there): --table; else the table the directory
+// names (<keyspace>/<table>-<id>/, in its keyspace when the name is in
+// several); else the only table of a one-table file.
+func (sf *SchemaFile) TableForDir(dir string) (*cqltype.TableSchema, error) {
 	if sf.table != nil {
 		return sf.table, nil
 	}
-	ks, name, hasID := dirTable(s.Desc().Dir)
+	ks, name, hasID := dirTable(dir)
 	m := sf.sch.Lookup("", name)
 	if len(m) > 1 {
 		if inKs := sf.sch.Lookup(ks, name); len(inKs) > 0 {
@@ -104,13 +112,13 @@ func (sf *SchemaFile) pick(s *sstable.SSTable) (*cqltype.TableSchema, error) {
 		return m[0], nil
 	case len(m) > 1:
 		return nil, fmt.Errorf("--schema %s defines %s in %d keyspaces and the directory %s names none of them; choose with --table %s",
-			sf.path, name, len(m), s.Desc().Dir, m[0].Name())
+			sf.path, name, len(m), dir, m[0].Name())
 	case sf.sch.Unresolved[ks+"."+name] != nil:
 		return nil, fmt.Errorf("--schema %s: %v", sf.path, sf.sch.Unresolved[ks+"."+name])
 	case len(sf.sch.Tables) == 1:
 		return sf.sch.Tables[0], nil
 	}
-	where := fmt.Sprintf("the directory %s does not name a table (<keyspace>/<table>-<id>/)", s.Desc().Dir)
+	where := fmt.Sprintf("the directory %s does not name a table (<keyspace>/<table>-<id>/)", dir)
 	if hasID {
 		where = fmt.Sprintf("its directory names %s.%s, which is not among them", ks, name)
 	}

@@ -90,7 +90,8 @@ type Result struct {
 	Sorted bool
 	// PositionsKept: every partition and row is at the "position" the
 	// input gave it (so dump -t of the sstable reproduces a dump -t
-	// input). Positions says why not, when there were positions.
+	// input). Positions says so ("kept"), or why not ("none in the
+	// input", "not kept from ...").
 	PositionsKept bool
 	Positions     string
 	// Passes over the input (the first checks it; one more per restart to
@@ -101,6 +102,18 @@ type Result struct {
 	Components                                 []writer.ComponentSize
 	Recovered                                  []string // leftovers of killed runs repaired first
 	Verified                                   bool
+}
+
+// NotVerifiedError is a written sstable that verify found problems in:
+// it was not committed.
+type NotVerifiedError struct{ Problems []verify.Problem }
+
+func (e *NotVerifiedError) Error() string {
+	more := ""
+	if len(e.Problems) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(e.Problems)-1)
+	}
+	return fmt.Sprintf("the written sstable does not verify, so nothing was committed: %v%s", e.Problems[0], more)
 }
 
 // maxAttempts bounds the restarts that change the header to keep the
@@ -139,9 +152,9 @@ func Write(in Input, dest string, o Options) (*Result, error) {
 	p := initialPlan(sc, o)
 	res := &Result{Version: o.Version.Name, Sorted: !sc.sorted, Passes: 1}
 	if !sc.positions {
-		res.Positions = "the input has no positions"
+		res.Positions = "none in the input"
 	} else if !sc.sorted {
-		res.Positions = "the partitions were sorted, so the input's positions do not apply"
+		res.Positions = "not kept: the partitions were sorted"
 	}
 	for attempt := 1; ; attempt++ {
 		res.Passes++
@@ -496,7 +509,7 @@ func (a *attemptState) finish(res *Result) error {
 		rep := verify.SSTable(staged, sstable.Options{}, nil)
 		if !rep.OK() {
 			w.Abort()
-			return fmt.Errorf("undump: the written sstable does not verify (nothing was committed): %v", rep.Problems[0])
+			return &NotVerifiedError{Problems: rep.Problems}
 		}
 		res.Verified = true
 	}

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/dump"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/inspect"
 	"github.com/sstabletool/sstabletool/internal/writer"
 	"github.com/sstabletool/sstabletool/verify"
 )
@@ -161,3 +163,43 @@ func firstDiff(got, want []byte) string {
 }
 
 var _ = strings.Contains
+
+// TestRoundTripFromSchema: the same round trip with the table's columns
+// and types from CQL (what `schema` prints for the sstable), so that the
+// header's columns and EncodingStats come from the data alone, and the
+// input's positions are kept by fitting (counter shards, minima).
+func TestRoundTripFromSchema(t *testing.T) {
+	for _, p := range dumpable(t) {
+		rel, _ := filepath.Rel(fixtures.Dir(t), p)
+		t.Run(rel, func(t *testing.T) {
+			s, err := sstable.Open(p, sstable.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cql := inspect.CreateTable(s, inspect.DefaultNames(s))
+			part := s.Stats().Validation.Partitioner
+			v := s.Version()
+			s.Close()
+			sch, err := cqltype.ParseSchema(cql)
+			if err != nil || len(sch.Tables) != 1 {
+				t.Fatalf("the schema %q: %v", cql, err)
+			}
+			h, err := HeaderOfTable(sch.Tables[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			dataProblems := dataProblemsOf(p)
+			doc := dumpOf(t, p, false)
+			res := writeJSON(t, doc, t.TempDir(), Options{Version: v, Header: h, Partitioner: part, Verify: len(dataProblems) == 0})
+			if got := dumpOf(t, res.DataPath, false); !bytes.Equal(got, doc) {
+				t.Fatalf("dump of the written sstable differs from the input (%s, %d passes):\n%s", res.Positions, res.Passes, firstDiff(got, doc))
+			}
+			if !res.PositionsKept {
+				t.Errorf("positions %s", res.Positions)
+			}
+			if res.Passes > 2 {
+				t.Logf("%d passes (positions: %s)", res.Passes, res.Positions)
+			}
+		})
+	}
+}
