@@ -148,6 +148,10 @@ func TestHelpExamples(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(orders, "orders-stress.yaml"), []byte(ordersStress), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// What `find ... -name '*Data.db' > /tmp/old-sstables.txt` wrote (repaired-set -f).
+	if err := os.WriteFile(filepath.Join(root, "tmp", "old-sstables.txt"), []byte(filepath.Join(orders, "nc-1-big-Data.db")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(orders)
 	t.Setenv("CI", "1")
 	writeDumpOf(t, "rows.json", "dump", "-t", "nc-1-big-Data.db") // write's examples read them
