@@ -2,6 +2,7 @@ package undump
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,8 +163,6 @@ func firstDiff(got, want []byte) string {
 	return string(got[lo:min(len(got), i+200)]) + "\n--- want ---\n" + string(want[lo:min(len(want), i+200)])
 }
 
-var _ = strings.Contains
-
 // TestRoundTripFromSchema: the same round trip with the table's columns
 // and types from CQL (what `schema` prints for the sstable), so that the
 // header's columns and EncodingStats come from the data alone, and the
@@ -176,7 +175,11 @@ func TestRoundTripFromSchema(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cql := inspect.CreateTable(s, inspect.DefaultNames(s))
+			names := inspect.DefaultNames(s)
+			// schema prints no CREATE TYPE for the UDTs the columns use:
+			// they come first, from the header's types.
+			cql := createTypes(names.Keyspace, append(append(append([]*cqltype.Type{}, s.StaticTypes()...), s.RegularTypes()...), s.ClusteringTypes()...)) +
+				inspect.CreateTable(s, names)
 			part := s.Stats().Validation.Partitioner
 			v := s.Version()
 			s.Close()
@@ -202,4 +205,33 @@ func TestRoundTripFromSchema(t *testing.T) {
 			}
 		})
 	}
+}
+
+// createTypes is CREATE TYPE statements in keyspace ks for every UDT the
+// types use, each after the UDTs its fields use.
+func createTypes(ks string, types []*cqltype.Type) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	var walk func(t *cqltype.Type)
+	walk = func(t *cqltype.Type) {
+		for _, p := range t.Params {
+			walk(p)
+		}
+		if t.Kind != cqltype.UDT || seen[t.Name] {
+			return
+		}
+		seen[t.Name] = true
+		fmt.Fprintf(&b, "CREATE TYPE %s.%s (", ks, t.Name)
+		for i, f := range t.FieldNames {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s %s", f, t.Params[i].CQL())
+		}
+		b.WriteString(");\n")
+	}
+	for _, t := range types {
+		walk(t)
+	}
+	return b.String()
 }
