@@ -199,7 +199,7 @@ func TestInversesOfComposedValues(t *testing.T) {
 		{"frozen<set<frozen<tuple<timestamp, time, date>>>>", cat(be32(1), elem(cat(elem(be64(-62_167_219_200_000-86_400_000)), elem(be64(86_399_999_999_999)), elem(u32(1<<31+3_000_000)))))},
 		{"frozen<list<frozen<tuple<decimal, varint, duration>>>>", cat(be32(1), elem(cat(elem(cat(be32(14), []byte{1})), elem([]byte{0xff, 0x01}), elem(durationValue(-14, -3, -5_000_000_001)))))},
 		{"vector<text, 2>", cat([]byte{1}, []byte("a"), []byte{2}, []byte("bc"))},
-		{"vector<float, 3>", cat(u32(math.Float32bits(1)), u32(math.Float32bits(-0.0)), u32(math.Float32bits(3.25e-20)))},
+		{"vector<float, 3>", cat(u32(math.Float32bits(1)), u32(math.Float32bits(float32(math.Copysign(0, -1)))), u32(math.Float32bits(3.25e-20)))},
 		{"'" + m + "CompositeType(" + m + "UTF8Type," + m + "Int32Type," + m + "BytesType)'", cat([]byte{0, 3}, []byte("a:\\"), []byte{0}, []byte{0, 4}, be32(9), []byte{0xff})},
 		{"'" + m + "CompositeType(" + m + "UTF8Type," + m + "Int32Type," + m + "BytesType)'", cat([]byte{0, 2}, []byte("x!"), []byte{1})},
 		{"'" + m + "DynamicCompositeType(s=>" + m + "UTF8Type,i=>" + m + "Int32Type)'", cat([]byte{0x80, 's', 0, 1, 'a', 0}, []byte{0x80, 'i', 0, 4}, be32(3), []byte{0})},

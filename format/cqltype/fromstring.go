@@ -398,10 +398,7 @@ func (t *Type) dynamicAlias(alias string) *Type {
 func parseBigDecimal(s string) (*big.Int, int32, bool) {
 	mant, exp := s, int64(0)
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		es := s[i+1:]
-		if strings.HasPrefix(es, "+") {
-			es = es[1:]
-		}
+		es := strings.TrimPrefix(s[i+1:], "+")
 		e, err := strconv.ParseInt(es, 10, 64)
 		if err != nil || es == "" || es[0] == '+' {
 			return nil, 0, false

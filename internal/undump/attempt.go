@@ -50,7 +50,6 @@ type attemptState struct {
 	prevStart   int64 // start of the previous unfiltered (or of the partition)
 	needStatic  bool  // the header has static columns and the partition no static row yet
 	run         []item
-	runOffset   int64 // where the run's first unfiltered is in the input
 
 	partitions, rows, markers, cells int64
 	sizeBuf                          []byte
