@@ -24,15 +24,17 @@ func writeCommand() *cli.Command {
 	return command(&cli.Command{
 		Name:      "write",
 		Usage:     "write an sstable from sstabledump JSON (dump -t or dump -l output): to fix a value, or to build a test fixture",
-		ArgsUsage: "FILE|- --out DIR (--schema FILE [--table KS.TABLE] | --like SSTABLE) [--to VERSION]",
+		ArgsUsage: "FILE|- --out DIR [--schema FILE | --schema-from DATA_DIR [--table KS.TABLE] | --like SSTABLE] [--to VERSION]",
 		Description: "Reads JSON as dump prints it (the pretty document, or JSON lines with -l; timestamps raw with -t\n" +
 			"or as instants) and writes one new sstable into DIR under the next free generation, through a hidden\n" +
 			"staging directory, fsynced and renamed into place only when complete (Data.db last): a killed write\n" +
 			"leaves nothing visible, and its leftovers are cleaned up by the next one. Cassandra's json2sstable,\n" +
 			"removed in 3.0; ScyllaDB's scylla sstable write.\n\n" +
 			"The table's columns and types come from --schema (cqlsh DESCRIBE output; the table is --table, or the\n" +
-			"one DIR names as <keyspace>/<table>-<id>/, or the file's only one) or from --like, a reference sstable\n" +
-			"whose serialization header, partitioner, version and compression the new one takes (by default).\n" +
+			"one DIR names as <keyspace>/<table>-<id>/, or the file's only one); else from a node's own schema: the\n" +
+			"system_schema of --schema-from DATA_DIR, or of the data directory DIR lies in (<data>/<keyspace>/\n" +
+			"<table>-<id>/, the table the directory names, with its id); or from --like, a reference sstable whose\n" +
+			"serialization header, partitioner, version and compression the new one takes (by default).\n" +
 			"dump -t of the written sstable is byte for byte its input when the input is dump -t of an sstable of\n" +
 			"the same version: dump's positions are kept, what dump does not print is written so that it prints the\n" +
 			"same (a counter's shards, the header's EncodingStats: see docs/write.md). An edited input is written\n" +
@@ -67,8 +69,8 @@ func writeCommand() *cli.Command {
 }
 
 func writeAction(c *cli.Context) error {
-	if c.IsSet("schema") == c.IsSet("like") {
-		return usageError("write: give the table's columns with --schema FILE or with --like SSTABLE (one of them)")
+	if c.IsSet("like") && (c.IsSet("schema") || c.IsSet("schema-from")) {
+		return usageError("write: give the table's columns one way: --like SSTABLE, or --schema FILE, or --schema-from DIR")
 	}
 	dest := c.String("out")
 	o := undump.Options{JSONLines: c.Bool("jsonl"), Verify: !c.Bool("no-verify")}
@@ -91,16 +93,22 @@ func writeAction(c *cli.Context) error {
 		}
 		o.Reference = true
 	} else {
+		// --schema FILE, else --schema-from DIR, else the system_schema of
+		// the data directory DIR is a table directory of.
 		sf, err := loadSchema(c)
 		if err != nil {
 			return err
 		}
-		ts, err := sf.TableForDir(dest)
+		abs, err := filepath.Abs(dest)
 		if err != nil {
-			return usageError("%v", err)
+			return usageError("--out: %v", err)
+		}
+		ts, _, err := sf.TableForDir(abs)
+		if err != nil {
+			return usageError("write: the table's columns: %v; give --schema FILE, --schema-from DIR or --like SSTABLE", err)
 		}
 		if o.Header, err = undump.HeaderOfTable(ts); err != nil {
-			return usageError("--schema: %v", err)
+			return usageError("write: %v", err)
 		}
 		o.Partitioner = stats.Murmur3Partitioner
 	}
