@@ -56,10 +56,14 @@ func writeCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR` (created if missing)"},
 			schemaFlag, tableFlag,
 			&cli.StringFlag{Name: "like", Usage: "a reference `SSTABLE` whose columns and types, partitioner, version and compression the written one takes"},
-			&cli.StringFlag{Name: "to", Usage: "the version written: oa (the default without --like), nc, nb or any big version ma..oa, or da (BTI)"},
-			&cli.StringFlag{Name: "partitioner", Usage: "the partitioner (default: --like's, else Murmur3Partitioner): Murmur3Partitioner, RandomPartitioner, ByteOrderedPartitioner, OrderPreservingPartitioner"},
+			versionFlag(&cli.StringFlag{Name: "to", Usage: "the version written: oa (the default without --like), nc, nb or any big version ma..oa, or da (BTI)"}),
+			oneOf(&cli.StringFlag{Name: "partitioner", Usage: "the partitioner (default: --like's, else Murmur3Partitioner)"},
+				"Murmur3Partitioner", "RandomPartitioner", "ByteOrderedPartitioner", "OrderPreservingPartitioner").parsedBy(func(s string) error {
+				_, err := token.ForName(s)
+				return err
+			}),
 			&cli.BoolFlag{Name: "jsonl", Aliases: []string{"l"}, Usage: "the input is JSON lines (dump -l); without it either style is taken"},
-			&cli.StringFlag{Name: "compression", Value: "keep", Usage: "Data.db compression: keep (--like's, else LZ4Compressor), none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)"},
+			compressionFlag(&cli.StringFlag{Name: "compression", Value: "keep", Usage: "Data.db compression: keep (--like's, else LZ4Compressor), none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)"}, "keep"),
 			&cli.IntFlag{Name: "chunk-length", Usage: "chunk length in KiB with --compression (default 16)"},
 			&cli.BoolFlag{Name: "no-verify", Usage: "commit the sstable without verifying it first"},
 			jsonFlag,
