@@ -81,7 +81,7 @@ type StaleIndexError struct {
 
 func (e *StaleIndexError) Error() string {
 	return fmt.Sprintf("output directory %s holds index files of %s but no %sData.db (%s): Cassandra would read them as the index of the sstable written there, "+
-		"whose rows they do not describe; remove them (rm %s), or run with --drop-index-components, which does",
+		"whose rows they do not describe; remove them (rm %s; convert and scrub do with --drop-index-components)",
 		e.Dir, strings.TrimSuffix(e.Prefix, "-"), e.Prefix, strings.Join(e.Files, ", "), filepath.Join(e.Dir, e.Prefix+"*"))
 }
 
