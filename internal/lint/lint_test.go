@@ -52,6 +52,10 @@ var groups = []group{
 	{"convert", []string{"convert"}, []string{"verify", "writer", "merge"}},
 	{"upgrade", []string{"internal/upgrade"}, []string{"convert"}},
 	{"scrub", []string{"scrub/..."}, []string{"upgrade", "merge"}},
+	// split and filter: an sstable's partitions into new sstables, in
+	// place through upgrade's transaction log; keys named as inspect
+	// prints them.
+	{"split", []string{"internal/split"}, []string{"upgrade", "merge", "inspect"}},
 
 	// Workloads and the memtable simulator: memview -> memsim -> workload
 	// <- generate -> writer.
@@ -67,7 +71,7 @@ var groups = []group{
 
 	// The command: flags and output over every feature. Nothing imports
 	// it (Go refuses to import a main package anyway).
-	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview"}},
+	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "export", "convert", "scrub", "upgrade", "split", "generate", "tui", "memview"}},
 
 	// Test support: no package but test support imports it (tests do).
 	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/realworld",
