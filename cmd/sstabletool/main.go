@@ -30,6 +30,7 @@ func commands() []*cli.Command {
 		dumpCommand(),
 		explainCommand(),
 		exportCommand(),
+		filterCommand(),
 		generateCommand(),
 		helpCommand(),
 		memsimCommand(),
@@ -39,6 +40,7 @@ func commands() []*cli.Command {
 		savingsCommand(),
 		schemaCommand(),
 		scrubCommand(),
+		splitCommand(),
 		upgradeCommand(),
 		verifyCommand(),
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,9 @@ type InPlaceOptions struct {
 	// CommitLogs are the node's commit log directories (nil: commitlog/
 	// beside each data directory).
 	CommitLogs []string
+	// Log, when set, hears the transactions' steps as they happen
+	// (internal/upgrade's lines: logs recovered, sstables replaced).
+	Log func(line string)
 }
 
 // NodeReport is what a rewrite in place did.
@@ -154,7 +158,7 @@ func inPlaceOn(fsys vfs.FS, paths []string, o InPlaceOptions) (*NodeReport, erro
 		jobs = 1
 	}
 	uo := upgrade.Options{Force: o.Force, Jobs: jobs, Access: o.Access, CommitLogs: o.CommitLogs, Progress: o.Progress,
-		Op: o.Op, Rewriter: rewrite}
+		Log: o.Log, Op: o.Op, Rewriter: rewrite}
 	urep, runErr := upgrade.RunOn(fsys, plan, uo)
 	for _, r := range urep.Recovered {
 		line := r.Log + ": " + r.Action
@@ -254,12 +258,19 @@ func (rw *rewriter) dropsAny() (bool, error) {
 	part := rw.src.Partitioner()
 	found := false
 	err := rw.src.ScanPartitions(sstable.ScanOptions{SkipCells: true}, func(p *sstable.PartitionSummary) error {
-		if w, _ := f.writes(part, p.Key); !w {
+		w, named := f.writes(part, p.Key)
+		if named {
+			rw.res.named = append(rw.res.named, slices.Clone(p.Key))
+		}
+		if !w {
 			found = true
 			return io.EOF
 		}
 		return nil
 	})
+	if found {
+		rw.res.named = nil // the rewrite names them all again
+	}
 	return found, err
 }
 
