@@ -23,18 +23,7 @@ func verifyOutput(src *sstable.SSTable, stagedData string, o Options, res *Resul
 	repc := make(chan *verify.Report, 1)
 	go func() { repc <- verify.SSTableChecksumsAndStructure(stagedData, sstable.Options{Access: o.Access}) }()
 	cmpErr := compareWith(src, stagedData, o, res.cut)
-	rep := <-repc
-	if !rep.OK() {
-		for _, p := range rep.Problems {
-			res.Problems = append(res.Problems, p.String())
-		}
-		return fmt.Errorf("verification of the converted %s failed (%d problems; output discarded): %s", src.Path(format.ComponentData), len(rep.Problems), rep.Problems[0])
-	}
-	if cmpErr != nil {
-		res.Problems = append(res.Problems, cmpErr.Error())
-		return fmt.Errorf("verification of the converted %s failed (output discarded): %w", src.Path(format.ComponentData), cmpErr)
-	}
-	return nil
+	return checkWritten("converted "+src.Path(format.ComponentData), <-repc, cmpErr, res)
 }
 
 // compareWith compares src with the staged output in two halves at once,

@@ -19,7 +19,6 @@ package convert
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
@@ -186,35 +185,6 @@ func (r *Result) Component(name string) Component {
 	return Component{Name: name}
 }
 
-// sink receives the output components: staged files, or counters.
-type sink interface {
-	create(name string) (io.Writer, func() (int64, error), error)
-}
-
-type countingSink struct{}
-
-type counter struct{ n int64 }
-
-func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
-
-func (countingSink) create(string) (io.Writer, func() (int64, error), error) {
-	c := &counter{}
-	return c, func() (int64, error) { return c.n, nil }, nil
-}
-
-type stagingSink struct {
-	st     *writer.Staging
-	prefix string
-}
-
-func (s stagingSink) create(name string) (io.Writer, func() (int64, error), error) {
-	f, err := s.st.Create(s.prefix + name)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, func() (int64, error) { n := f.Pos(); return n, f.Close() }, nil
-}
-
 // Convert rewrites the sstable at srcPath (any component) in version
 // o.To into outDir, crash-safely (see package writer). It returns the
 // result even on a verification failure, with the error.
@@ -230,37 +200,10 @@ func convertOn(fsys vfs.FS, srcPath, outDir string, o Options) (*Result, error) 
 		return nil, err
 	}
 	defer src.Close()
-	outDesc := src.Desc().WithVersion(o.To)
-	st, err := writer.NewStaging(fsys, outDir, outDesc.Prefix())
-	if err != nil {
-		return nil, err
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			st.Abort()
-		}
-	}()
-	res, err := rewrite(src, o, stagingSink{st: st, prefix: outDesc.Prefix()})
-	if res != nil {
-		res.Recovered = st.Recovered()
-	}
-	if err != nil {
-		return res, err
-	}
-	if o.Verify {
-		staged := outDesc.WithDir(st.Dir()).Path(format.ComponentData)
-		if err := verifyOutput(src, staged, o, res); err != nil {
-			return res, err
-		}
-		res.Verified = true
-	}
-	if err := st.Commit(); err != nil {
-		return res, err
-	}
-	committed = true
-	res.Output = outDesc.WithDir(outDir).Path(format.ComponentData)
-	return res, nil
+	desc := src.Desc().WithVersion(o.To).WithDir(outDir)
+	return staged(fsys, desc, o.Verify, func(out writer.Output, _ string) (*Result, error) {
+		return rewrite(src, o, outputSink{files: out, prefix: desc.Prefix()})
+	}, func(data string, res *Result) error { return verifyOutput(src, data, o, res) })
 }
 
 // Estimate computes what Convert would write, without writing anything:
@@ -273,7 +216,7 @@ func Estimate(srcPath string, o Options) (*Result, error) {
 	}
 	defer src.Close()
 	o.estimating = true
-	res, err := rewrite(src, o, countingSink{})
+	res, err := rewrite(src, o, outputSink{files: countingOutput{}})
 	if res != nil && res.Counts.Capped > 0 && !o.CapDeletionTimes {
 		res.Refusals = append(res.Refusals, fmt.Sprintf("%d DeletionTimes outside partition bodies cannot be written as %s unchanged (convert refuses them without --cap-deletion-times)", res.Counts.Capped, o.To.Name))
 	}

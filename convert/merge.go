@@ -59,36 +59,9 @@ func Merge(t *merge.Table, outDir string, o MergeOptions) (*Result, error) {
 // mergeOn is Merge writing through fsys (the tests' fault seam).
 func mergeOn(fsys vfs.FS, t *merge.Table, outDir string, o MergeOptions) (*Result, error) {
 	desc := outputDescriptor(t, outDir, o)
-	st, err := writer.NewStaging(fsys, outDir, desc.Prefix())
-	if err != nil {
-		return nil, err
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			st.Abort()
-		}
-	}()
-	res, err := writeMerged(t, st.Output(), st.Dir(), desc, o, nil)
-	if res != nil {
-		res.Recovered = st.Recovered()
-	}
-	if err != nil {
-		return res, err
-	}
-	if o.Verify {
-		staged := desc.WithDir(st.Dir()).Path(format.ComponentData)
-		if err := verifyMerged(t, staged, o, res); err != nil {
-			return res, err
-		}
-		res.Verified = true
-	}
-	if err := st.Commit(); err != nil {
-		return res, err
-	}
-	committed = true
-	res.Output = desc.Path(format.ComponentData)
-	return res, nil
+	return staged(fsys, desc, o.Verify, func(out writer.Output, dir string) (*Result, error) {
+		return writeMerged(t, out, dir, desc, o, nil)
+	}, func(data string, res *Result) error { return verifyMerged(t, data, o, res) })
 }
 
 // EstimateMerge is what Merge would write, without writing: every
@@ -104,16 +77,6 @@ func EstimateMerge(t *merge.Table, o MergeOptions) (*Result, error) {
 	res.Reclaimed = acc
 	return res, nil
 }
-
-// countingOutput takes the bytes of every component and counts them.
-type countingOutput struct{}
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
-func (discard) Close() error                { return nil }
-
-func (countingOutput) Create(string) (io.WriteCloser, error) { return discard{}, nil }
 
 // outputDescriptor names the output: the target version, in outDir, one
 // generation past the inputs' greatest.
@@ -164,16 +127,7 @@ func writeMerged(t *merge.Table, out writer.Output, dir string, desc format.Desc
 	for i := range ssts {
 		res.Inputs = append(res.Inputs, t.Name(i))
 	}
-	comp := writer.CompressionFrom(newest.Data().Info())
-	if o.Compression != nil {
-		comp = o.Compression
-	}
-	if o.Uncompressed {
-		comp = nil
-	}
-	if comp != nil && comp.MaxCompressedLength == 0 {
-		comp.MaxCompressedLength = 1<<31 - 1
-	}
+	comp := outputCompression(newest, o.Compression, o.Uncompressed)
 	// The filter is sized before the keys arrive: for the inputs' key
 	// counts added up (what Cassandra falls back to when it cannot merge
 	// their cardinality sketches; an upper bound of the merged count).
@@ -317,18 +271,11 @@ func repairedAt(ssts []*sstable.SSTable) int64 {
 // verifyMerged checks the staged output: verify.SSTable must pass, and
 // its content must equal a second merge of the inputs.
 func verifyMerged(t *merge.Table, stagedData string, o MergeOptions, res *Result) error {
-	rep := verify.SSTableChecksumsAndStructure(stagedData, sstable.Options{Access: o.Access})
-	if !rep.OK() {
-		for _, p := range rep.Problems {
-			res.Problems = append(res.Problems, p.String())
-		}
-		return fmt.Errorf("verification of the merged %s failed (%d problems; output discarded): %s", t.Dir().Dir, len(rep.Problems), rep.Problems[0])
-	}
-	if err := sameAsMerge(t, stagedData, o); err != nil {
-		res.Problems = append(res.Problems, err.Error())
-		return fmt.Errorf("verification of the merged %s failed (output discarded): %w", t.Dir().Dir, err)
-	}
-	return nil
+	// verify's walk and the second merge read independently, at once.
+	repc := make(chan *verify.Report, 1)
+	go func() { repc <- verify.SSTableChecksumsAndStructure(stagedData, sstable.Options{Access: o.Access}) }()
+	cmpErr := sameAsMerge(t, stagedData, o)
+	return checkWritten("merged "+t.Dir().Dir, <-repc, cmpErr, res)
 }
 
 // sameAsMerge compares the written sstable with the merge, partition by

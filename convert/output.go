@@ -6,7 +6,16 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/vfs"
+	"github.com/sstabletool/sstabletool/internal/writer"
+	"github.com/sstabletool/sstabletool/verify"
 )
+
+// Every rewrite here (Convert, Merge, ConvertTo) ends the same way: the
+// components are written through a writer.Output (a staging directory,
+// the caller's files, or counters for an estimate), then, when asked,
+// the written sstable is verified (checkWritten), and a staged one is
+// committed (staged).
 
 // Output creates the files of a conversion written by ConvertTo.
 type Output interface {
@@ -40,17 +49,81 @@ func ConvertTo(srcPath string, out format.Descriptor, files Output, o Options) (
 		return res, err
 	}
 	res.Output = out.Path(format.ComponentData)
-	if o.Verify {
-		if err := verifyOutput(src, res.Output, o, res); err != nil {
-			return res, err
-		}
-		res.Verified = true
+	return res, verifyWritten(res, res.Output, o.Verify, func(data string, res *Result) error { return verifyOutput(src, data, o, res) })
+}
+
+// staged writes an sstable named desc (its directory the destination)
+// crash-safely (see package writer): write produces every component
+// through the staging directory's Output; with verify, check then reads
+// the staged Data.db back; only then is the staging committed, Data.db
+// last. Anything short of that leaves the destination as it was. The
+// result comes back even when verification fails, with the error.
+func staged(fsys vfs.FS, desc format.Descriptor, verify bool, write func(out writer.Output, dir string) (*Result, error), check func(data string, res *Result) error) (*Result, error) {
+	st, err := writer.NewStaging(fsys, desc.Dir, desc.Prefix())
+	if err != nil {
+		return nil, err
 	}
+	committed := false
+	defer func() {
+		if !committed {
+			st.Abort()
+		}
+	}()
+	res, err := write(st.Output(), st.Dir())
+	if res != nil {
+		res.Recovered = st.Recovered()
+	}
+	if err != nil {
+		return res, err
+	}
+	stagedData := desc.WithDir(st.Dir()).Path(format.ComponentData)
+	if err := verifyWritten(res, stagedData, verify, check); err != nil {
+		return res, err
+	}
+	if err := st.Commit(); err != nil {
+		return res, err
+	}
+	committed = true
+	res.Output = desc.Path(format.ComponentData)
 	return res, nil
 }
 
+// verifyWritten runs check on the written Data.db when asked, and records
+// that it passed.
+func verifyWritten(res *Result, data string, verify bool, check func(data string, res *Result) error) error {
+	if !verify {
+		return nil
+	}
+	if err := check(data, res); err != nil {
+		return err
+	}
+	res.Verified = true
+	return nil
+}
+
+// checkWritten is the verdict of every rewrite's verification: verify's
+// report on the written sstable (every checksum and the structure) must
+// hold no problem, and the content comparison (with the source, or with a
+// second merge of the inputs) no difference. what names the rewrite
+// ("converted <source>"). Both findings go to res.Problems.
+func checkWritten(what string, rep *verify.Report, cmpErr error, res *Result) error {
+	if !rep.OK() {
+		for _, p := range rep.Problems {
+			res.Problems = append(res.Problems, p.String())
+		}
+		return fmt.Errorf("verification of the %s failed (%d problems; output discarded): %s", what, len(rep.Problems), rep.Problems[0])
+	}
+	if cmpErr != nil {
+		res.Problems = append(res.Problems, cmpErr.Error())
+		return fmt.Errorf("verification of the %s failed (output discarded): %w", what, cmpErr)
+	}
+	return nil
+}
+
+// outputSink creates rewrite's components through an Output under their
+// sstable's prefix, counting what each holds.
 type outputSink struct {
-	files  Output
+	files  writer.Output
 	prefix string
 }
 
@@ -73,3 +146,14 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// countingOutput takes the bytes of every component and only counts
+// them (an estimate's output).
+type countingOutput struct{}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+func (discard) Close() error                { return nil }
+
+func (countingOutput) Create(string) (io.WriteCloser, error) { return discard{}, nil }

@@ -24,7 +24,7 @@ import (
 // Statistics.db, copy the partitions (relinking Data.db and indexing it),
 // finish the streams, then write the small components and TOC.txt and
 // account for the sizes.
-func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
+func rewrite(src *sstable.SSTable, o Options, out outputSink) (*Result, error) {
 	if o.To.Name == "" {
 		return nil, errors.New("convert: no target version")
 	}
@@ -45,7 +45,7 @@ func rewrite(src *sstable.SSTable, o Options, out sink) (*Result, error) {
 type rewriter struct {
 	src      *sstable.SSTable
 	o        Options
-	out      sink
+	out      outputSink
 	from, to format.Version
 	dataPath string
 	res      *Result
@@ -91,16 +91,7 @@ func (rw *rewriter) check() error {
 // otherwise), the index writer and the bloom filter.
 func (rw *rewriter) openOutputs() error {
 	src, o, to := rw.src, rw.o, rw.to
-	comp := writer.CompressionFrom(src.Data().Info())
-	if o.Compression != nil {
-		comp = o.Compression
-	}
-	if o.Uncompressed {
-		comp = nil
-	}
-	if comp != nil && comp.MaxCompressedLength == 0 {
-		comp.MaxCompressedLength = 1<<31 - 1
-	}
+	comp := outputCompression(src, o.Compression, o.Uncompressed)
 	dataW, dataDone, err := rw.out.create(format.ComponentData)
 	if err != nil {
 		return err
@@ -389,6 +380,23 @@ func (rw *rewriter) writeWhole(name string, b []byte) error {
 	}
 	rw.sizesAfter[name] = n
 	return nil
+}
+
+// outputCompression is Data.db's compression in a rewrite: src's (the
+// source's, or a merge's newest input's) unless another is asked for, or
+// none (uncompressed).
+func outputCompression(src *sstable.SSTable, asked *writer.Compression, uncompressed bool) *writer.Compression {
+	if uncompressed {
+		return nil
+	}
+	comp := writer.CompressionFrom(src.Data().Info())
+	if asked != nil {
+		comp = asked
+	}
+	if comp != nil && comp.MaxCompressedLength == 0 {
+		comp.MaxCompressedLength = 1<<31 - 1
+	}
+	return comp
 }
 
 // countKeys counts Index.db's entries (heads only): the filter and the

@@ -1,11 +1,11 @@
 package format
 
 import (
-	"fmt"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 )
 
 // tableDirName is the name Cassandra (2.1 and later) gives a table's data
@@ -64,44 +64,34 @@ func TableOf(dir string) TableDir {
 	return t
 }
 
-// TableDirIn finds the directory of table keyspace.table in a data
-// directory (<data>/<keyspace>/<table>-<id>/, or <table>/ as before 2.1):
-// what the offline tools resolve from a keyspace and a table where
-// Cassandra's would read the schema. A table dropped and created again
-// leaves a directory per id; the one holding sstables is the table's, and
-// when several do, the error names them (give the directory instead).
-func TableDirIn(dataDir, keyspace, table string) (string, error) {
+// TableDirsIn lists the directories of table keyspace.table in the data
+// directory dataDir, as Cassandra names them (Directories.java):
+// <dataDir>/<keyspace>/<table>-<id> for each id found (a table dropped and
+// created again under the same name leaves one directory per id), and
+// <dataDir>/<keyspace>/<table> (before Cassandra 2.1), sorted by name.
+// None is not an error; an unreadable keyspace directory is.
+func TableDirsIn(dataDir, keyspace, table string) ([]TableDir, error) {
 	ksDir := filepath.Join(dataDir, keyspace)
 	ents, err := os.ReadDir(ksDir)
 	if err != nil {
-		return "", fmt.Errorf("keyspace %s: %w", keyspace, err)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
 	}
-	var dirs, withData []string
+	var out []TableDir
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
 		}
-		if t, ok := TableOfDir(e.Name()); (ok && t == table) || e.Name() == table {
-			d := filepath.Join(ksDir, e.Name())
-			dirs = append(dirs, d)
-			sub, _ := os.ReadDir(d)
-			for _, f := range sub {
-				if strings.HasSuffix(f.Name(), "-"+ComponentData) {
-					withData = append(withData, d)
-					break
-				}
-			}
+		name := e.Name()
+		m := tableDirName.FindStringSubmatch(name)
+		switch {
+		case m != nil && m[1] == table:
+			out = append(out, TableDir{Dir: filepath.Join(ksDir, name), Keyspace: keyspace, Table: table, ID: m[2]})
+		case name == table:
+			out = append(out, TableDir{Dir: filepath.Join(ksDir, name), Keyspace: keyspace, Table: table})
 		}
 	}
-	switch {
-	case len(dirs) == 1:
-		return dirs[0], nil
-	case len(withData) == 1:
-		return withData[0], nil
-	case len(dirs) == 0:
-		return "", fmt.Errorf("no directory of table %s.%s in %s (expected %s-<table id>)", keyspace, table, ksDir, filepath.Join(ksDir, table))
-	case len(withData) == 0:
-		return "", fmt.Errorf("table %s.%s has %d directories in %s and none holds an sstable: %s", keyspace, table, len(dirs), ksDir, strings.Join(dirs, ", "))
-	}
-	return "", fmt.Errorf("table %s.%s has %d directories holding sstables (a table dropped and created again keeps its old one): %s; give the table's directory instead", keyspace, table, len(withData), strings.Join(withData, ", "))
+	return out, nil
 }

@@ -24,37 +24,36 @@ func TestTableOfDir(t *testing.T) {
 	}
 }
 
-// TableDirIn finds a table's directory by its name, prefers the one with
-// sstables when a dropped table left another, and refuses to guess
-// between two that hold sstables.
-func TestTableDirIn(t *testing.T) {
+func TestTableDirsIn(t *testing.T) {
 	data := t.TempDir()
-	mk := func(rel string, withData bool) string {
-		d := filepath.Join(data, rel)
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	for _, d := range []string{
+		"shop/orders-0f3e4a70c67c11eeb4a4d93dc8a1f6a2", // dropped, then created again:
+		"shop/orders-1a2b3c70c67c11eeb4a4d93dc8a1f6a2",
+		"shop/orders_by_day-2b3c4d70c67c11eeb4a4d93dc8a1f6a2", // another table, a longer name
+		"shop/orders-not-an-id",
+		"shop/orders", // before 2.1
+		"other/orders-3c4d5e70c67c11eeb4a4d93dc8a1f6a2",
+	} {
+		if err := os.MkdirAll(filepath.Join(data, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if withData {
-			os.WriteFile(filepath.Join(d, "nc-1-big-Data.db"), nil, 0o644)
+	}
+	got, err := TableDirsIn(data, "shop", "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range got {
+		if d.Keyspace != "shop" || d.Table != "orders" {
+			t.Errorf("%+v", d)
 		}
-		return d
+		names = append(names, filepath.Base(d.Dir)+"|"+d.ID)
 	}
-	users := mk("ks/users-5bc52802de2535edaeab188eecebb090", false)
-	mk("ks/users_archive-6bc52802de2535edaeab188eecebb090", true)
-	if got, err := TableDirIn(data, "ks", "users"); err != nil || got != users {
-		t.Fatalf("%q %v", got, err)
+	want := "orders|,orders-0f3e4a70c67c11eeb4a4d93dc8a1f6a2|0f3e4a70c67c11eeb4a4d93dc8a1f6a2,orders-1a2b3c70c67c11eeb4a4d93dc8a1f6a2|1a2b3c70c67c11eeb4a4d93dc8a1f6a2"
+	if strings.Join(names, ",") != want {
+		t.Fatalf("got %s\nwant %s", strings.Join(names, ","), want)
 	}
-	live := mk("ks/users-7bc52802de2535edaeab188eecebb090", true)
-	if got, err := TableDirIn(data, "ks", "users"); err != nil || got != live {
-		t.Fatalf("%q %v, want the directory with sstables", got, err)
-	}
-	mk("ks/users-8bc52802de2535edaeab188eecebb090", true)
-	if _, err := TableDirIn(data, "ks", "users"); err == nil || !strings.Contains(err.Error(), "2 directories holding sstables") {
-		t.Fatalf("two live directories: %v", err)
-	}
-	for _, c := range [][2]string{{"ks", "nope"}, {"nope", "users"}} {
-		if _, err := TableDirIn(data, c[0], c[1]); err == nil {
-			t.Errorf("%s.%s found", c[0], c[1])
-		}
+	if got, err := TableDirsIn(data, "nokeyspace", "orders"); err != nil || len(got) != 0 {
+		t.Fatalf("missing keyspace: %v %v", got, err)
 	}
 }

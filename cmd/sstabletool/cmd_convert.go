@@ -138,37 +138,17 @@ func convertAction(c *cli.Context) error {
 		return err
 	}
 	sc.verb = "converted"
-	var results []any // *convert.Result or sstableError, in order
-	failedVerification := 0
+	rw := &rewrites{json: c.Bool("json")}
 	err = sc.each(func(p string) error {
-		prog := newProgress("convert "+p, 0)
-		o.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
-		var res *convert.Result
-		var err error
-		if c.Bool("dry-run") {
-			res, err = convert.Estimate(p, o)
-		} else {
-			res, err = convert.Convert(p, c.String("out"), o)
-		}
-		prog.done()
-		if res != nil && !c.Bool("json") {
-			for _, n := range res.Recovered {
-				fmt.Fprintf(stdout, "recovered: %s\n", n)
+		res, err := withProgress("convert "+p, func(progress func(done, total int64)) (*convert.Result, error) {
+			o.Progress = progress
+			if c.Bool("dry-run") {
+				return convert.Estimate(p, o)
 			}
-		}
-		if err != nil && res != nil && len(res.Problems) > 0 {
-			// Written, re-read and found different: the output is discarded.
-			failedVerification++
-			fmt.Fprintln(stderr, "sstabletool:", err)
-			results = append(results, res)
-			return nil
-		}
-		if err != nil {
+			return convert.Convert(p, c.String("out"), o)
+		})
+		if ok, err := rw.converted(res, err); !ok {
 			return err
-		}
-		results = append(results, res)
-		if c.Bool("json") {
-			return nil
 		}
 		if c.Bool("dry-run") {
 			d, _, _ := format.ParseDescriptor(p)
@@ -197,22 +177,11 @@ func convertAction(c *cli.Context) error {
 			fmt.Fprintf(stdout, "  note: %s\n", l)
 		}
 		return nil
-	}, func(e sstableError) { results = append(results, e) })
+	}, rw.failed)
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		if err := writeJSON(results); err != nil {
-			return err
-		}
-	}
-	if err := sc.err(); err != nil {
-		return err
-	}
-	if failedVerification > 0 {
-		return cli.Exit(fmt.Sprintf("%d of %d sstable(s) failed verification; their output was discarded", failedVerification, sc.total()), exitProblem)
-	}
-	return nil
+	return rw.end(sc.err(), fmt.Sprintf("%d of %d sstable(s) failed verification; their output was discarded", rw.problems, sc.total()))
 }
 
 // rewriteAccessFlag is --access for convert and savings: they read every

@@ -25,8 +25,7 @@ func convertMerged(c *cli.Context, o convert.Options) error {
 	if err != nil {
 		return err
 	}
-	var results []any
-	failedVerification := 0
+	rw := &rewrites{json: c.Bool("json")}
 	err = mergeEach(c, "merged", func(g tableGroup) error {
 		t, err := openTable(c, g, sf)
 		if err != nil {
@@ -41,58 +40,28 @@ func convertMerged(c *cli.Context, o convert.Options) error {
 		if c.Bool("recursive") {
 			out = filepath.Join(out, filepath.Base(filepath.Dir(g.dir)), filepath.Base(g.dir))
 		}
-		prog := newProgress("convert --merge "+t.Dir().Dir, t.DataLength())
-		mo.Progress = func(done, _ int64) { prog.update(done) }
-		res, err := convert.Merge(t, out, mo)
-		prog.done()
-		if res != nil && !c.Bool("json") {
-			for _, n := range res.Recovered {
-				fmt.Fprintf(stdout, "recovered: %s\n", n)
-			}
-		}
-		if err != nil && res != nil && len(res.Problems) > 0 {
-			failedVerification++
-			fmt.Fprintln(stderr, "sstabletool:", err)
-			results = append(results, res)
-			return nil
-		}
-		if err != nil {
+		res, err := withProgress("convert --merge "+t.Dir().Dir, func(progress func(done, total int64)) (*convert.Result, error) {
+			mo.Progress = progress
+			return convert.Merge(t, out, mo)
+		})
+		if ok, err := rw.converted(res, err); !ok {
 			return err
-		}
-		results = append(results, res)
-		if c.Bool("json") {
-			return nil
 		}
 		verified := ""
 		if res.Verified {
 			verified = ", verified"
 		}
 		fmt.Fprintf(stdout, "%d sstables (%s) -> %s (%s, %d partitions%s)\n", len(res.Inputs), res.From, res.Output, res.To, res.Partitions, verified)
-		var before, after int64
-		for _, comp := range append(res.Components, res.Dropped...) {
-			before += comp.Before
-			after += comp.After
-		}
+		before, after := res.Totals()
 		fmt.Fprintf(stdout, "  %d bytes -> %d bytes\n", before, after)
 		return nil
 	})
-	if c.Bool("json") {
-		if werr := writeJSON(results); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if failedVerification > 0 {
-		return cli.Exit(fmt.Sprintf("%d table(s) failed verification; their output was discarded", failedVerification), exitProblem)
-	}
-	return nil
+	return rw.end(err, fmt.Sprintf("%d table(s) failed verification; their output was discarded", rw.problems))
 }
 
 // mergeConvertOptions are convert's options for a merged conversion of
 // table t, with --now, --purge and --gc-grace.
-func mergeConvertOptions(c *cli.Context, t *merge.Table, sf *inspect.SchemaFile, o convert.Options) (convert.MergeOptions, error) {
+func mergeConvertOptions(c *cli.Context, t *merge.Table, sf *inspect.SchemaSource, o convert.Options) (convert.MergeOptions, error) {
 	m, err := mergeOptions(c, t, sf)
 	if err != nil {
 		return convert.MergeOptions{}, err

@@ -124,46 +124,31 @@ func scrubAction(c *cli.Context) error {
 		return err
 	}
 	sc.verb = "scrubbed"
-	var results []any // *scrub.Report or sstableError, in order
-	repaired := false
+	rw := &rewrites{json: c.Bool("json")}
 	err = sc.each(func(p string) error {
-		prog := newProgress("scrub "+p, 0)
-		o.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
-		rep, err := scrub.Scrub(p, c.String("out"), o)
-		prog.done()
-		if rep != nil {
-			results = append(results, rep)
-			repaired = repaired || rep.Repaired()
-			if !c.Bool("json") {
-				printScrubReport(rep, err)
-			}
-		}
-		if err != nil && rep == nil {
+		rep, err := withProgress("scrub "+p, func(progress func(done, total int64)) (*scrub.Report, error) {
+			o.Progress = progress
+			return scrub.Scrub(p, c.String("out"), o)
+		})
+		if rep == nil {
 			return err
 		}
-		if err != nil {
-			if errors.Is(err, scrub.ErrAborted) {
-				return nil
-			}
-			return err
+		rw.results = append(rw.results, rep)
+		if rep.Repaired() {
+			rw.problems++
 		}
-		return nil
-	}, func(e sstableError) { results = append(results, e) })
+		if !rw.json {
+			printScrubReport(rep, err)
+		}
+		if errors.Is(err, scrub.ErrAborted) {
+			return nil
+		}
+		return err
+	}, rw.failed)
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		if err := writeJSON(results); err != nil {
-			return err
-		}
-	}
-	if err := sc.err(); err != nil {
-		return err
-	}
-	if repaired {
-		return cli.Exit("", exitProblem)
-	}
-	return nil
+	return rw.end(sc.err(), "")
 }
 
 // printScrubReport prints one sstable's report.

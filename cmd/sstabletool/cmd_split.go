@@ -53,9 +53,9 @@ func splitCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-snapshot", Usage: "don't snapshot the sstables before splitting them"},
 			&cli.BoolFlag{Name: "debug", Usage: "print each transaction's steps as they happen, and the whole of each error"},
 			&cli.StringFlag{Name: "out", Usage: "write the outputs into `DIR` (an empty directory, created if missing) instead of replacing the sstables"},
-			&cli.StringFlag{Name: "data", Usage: "the node's data `DIR`: the arguments are then KEYSPACE TABLE"},
+			dataFlag,
 			&cli.StringFlag{Name: "to", Usage: "output version (default: each source's): oa, nc, nb (any of ma..oa) or da"},
-			&cli.BoolFlag{Name: "force", Usage: "in place: skip the checks that the node is stopped"},
+			&cli.BoolFlag{Name: "force", Usage: "skip the checks that the node is stopped (no process holds a file of the table open; in place also: the commit log is not newer, no file changes under it)"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "in place: sstables split at once"},
 			&cli.StringSliceFlag{Name: "commitlog", Usage: "in place: the node's commit log `DIR` (default: commitlog/ beside the data directory)"},
 			rewriteAccessFlag, jsonFlag,
@@ -84,17 +84,10 @@ func splitSize(s string) (int64, error) {
 // the arguments, or with --data the directory of KEYSPACE TABLE in it.
 // Arguments that do not exist are skipped with sstablesplit's words.
 func rewriteArgs(c *cli.Context) ([]string, error) {
-	args := c.Args().Slice()
-	if data := c.String("data"); data != "" {
-		if len(args) != 2 {
-			return nil, usageError("%s: with --data give KEYSPACE TABLE (got %d arguments)", c.Command.Name, len(args))
-		}
-		dir, err := format.TableDirIn(data, args[0], args[1])
-		if err != nil {
-			return nil, usageError("%s: %v", c.Command.Name, err)
-		}
-		return []string{dir}, nil
+	if len(c.StringSlice("data")) > 0 {
+		return tableTargets(c)
 	}
+	args := c.Args().Slice()
 	var out []string
 	for _, a := range args {
 		fi, err := os.Stat(a)
@@ -125,8 +118,8 @@ type rewriteReport = split.NodeReport
 // into dir (prepared once: leftovers repaired, refused if it holds
 // sstables).
 func writeOut(c *cli.Context, paths []string, dir string, o split.Options) (*rewriteReport, error) {
-	if c.IsSet("force") || c.IsSet("jobs") || c.IsSet("commitlog") || c.Bool("no-snapshot") {
-		return nil, usageError("%s: --force, --jobs, --commitlog and --no-snapshot go with a rewrite in place, not --out", c.Command.Name)
+	if c.IsSet("jobs") || c.IsSet("commitlog") || c.Bool("no-snapshot") {
+		return nil, usageError("%s: --jobs, --commitlog and --no-snapshot go with a rewrite in place, not --out", c.Command.Name)
 	}
 	res := format.Find(paths, format.FindOptions{Recursive: true})
 	reportSkipped(res.Skipped)
@@ -144,6 +137,12 @@ func writeOut(c *cli.Context, paths []string, dir string, o split.Options) (*rew
 	}
 	if len(res.SSTables) == 0 {
 		return nil, usageError("No valid sstables to %s", c.Command.Name)
+	}
+	// The sources are only read, but a running node compacts them away
+	// and writes new ones beside them: the copy would be of a moment that
+	// never was the table's.
+	if err := refuseLive(c, sstableDirs(res.SSTables)); err != nil {
+		return nil, err
 	}
 	recovered, err := split.PrepareOut(dir)
 	rep.Recovered = append(rep.Recovered, recovered...)

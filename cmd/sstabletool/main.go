@@ -33,15 +33,19 @@ func commands() []*cli.Command {
 		filterCommand(),
 		generateCommand(),
 		helpCommand(),
+		levelResetCommand(),
 		memsimCommand(),
 		metadataCommand(),
 		partitionsCommand(),
 		queryCommand(),
+		relevelCommand(),
+		repairedSetCommand(),
 		savingsCommand(),
 		schemaCommand(),
 		scrubCommand(),
 		splitCommand(),
 		upgradeCommand(),
+		utilCommand(),
 		verifyCommand(),
 	}
 }
@@ -55,6 +59,7 @@ func command(c *cli.Command, spec argSpec) *cli.Command {
 	// which would take a path named h or help for a request for help
 	// ("dump --merge h" printed dump's help); --help stays.
 	c.HideHelpCommand = true
+	withSchemaFrom(c)
 	return c
 }
 

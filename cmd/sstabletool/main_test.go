@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/format/txnlog"
 	"github.com/sstabletool/sstabletool/internal/upgrade"
 	"github.com/sstabletool/sstabletool/internal/vfs"
 	"github.com/sstabletool/sstabletool/internal/vfs/errorfs"
@@ -52,6 +54,7 @@ func TestScripts(t *testing.T) {
 			"cpsstable":    cmdCpsstable,
 			"upgradecrash": cmdUpgradeCrash,
 			"cmpnopos":     cmdCmpNoPos,
+			"mklog":        cmdMklog,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", root+"/cassandra")
@@ -198,6 +201,45 @@ func cmdUpgradeCrash(ts *testscript.TestScript, neg bool, args []string) {
 	if _, err := upgrade.RunOn(efs, p, upgrade.Options{Jobs: 1, Force: true}); !efs.Crashed() {
 		ts.Fatalf("upgrade ran past change %d: %v", n, err)
 	}
+}
+
+// mklog DIR NAME RECORD... writes the transaction log NAME into DIR as
+// Cassandra writes one: each RECORD is ADD:<prefix> (an sstable the
+// transaction writes: its file count as on disk), REMOVE:<prefix> (one it
+// replaces: the newest modification time and count of its files),
+// COMMIT or ABORT, with the directory's canonical path and checksums.
+func cmdMklog(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 {
+		ts.Fatalf("usage: mklog DIR NAME RECORD...")
+	}
+	dir, err := filepath.EvalSymlinks(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ents, err := os.ReadDir(dir)
+	ts.Check(err)
+	var b strings.Builder
+	for _, r := range args[2:] {
+		typ, prefix, _ := strings.Cut(r, ":")
+		var newest int64
+		n := 0
+		for _, e := range ents {
+			if prefix != "" && strings.HasPrefix(e.Name(), prefix) {
+				fi, err := e.Info()
+				ts.Check(err)
+				newest = max(newest, txnlog.JavaModTime(fi))
+				n++
+			}
+		}
+		t := map[string]txnlog.Type{"ADD": txnlog.Add, "REMOVE": txnlog.Remove, "COMMIT": txnlog.Commit, "ABORT": txnlog.Abort}[typ]
+		if t == txnlog.Unknown {
+			ts.Fatalf("mklog: record %q: want ADD:<prefix>, REMOVE:<prefix>, COMMIT or ABORT", r)
+		}
+		path := ""
+		if prefix != "" {
+			path = filepath.Join(dir, prefix)
+		}
+		b.WriteString(txnlog.NewRecord(t, path, newest, n).Raw + "\n")
+	}
+	ts.Check(os.WriteFile(filepath.Join(dir, args[1]), []byte(b.String()), 0o644))
 }
 
 // Exit codes are part of the interface: 0 clean, 1 problems found, 2 bad

@@ -66,6 +66,20 @@ type Segment struct {
 // caller that finds the segment does not follow from the one before.
 var ErrSerial = errors.New("sstable: go on with one decoder")
 
+// A Streamer is a segment's result (Segmented's *R) that its worker hands
+// on in pieces: Stream is called on the calling goroutine once every
+// segment before this one is delivered (a Serial segment's is not: the
+// calling goroutine walks it itself), before the segment is through;
+// ended is closed when its worker is through with it. Stream takes what
+// the worker hands on until then (the worker waits for it when it has
+// handed on as much as it may keep), and deliver takes the rest. An error
+// from Stream ends the walk as it is. A worker waiting to hand on a piece
+// of a segment whose turn will not come (the walk failed, or goes on
+// alone) must return when SegmentOptions.Stop is called.
+type Streamer interface {
+	Stream(ended <-chan struct{}) error
+}
+
 // Segmented walks Data.db partition by partition, as EachPartition does,
 // on several goroutines: Data.db is cut into segments at partition starts
 // Index.db lists, workers run part on every partition of a segment (with
@@ -91,6 +105,12 @@ var ErrSerial = errors.New("sstable: go on with one decoder")
 // segments: they may only write to their R (and read what does not
 // change). deliver runs on the calling goroutine, and so do begin and
 // part for a Serial segment.
+//
+// A caller that streams (whose R hands on pieces of a segment as its
+// worker makes them, so that a partition of any size needs no more
+// memory than a few pieces) makes *R a Streamer: its Stream is called on
+// the calling goroutine when the segment's turn comes, while its worker
+// may still walk it.
 func Segmented[R any](s *SSTable, o SegmentOptions, reset func(r *R), begin func(seg Segment, dec *rows.Decoder, r *R) error,
 	part func(h *rows.PartitionHeader, dec *rows.Decoder, r *R) error, deliver func(r *R) error) error {
 	workers := o.Workers
@@ -309,13 +329,19 @@ func (w *segmentWalk[R]) parallel(workers int, cuts func(func(Cut) bool)) error 
 
 	next := int64(0)
 	for seg := range order {
-		<-seg.done
 		if seg.start != next {
 			// Index.db disagrees with Data.db: go on alone from where the
 			// data really is.
 			finish()
 			return w.serial(next)
 		}
+		if st, ok := any(seg.r).(Streamer); ok {
+			if err := st.Stream(seg.done); err != nil {
+				finish()
+				return err
+			}
+		}
+		<-seg.done
 		if err := w.deliver(seg.r); err == ErrSerial {
 			finish()
 			return w.serial(seg.start)

@@ -324,3 +324,121 @@ func TestSegmentedIndexPositions(t *testing.T) {
 		t.Errorf("%d segments: the test needs a table of several", segments)
 	}
 }
+
+// streamed is a Streamer: its worker hands each partition's line on
+// through a queue of one, which Stream empties from the segment's turn on.
+type streamed struct {
+	serial bool
+	queue  chan string
+	abort  <-chan struct{}
+	out    *[]string
+	fail   int // Stream fails after this many lines in all (0: never)
+}
+
+func (r *streamed) Stream(ended <-chan struct{}) error {
+	take := func(line string) error {
+		*r.out = append(*r.out, line)
+		if r.fail > 0 && len(*r.out) >= r.fail {
+			return errors.New("stream failed")
+		}
+		return nil
+	}
+	for {
+		select {
+		case line := <-r.queue:
+			if err := take(line); err != nil {
+				return err
+			}
+		case <-ended:
+			for len(r.queue) > 0 {
+				if err := take(<-r.queue); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+}
+
+// streamWalk walks s with Segmented, each segment streamed.
+func streamWalk(s *SSTable, o SegmentOptions, fail int) ([]string, string) {
+	var out []string
+	abort := make(chan struct{})
+	o.Stop = func() { close(abort) }
+	err := Segmented(s, o,
+		func(r *streamed) {
+			if r.queue == nil {
+				r.queue = make(chan string, 1)
+			}
+			r.abort, r.out, r.fail = abort, &out, fail
+		},
+		func(seg Segment, _ *rows.Decoder, r *streamed) error { r.serial = seg.Serial; return nil },
+		func(h *rows.PartitionHeader, dec *rows.Decoder, r *streamed) error {
+			var one seen
+			err := recordPartition(h, dec, &one)
+			for _, line := range one.lines {
+				if r.serial {
+					out = append(out, line) // the calling goroutine's own walk
+					continue
+				}
+				select {
+				case r.queue <- line:
+				case <-r.abort:
+					return errors.New("aborted")
+				}
+			}
+			return err
+		},
+		func(*streamed) error { return nil })
+	return out, errString(err)
+}
+
+// TestSegmentedStreams holds a streaming walk (each segment a Streamer,
+// its worker waiting for its turn once its queue is full) to one decoder,
+// with Index.db's cuts and cuts that are no partition start; and a
+// Stream that fails ends the walk with its error, without waiting for
+// workers that wait for their turn.
+func TestSegmentedStreams(t *testing.T) {
+	for _, p := range segmentTables(t) {
+		s, err := Open(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := oneDecoder(s)
+		length := s.data.Length()
+		every97 := func(send func(Cut) bool) {
+			for pos := int64(97); pos < length; pos += 97 {
+				if !send(Cut{pos, -1}) {
+					return
+				}
+			}
+		}
+		name := filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p)
+		for _, o := range []SegmentOptions{{Workers: 2, Size: 1}, {Workers: 3, Size: 4 << 10}, {Workers: 2, Size: 1, Cuts: every97}} {
+			got, gotErr := streamWalk(s, o, 0)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%s, %d workers: partitions differ from one decoder's (-want +got):\n%s", name, o.Workers, d)
+			}
+			if gotErr != wantErr {
+				t.Errorf("%s, %d workers: error %q, one decoder's %q", name, o.Workers, gotErr, wantErr)
+			}
+		}
+		s.Close()
+	}
+	// The generated table (Index.db's cuts, a segment per partition).
+	s, err := Open(segmentTables(t)[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	done := make(chan string, 1)
+	go func() { _, err := streamWalk(s, SegmentOptions{Workers: 2, Size: 1}, 3); done <- err }()
+	select {
+	case err := <-done:
+		if err != "stream failed" {
+			t.Errorf("a failing Stream: error %q", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the walk waits for workers that wait for their turn")
+	}
+}

@@ -2,14 +2,11 @@ package dump
 
 import (
 	"errors"
-	"io"
-	"math"
 	"runtime"
 	"sync"
 
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
-	"github.com/sstabletool/sstabletool/internal/format/index"
 )
 
 // segmentSize is how many bytes of uncompressed Data.db a parallel dump
@@ -31,66 +28,45 @@ const segmentBlocks = 16
 // called now and then with the Data.db offset reached. On error, All
 // writes the output rendered before it and returns it.
 //
-// With more than one worker (Options.Workers, default GOMAXPROCS),
-// workers render consecutive segments of Data.db at once, cut at
-// partition starts listed in Index.db, and one writer puts their output
-// out in order, so memory stays bounded by the workers and their queues,
-// whatever the partition sizes. Each segment must start exactly where the
-// one before it ended; when Index.db says otherwise the dump goes on
-// alone from where the last segment really ended, so the output is the
-// same as a single decoder's whatever the index holds.
+// It walks Data.db with sstable.Segmented: with more than one worker
+// (Options.Workers, default GOMAXPROCS), workers render consecutive
+// segments of Data.db at once, cut at partition starts listed in
+// Index.db, and the calling goroutine writes their blocks out in order
+// as they come (each segment a Streamer), so memory stays bounded by the
+// workers and their queues, whatever the partition sizes. Where the
+// segments do not follow one another (Index.db disagrees with Data.db),
+// Segmented goes on alone, and the partitions are rendered as Partition
+// renders them, so the output is a single decoder's whatever the index
+// holds.
 func (d *Dumper) All(skip func(key []byte) bool, progress func(off int64)) error {
-	workers := d.o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	segSize := d.segmentSize
-	if segSize <= 0 {
-		segSize = segmentSize
-	}
 	if d.err != nil {
 		return d.err
-	}
-	if workers < 2 || d.s.Index() == nil || d.s.Data().Length() < 2*segSize {
-		return d.serial(0, skip, progress)
 	}
 	// What Begin (or earlier partitions) left in the buffer goes first.
 	if err := d.Flush(); err != nil {
 		return err
 	}
-	cuts := d.cuts
-	if cuts == nil {
-		cuts = indexCuts(d.s, segSize)
+	workers := d.o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
-	return d.parallel(workers, cuts, skip, progress)
+	w := &segmentWalk{d: d, skip: skip, progress: progress, abort: make(chan struct{}),
+		free: make(chan []byte, workers*(segmentBlocks+2))}
+	err := sstable.Segmented(d.s, d.segmentOptions(w.stop), w.reset, w.begin, w.part, w.deliver)
+	if err != nil {
+		return d.fail(err)
+	}
+	return d.Flush()
 }
 
-// serial dumps the partitions from Data.db offset start (a partition
-// start) to the end with one decoder, as EachPartition does.
-func (d *Dumper) serial(start int64, skip func([]byte) bool, progress func(int64)) error {
-	dec := d.s.Decoder(start)
-	var h rows.PartitionHeader
-	for {
-		err := dec.ReadPartitionHeader(&h)
-		if err == io.EOF {
-			return d.Flush()
-		}
-		if err != nil {
-			return d.fail(err)
-		}
-		if skip != nil && skip(h.Key) {
-			if err := dec.SkipRest(); err != nil {
-				return d.fail(err)
-			}
-			continue
-		}
-		if progress != nil {
-			progress(h.Offset)
-		}
-		if err := d.Partition(&h, dec); err != nil {
-			return d.fail(err)
-		}
+// segmentOptions is how All cuts Data.db: segments of segmentSize (tests
+// set others, and cuts that are no partition starts).
+func (d *Dumper) segmentOptions(stop func()) sstable.SegmentOptions {
+	o := sstable.SegmentOptions{Workers: d.o.Workers, Size: d.segmentSize, Cuts: d.cuts, Stop: stop}
+	if o.Size <= 0 {
+		o.Size = segmentSize
 	}
+	return o
 }
 
 // fail writes what was rendered before err and returns err (or the write
@@ -102,230 +78,155 @@ func (d *Dumper) fail(err error) error {
 	return err
 }
 
-// segment is one worker's share: the partitions starting in [start, end).
-type segment struct {
-	start, end int64
-	blocks     chan []byte // rendered output in order, closed when done
-	// Set before blocks is closed:
-	stop       int64 // where the worker's decoder stopped
-	partitions int
-	err        error
+// segmentWalk is All's share of Segmented.
+type segmentWalk struct {
+	d        *Dumper
+	skip     func([]byte) bool
+	progress func(int64)
+	abort    chan struct{} // closed when the workers are to end
+	stopOnce sync.Once
+	free     chan []byte // full blocks written out, for reuse
 }
 
-// cutFunc lists segment boundaries (partition starts, increasing) to
-// send, stopping early when send returns false.
-type cutFunc func(send func(pos int64) bool)
+// segmentOut is one segment's output (Segmented's R): the blocks its
+// worker rendered, handed on to the calling goroutine as they fill.
+type segmentOut struct {
+	w      *segmentWalk
+	r      *renderer // nil until the segment's first use
+	blocks chan []byte
+	start  int64
+	serial bool // walked on the calling goroutine: rendered as Partition does
+	// partitions rendered; whether the segment's first block is written
+	partitions int
+	written    bool
+}
 
-// indexCuts cuts Data.db at the first partition start of Index.db past
-// every segSize bytes. An unreadable Index.db ends the cuts: the last
-// segment then runs to the end of Data.db.
-func indexCuts(s *sstable.SSTable, segSize int64) cutFunc {
-	return func(send func(int64) bool) {
-		sc := index.NewScanner(s.Index(), s.IndexCodec(), 0, false)
-		last := int64(0)
-		for sc.Next() {
-			pos := sc.Entry().Position
-			if pos-last >= segSize {
-				if !send(pos) {
-					return
-				}
-				last = pos
-			}
-		}
+// reset readies o for a segment (on the goroutine that cuts them, before
+// the segment's worker or Stream sees it).
+func (w *segmentWalk) reset(o *segmentOut) {
+	o.w, o.partitions, o.written = w, 0, false
+	if o.blocks == nil {
+		o.blocks = make(chan []byte, segmentBlocks)
 	}
+	if o.r != nil {
+		o.r.buf = o.r.buf[:0]
+	}
+}
+
+func (w *segmentWalk) stop() { w.stopOnce.Do(func() { close(w.abort) }) }
+
+// begin starts a segment on its worker. A Serial one (the walk on the
+// calling goroutine) renders with the dumper's own renderer, as
+// Partition does; the others with one of their own, which hands full
+// blocks to the segment's queue.
+func (w *segmentWalk) begin(seg sstable.Segment, _ *rows.Decoder, o *segmentOut) error {
+	o.start, o.serial = seg.Start, seg.Serial
+	if !seg.Serial && o.r == nil {
+		o.r = newRenderer(w.d.s, w.d.o, w.d.now, o)
+	}
+	return nil
+}
+
+func (w *segmentWalk) part(h *rows.PartitionHeader, dec *rows.Decoder, o *segmentOut) error {
+	if w.skip != nil && w.skip(h.Key) {
+		return nil // Segmented skips the rest
+	}
+	if o.serial {
+		if w.progress != nil {
+			w.progress(h.Offset)
+		}
+		return w.d.Partition(h, dec)
+	}
+	// Every segment's first partition is rendered with the comma; the
+	// writer drops it when nothing came before.
+	if err := o.r.partition(h, dec, false); err != nil {
+		return err
+	}
+	o.partitions++
+	return nil
 }
 
 // errAborted stops a worker whose output is no longer wanted.
 var errAborted = errors.New("dump aborted")
 
-// blockSink sends a worker's full buffers to its segment's queue.
-type blockSink struct {
-	seg  *segment
-	done <-chan struct{}
-	free chan []byte
-}
-
-func (b *blockSink) emit(buf []byte) ([]byte, error) {
+// emit queues a full block for the calling goroutine (the renderer's
+// sink, on the worker).
+func (o *segmentOut) emit(buf []byte) ([]byte, error) {
 	select {
-	case <-b.done:
+	case <-o.w.abort:
 		return buf[:0], errAborted
 	default:
 	}
 	select {
-	case b.seg.blocks <- buf:
-	case <-b.done:
+	case o.blocks <- buf:
+	case <-o.w.abort:
 		return buf[:0], errAborted
 	}
 	select {
-	case nb := <-b.free:
+	case nb := <-o.w.free:
 		return nb[:0], nil
 	default:
 		return make([]byte, 0, cap(buf)), nil
 	}
 }
 
-func (d *Dumper) parallel(workers int, cuts cutFunc, skip func([]byte) bool, progress func(int64)) error {
-	done := make(chan struct{})
-	work := make(chan *segment)
-	order := make(chan *segment, 2*workers)
-	free := make(chan []byte, workers*(segmentBlocks+2))
-	var wg sync.WaitGroup
-
-	// The cutter makes the segments, in Data.db order, for the writer
-	// (order) and the workers (work).
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer close(work)
-		defer close(order)
-		start := int64(0)
-		send := func(end int64) bool {
-			select {
-			case <-done:
-				return false
-			default:
+// Stream writes the segment's blocks as its worker fills them, from the
+// turn of the segment on (every segment before it written).
+func (o *segmentOut) Stream(ended <-chan struct{}) error {
+	for {
+		select {
+		case b := <-o.blocks:
+			if err := o.write(b, true); err != nil {
+				return err
 			}
-			seg := &segment{start: start, end: end, blocks: make(chan []byte, segmentBlocks)}
-			start = end
-			select {
-			case order <- seg:
-			case <-done:
-				return false
-			}
-			select {
-			case work <- seg:
-				return true
-			case <-done:
-				// The writer may be waiting on this segment: end it.
-				seg.err = errAborted
-				close(seg.blocks)
-				return false
-			}
-		}
-		ok := true
-		cuts(func(pos int64) bool {
-			if pos <= start {
-				return true // not increasing: ignore
-			}
-			ok = send(pos)
-			return ok
-		})
-		if ok {
-			send(math.MaxInt64)
-		}
-	}()
-
-	for i := 0; i < workers; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sink := &blockSink{done: done, free: free}
-			r := newRenderer(d.s, d.o, d.now, sink)
-			for seg := range work {
-				sink.seg = seg
-				select {
-				case <-done:
-					seg.err = errAborted
-				default:
-					d.renderSegment(r, seg, skip)
-				}
-				if len(r.buf) > 0 && seg.err != errAborted {
-					select {
-					case seg.blocks <- r.buf:
-						r.buf = make([]byte, 0, cap(r.buf))
-					case <-done:
-						r.buf = r.buf[:0]
-					}
-				}
-				close(seg.blocks)
-			}
-		}()
-	}
-
-	finish := func(err error) error {
-		close(done)
-		// Let blocked senders go: drain what is queued.
-		go func() {
-			for seg := range order {
-				for range seg.blocks {
+		case <-ended:
+			// The worker is through: what it queued is all there is.
+			for len(o.blocks) > 0 {
+				if err := o.write(<-o.blocks, true); err != nil {
+					return err
 				}
 			}
-		}()
-		wg.Wait()
-		return err
+			return nil
+		}
 	}
-
-	// The writer: segments in order, each checked to start where the one
-	// before it stopped.
-	next := int64(0)
-	comma := d.r.l.partNext.n - d.r.l.partFirst.n // the separator's extra bytes
-	for seg := range order {
-		if seg.start != next {
-			// Index.db disagrees with Data.db: go on alone from where the
-			// data really is.
-			_ = finish(nil)
-			return d.serial(next, skip, progress)
-		}
-		if progress != nil {
-			progress(seg.start)
-		}
-		firstBlock := true
-		for b := range seg.blocks {
-			if firstBlock && d.count == 0 {
-				b = b[comma:] // the document's first partition takes no comma
-			}
-			firstBlock = false
-			if d.err == nil {
-				_, d.err = d.w.Write(b)
-			}
-			select {
-			case free <- b[:0]:
-			default:
-			}
-			if d.err != nil {
-				return finish(d.err)
-			}
-		}
-		d.count += seg.partitions
-		if seg.err != nil {
-			return finish(seg.err)
-		}
-		next = seg.stop
-	}
-	return finish(d.Flush())
 }
 
-// renderSegment renders the partitions of seg with r, as serial would.
-func (d *Dumper) renderSegment(r *renderer, seg *segment, skip func([]byte) bool) {
-	dec := d.s.Decoder(seg.start)
-	var h rows.PartitionHeader
-	defer func() { seg.stop = dec.Pos() }()
-	for dec.Pos() < seg.end {
-		err := dec.ReadPartitionHeader(&h)
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			seg.err = err
-			return
-		}
-		if skip != nil && skip(h.Key) {
-			if err := dec.SkipRest(); err != nil {
-				seg.err = err
-				return
-			}
-			continue
-		}
-		// Every segment's first partition is rendered with the comma; the
-		// writer drops it when nothing came before.
-		if err := r.partition(&h, dec, false); err != nil {
-			if errors.Is(err, errAborted) {
-				seg.err = errAborted
-			} else {
-				seg.err = err
-			}
-			return
-		}
-		seg.partitions++
+// write writes a block of the segment's output, and keeps it for reuse
+// when it is a queued block rather than the renderer's own buffer.
+func (o *segmentOut) write(b []byte, reuse bool) error {
+	d := o.w.d
+	out := b
+	if !o.written && d.count == 0 {
+		out = b[d.r.l.partNext.n-d.r.l.partFirst.n:] // the document's first partition takes no comma
 	}
+	o.written = true
+	if d.err == nil {
+		_, d.err = d.w.Write(out)
+	}
+	if reuse {
+		select {
+		case o.w.free <- b[:0]:
+		default:
+		}
+	}
+	return d.err
+}
+
+// deliver writes what the segment's worker left in its buffer (its last
+// block, short of full), once the blocks before it are written.
+func (w *segmentWalk) deliver(o *segmentOut) error {
+	if o.serial {
+		return nil // written and counted as Partition does
+	}
+	if len(o.r.buf) > 0 {
+		if err := o.write(o.r.buf, false); err != nil {
+			return err
+		}
+		o.r.buf = o.r.buf[:0]
+	}
+	w.d.count += o.partitions
+	if w.progress != nil {
+		w.progress(o.start)
+	}
+	return nil
 }

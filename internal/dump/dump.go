@@ -45,7 +45,7 @@ type Dumper struct {
 
 	// Tests make All cut small segments, or cut them wrongly.
 	segmentSize int64
-	cuts        cutFunc
+	cuts        func(send func(sstable.Cut) bool)
 }
 
 // NewDumper returns a dumper writing to w.

@@ -195,10 +195,10 @@ func partitionDump(s *sstable.SSTable, o Options) result {
 }
 
 // everyNBytes cuts segments every n bytes, whatever lies there.
-func everyNBytes(n int64) cutFunc {
-	return func(send func(int64) bool) {
+func everyNBytes(n int64) func(send func(sstable.Cut) bool) {
+	return func(send func(sstable.Cut) bool) {
 		for pos := n; pos < 1<<40; pos += n {
-			if !send(pos) {
+			if !send(sstable.Cut{Data: pos, Index: -1}) {
 				return
 			}
 		}
@@ -319,8 +319,25 @@ func TestDumpAllCutsFromIndex(t *testing.T) {
 	if s.Data().Length() < 4*segmentSize {
 		t.Fatalf("table of %d bytes: too small to cut", s.Data().Length())
 	}
+	// The segments All walks: cut where its options say (Index.db's
+	// entries past every segmentSize bytes), none walked alone.
 	var cuts []int64
-	indexCuts(s, segmentSize)(func(pos int64) bool { cuts = append(cuts, pos); return true })
+	o := NewDumper(io.Discard, s, Options{Workers: 2}).segmentOptions(nil)
+	err = sstable.Segmented(s, o, func(*sstable.Segment) {},
+		func(seg sstable.Segment, _ *rows.Decoder, r *sstable.Segment) error { *r = seg; return nil },
+		func(*rows.PartitionHeader, *rows.Decoder, *sstable.Segment) error { return nil },
+		func(seg *sstable.Segment) error {
+			if seg.Serial {
+				return fmt.Errorf("segment %+v walked alone", *seg)
+			}
+			if seg.Start > 0 {
+				cuts = append(cuts, seg.Start)
+			}
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(cuts) < 3 {
 		t.Fatalf("%d cuts in %d bytes", len(cuts), s.Data().Length())
 	}

@@ -33,6 +33,9 @@ var groups = []group{
 	{"format layer", []string{"corrupt", "deletiontime", "reader", "format/...", "internal/format/..."}, []string{"helpers"}},
 	// The one seam every write goes through.
 	{"vfs", []string{"internal/vfs"}, nil},
+	// Whether a node's files are in use (open or mapped, a commit log
+	// newer than the sstables): every in-place writer checks it first.
+	{"livecheck", []string{"internal/livecheck"}, []string{"format layer"}},
 
 	// Read features: the format layer and below, nothing else.
 	{"dump", []string{"internal/dump"}, []string{"format layer"}},
@@ -44,18 +47,26 @@ var groups = []group{
 	// merged table.
 	{"cql", []string{"internal/cql"}, nil},
 	{"query", []string{"internal/query"}, []string{"merge", "cql"}},
+	// nodeschema: a node's system_schema tables, read with query.
+	{"nodeschema", []string{"nodeschema"}, []string{"query"}},
 
 	// Write features, in their fixed order: scrub -> upgrade -> convert
 	// -> verify and writer; generate -> writer. Scrub rewrites in place
 	// through upgrade's transaction log.
 	{"writer", []string{"internal/writer"}, []string{"format layer", "vfs"}},
 	{"convert", []string{"convert"}, []string{"verify", "writer", "merge"}},
-	{"upgrade", []string{"internal/upgrade"}, []string{"convert"}},
+	{"upgrade", []string{"internal/upgrade"}, []string{"convert", "livecheck"}},
 	{"scrub", []string{"scrub/..."}, []string{"upgrade", "merge"}},
 	// split and filter: an sstable's partitions into new sstables, in
 	// place through upgrade's transaction log; keys named as inspect
 	// prints them.
 	{"split", []string{"internal/split"}, []string{"upgrade", "merge", "inspect"}},
+	// The offline tools that change a node's files in place without
+	// rewriting sstables: Statistics.db's level and repair fields
+	// (repaired-set, level-reset, relevel), a table's files and the
+	// cleanup of unfinished transactions (util).
+	{"statsedit", []string{"internal/statsedit"}, []string{"format layer", "vfs"}},
+	{"tablefiles", []string{"internal/tablefiles"}, []string{"format layer", "vfs"}},
 
 	// Workloads and the memtable simulator: memview -> memsim -> workload
 	// <- generate -> writer.
@@ -71,7 +82,7 @@ var groups = []group{
 
 	// The command: flags and output over every feature. Nothing imports
 	// it (Go refuses to import a main package anyway).
-	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "export", "convert", "scrub", "upgrade", "split", "generate", "tui", "memview"}},
+	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "nodeschema", "export", "convert", "scrub", "upgrade", "split", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck"}},
 
 	// Test support: no package but test support imports it (tests do).
 	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/realworld",

@@ -40,7 +40,7 @@ func (n *node) afterCrash(t *testing.T, trial string) (committed bool) {
 	if out, err := exec.Command("cp", "-a", n.data, saved).CombinedOutput(); err != nil {
 		t.Fatalf("%s: cp: %v %s", trial, err, out)
 	}
-	if _, err := txnlog.RemoveUnfinishedLeftovers(n.table); err != nil {
+	if _, err := txnlog.RemoveUnfinishedLeftovers(vfs.Default, n.table); err != nil {
 		t.Fatalf("%s: Cassandra would refuse to start: %v", trial, err)
 	}
 	committed, err := n.checkOneCopy(t, crashSize, nil)

@@ -154,6 +154,15 @@ func newPlan(paths []string, to format.Version, sel func(format.Descriptor) stri
 	return p, nil
 }
 
+// tableDirs are the directories of the plan's tables.
+func (p *Plan) tableDirs() []string {
+	out := make([]string, 0, len(p.Tables))
+	for _, t := range p.Tables {
+		out = append(out, t.Dir)
+	}
+	return out
+}
+
 func (p *Plan) walk(dir string, seen map[string]bool) error {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {

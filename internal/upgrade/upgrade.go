@@ -23,6 +23,7 @@ import (
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/format/txnlog"
+	"github.com/sstabletool/sstabletool/internal/livecheck"
 	"github.com/sstabletool/sstabletool/internal/vfs"
 	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/reader"
@@ -173,15 +174,11 @@ func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
 	if !o.Force {
 		cls := o.CommitLogs
 		if cls == nil {
-			cls = CommitLogDirs(p.Tables)
+			cls = livecheck.CommitLogDirs(p.tableDirs())
 		}
-		dirs := append([]string{}, cls...)
-		for _, t := range p.Tables {
-			dirs = append(dirs, t.Dir)
-		}
-		err := checkOpenFiles(dirs)
+		err := livecheck.OpenFiles(append(append([]string{}, cls...), p.tableDirs()...))
 		if err == nil {
-			err = checkCommitLog(cls, p.Tables)
+			err = livecheck.CommitLog(cls, p.tableDirs())
 		}
 		if err != nil {
 			if !o.DryRun {
@@ -358,7 +355,7 @@ func (e *ProblemError) Error() string { return e.Err.Error() }
 func (e *ProblemError) Unwrap() error { return e.Err }
 
 func isLive(err error) bool {
-	var le *LiveError
+	var le *livecheck.Error
 	return errors.As(err, &le)
 }
 
@@ -426,8 +423,8 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 	if err != nil {
 		return nil, err
 	}
-	logOwn := ownerOf(dirInfo)
-	logOwn.mode = 0o644
+	logOwn := vfs.OwnerOf(dirInfo)
+	logOwn.Mode = 0o644
 	op := o.Op
 	if op == "" {
 		op = txnlog.OpUpgrade
@@ -441,7 +438,7 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 	if tk.w != nil {
 		tk.w.own(filepath.Base(x.log))
 	}
-	x.out = &output{d: d, dir: tk.t.Dir, own: ownerOf(srcInfo)}
+	x.out = &output{d: d, dir: tk.t.Dir, own: vfs.OwnerOf(srcInfo)}
 	fail := func(err error) (*Rewrite, error) {
 		if rerr := x.rollback(); rerr != nil {
 			err = fmt.Errorf("%w (and rolling back: %v; the transaction log %s is left for the next run or Cassandra's startup)", err, rerr, x.log)
@@ -551,10 +548,10 @@ func unchanged(w *watch, old format.Descriptor) error {
 		}
 		fi, err := os.Stat(filepath.Join(w.dir, name))
 		if err != nil {
-			return &LiveError{Why: fmt.Sprintf("%s disappeared during the upgrade", filepath.Join(w.dir, name))}
+			return &livecheck.Error{Why: fmt.Sprintf("%s disappeared during the upgrade", filepath.Join(w.dir, name))}
 		}
 		if fi.Size() != st.size || !fi.ModTime().Equal(st.mtime) {
-			return &LiveError{Why: fmt.Sprintf("%s was modified during the upgrade", filepath.Join(w.dir, name))}
+			return &livecheck.Error{Why: fmt.Sprintf("%s was modified during the upgrade", filepath.Join(w.dir, name))}
 		}
 	}
 	return nil

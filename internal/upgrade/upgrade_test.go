@@ -206,7 +206,7 @@ func TestCommitLogNewerRefuses(t *testing.T) {
 	seg := filepath.Join(cl, "CommitLog-7-1700000000000.log")
 	os.WriteFile(seg, []byte("x"), 0o644)
 	old := mustMtime(t, n.counter)
-	os.Chtimes(seg, old.Add(10*commitLogGrace), old.Add(10*commitLogGrace))
+	os.Chtimes(seg, old.Add(10*time.Minute), old.Add(10*time.Minute))
 	p, _ := NewPlan([]string{n.counter}, oa)
 	if _, err := Run(p, Options{}); !isLive(err) || !strings.Contains(err.Error(), "CommitLog-7") {
 		t.Fatalf("err = %v", err)
