@@ -58,6 +58,7 @@ func splitCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "skip the checks that the node is stopped (no process holds a file of the table open; in place also: the commit log is not newer, no file changes under it)"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "in place: sstables split at once"},
 			&cli.StringSliceFlag{Name: "commitlog", Usage: "in place: the node's commit log `DIR` (default: commitlog/ beside the data directory)"},
+			&cli.BoolFlag{Name: "verify", Value: true, Usage: "verify each output (checksums, structure, derived components, content against the source's) before it is committed (--verify=false to skip)"},
 			rewriteAccessFlag, jsonFlag,
 		},
 		Action: splitAction,
@@ -197,7 +198,7 @@ func splitAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o := split.Options{MaxSize: size, ResetLevel: true}
+	o := split.Options{MaxSize: size, ResetLevel: true, NoVerify: !c.Bool("verify")}
 	if c.String("to") != "" {
 		if o.To, err = parseAnyVersion(c.String("to")); err != nil {
 			return usageError("--to: %v", err)

@@ -103,7 +103,7 @@ func TestCrashInPlace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	var points []int
 	for k := range len(ops) + 1 {
-		if *crashTrials > 0 || k <= adds[1] || k >= adds[outputs-1] || rng.IntN(8) == 0 {
+		if *crashTrials > 0 || k <= adds[1] || k >= adds[outputs-1] || rng.IntN(16) == 0 {
 			points = append(points, k)
 		}
 	}
@@ -119,7 +119,7 @@ func TestCrashInPlace(t *testing.T) {
 			committed++
 		}
 	}
-	trials := 6
+	trials := 4
 	if *crashTrials > 0 {
 		trials = *crashTrials
 	}
