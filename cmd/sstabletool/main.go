@@ -49,6 +49,7 @@ func commands() []*cli.Command {
 		utilCommand(),
 		verifyCommand(),
 		versionCommand(),
+		writeCommand(),
 	}
 }
 

@@ -36,6 +36,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sstabletool/sstabletool/format"
@@ -484,4 +485,22 @@ func (f *File) abandon() {
 		f.closed = true
 		f.f.Close()
 	}
+}
+
+// NextGeneration is the integer sstable id after every one in dir ("1"
+// in an empty or missing directory), for a new sstable beside others.
+func NextGeneration(fsys vfs.FS, dir string) (string, error) {
+	ents, err := vfs.Or(fsys).ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	n := 0
+	for _, e := range ents {
+		if d, _, err := format.ParseDescriptor(e.Name()); err == nil {
+			if g, ok := format.SequenceGeneration(d.Generation); ok {
+				n = max(n, g)
+			}
+		}
+	}
+	return strconv.Itoa(n + 1), nil
 }
