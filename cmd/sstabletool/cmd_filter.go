@@ -214,7 +214,7 @@ func filterAction(c *cli.Context) error {
 			return err
 		}
 	} else {
-		io := split.InPlaceOptions{Options: o, Op: txnlog.OpCleanup, Snapshot: "pre-filter", Force: c.Bool("force"),
+		io := split.InPlaceOptions{Options: o, Op: txnlog.OpCleanup, Snapshot: "pre-filter", What: "the filter", Force: c.Bool("force"),
 			Jobs: c.Int("jobs"), CommitLogs: c.StringSlice("commitlog")}
 		if c.Bool("no-snapshot") {
 			io.Snapshot = ""
@@ -273,6 +273,9 @@ func printFilterReport(c *cli.Context, rep *rewriteReport, notFound []string) {
 	hideBar()
 	for _, r := range rep.Recovered {
 		fmt.Fprintf(stdout, "recovered: %s\n", r)
+	}
+	if !c.Bool("debug") {
+		sayIndexNotes(c, rep)
 	}
 	for _, r := range rep.SSTables {
 		if r.Unchanged {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/format/txnlog"
 	"github.com/sstabletool/sstabletool/internal/split"
@@ -142,8 +143,18 @@ func writeOut(c *cli.Context, paths []string, dir string, o split.Options) (*rew
 	// The sources are only read, but a running node compacts them away
 	// and writes new ones beside them: the copy would be of a moment that
 	// never was the table's.
-	if err := refuseLive(c, sstableDirs(res.SSTables)); err != nil {
+	err := refuseLive(c, sstableDirs(res.SSTables))
+	if err != nil {
 		return nil, err
+	}
+	var srcs []string
+	for _, f := range res.SSTables {
+		if f.Err == nil {
+			srcs = append(srcs, f.Path)
+		}
+	}
+	if rep.Indexes, err = convert.IndexNotes(srcs); err != nil {
+		return nil, badData(err)
 	}
 	recovered, err := split.PrepareOut(dir)
 	rep.Recovered = append(rep.Recovered, recovered...)
@@ -217,7 +228,7 @@ func splitAction(c *cli.Context) error {
 			return err
 		}
 	} else {
-		io := split.InPlaceOptions{Options: o, Op: txnlog.OpUnknown, Snapshot: "pre-split", Force: c.Bool("force"),
+		io := split.InPlaceOptions{Options: o, Op: txnlog.OpUnknown, Snapshot: "pre-split", What: "the split", Force: c.Bool("force"),
 			Jobs: c.Int("jobs"), CommitLogs: c.StringSlice("commitlog")}
 		if c.Bool("no-snapshot") {
 			io.Snapshot = ""
@@ -264,12 +275,24 @@ func past(verb string) string {
 	return verb + "ed"
 }
 
+// sayIndexNotes says what the rewrite does to each index of the tables
+// it touches (convert.IndexNote).
+func sayIndexNotes(c *cli.Context, rep *rewriteReport) {
+	inPlace := c.String("out") == ""
+	for _, n := range rep.Indexes {
+		fmt.Fprintln(stdout, n.Text("the "+c.Command.Name, inPlace))
+	}
+}
+
 // printSplitReport prints what sstablesplit prints (its "Skipping" and
 // snapshot lines), and a line for each sstable split.
 func printSplitReport(c *cli.Context, rep *rewriteReport) {
 	hideBar()
 	for _, r := range rep.Recovered {
 		fmt.Fprintf(stdout, "recovered: %s\n", r)
+	}
+	if !c.Bool("debug") { // with --debug, the run has said them already
+		sayIndexNotes(c, rep)
 	}
 	split0 := 0
 	for _, r := range rep.SSTables {

@@ -497,3 +497,33 @@ func (s *SSTable) Partitions() *bti.PartitionIndex { return s.partitions }
 
 // Rows is a BTI sstable's Rows.db (nil for big format, or when missing).
 func (s *SSTable) Rows() *bti.RowIndex { return s.rowIndex }
+
+// IndexFile is one SAI or SASI file of the sstable.
+type IndexFile struct {
+	format.IndexComponent
+	Path string
+	Size int64 // -1 when TOC.txt lists it and it is not on disk
+}
+
+// IndexFiles lists the SAI and SASI files of the sstable (see
+// format.IndexComponent): those TOC.txt names (Cassandra adds each to it
+// as it writes it, SSTable.addComponents), or without a TOC.txt those in
+// the sstable's directory, with their sizes. Taking them from TOC.txt
+// keeps a scan of a directory of many sstables linear; a rewrite, which
+// must see files TOC.txt does not name, lists the directory itself
+// (format.Descriptor.IndexComponents).
+func (s *SSTable) IndexFiles() []IndexFile {
+	comps := format.IndexComponentsOf(s.toc)
+	if len(s.toc) == 0 {
+		comps, _ = s.desc.IndexComponents()
+	}
+	out := make([]IndexFile, 0, len(comps))
+	for _, c := range comps {
+		f := IndexFile{IndexComponent: c, Path: s.Path(c.Component), Size: -1}
+		if fi, err := os.Stat(f.Path); err == nil {
+			f.Size = fi.Size()
+		}
+		out = append(out, f)
+	}
+	return out
+}

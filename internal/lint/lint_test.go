@@ -86,7 +86,7 @@ var groups = []group{
 	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "nodeschema", "export", "convert", "scrub", "upgrade", "split", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck", "undump"}},
 
 	// Test support: no package but test support imports it (tests do).
-	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/realworld",
+	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/testindexes", "internal/realworld",
 		"internal/benchbase/...", "internal/vfs/errorfs", "internal/lint"}, []string{"generate"}},
 }
 

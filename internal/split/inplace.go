@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/upgrade"
@@ -41,6 +42,8 @@ type InPlaceOptions struct {
 	// Log, when set, hears the transactions' steps as they happen
 	// (internal/upgrade's lines: logs recovered, sstables replaced).
 	Log func(line string)
+	// What names the rewrite in what is said of the indexes ("the split").
+	What string
 }
 
 // NodeReport is what a rewrite in place did.
@@ -54,6 +57,9 @@ type NodeReport struct {
 	Recovered []string  `json:"recovered"`
 	Skipped   []Failure `json:"skipped"`
 	Failed    []Failure `json:"failed"`
+	// Indexes say what the rewrite does to each index of the tables whose
+	// sstables it replaces or copies (convert.IndexNote).
+	Indexes []convert.IndexNote `json:"indexes,omitempty"`
 }
 
 // Failure is an sstable or path and why it was not rewritten.
@@ -158,8 +164,9 @@ func inPlaceOn(fsys vfs.FS, paths []string, o InPlaceOptions) (*NodeReport, erro
 		jobs = 1
 	}
 	uo := upgrade.Options{Force: o.Force, Jobs: jobs, Access: o.Access, CommitLogs: o.CommitLogs, Progress: o.Progress,
-		Log: o.Log, Op: o.Op, Rewriter: rewrite}
+		Log: o.Log, Op: o.Op, Rewriter: rewrite, What: o.What}
 	urep, runErr := upgrade.RunOn(fsys, plan, uo)
+	rep.Indexes = urep.Indexes
 	for _, r := range urep.Recovered {
 		line := r.Log + ": " + r.Action
 		if r.Problem != "" {
