@@ -348,7 +348,7 @@ func sameAsMerge(t *merge.Table, stagedData string, o MergeOptions) error {
 				break
 			}
 			if !sameMerged(a, b) {
-				return fmt.Errorf("partition %x, unfiltered %d differs:\n%s", h.Key, i, describeDiff(a, b))
+				return fmt.Errorf("partition %x, unfiltered %d differs:\n%s", h.Key, i, DescribeDiff(a, b))
 			}
 		}
 	}
