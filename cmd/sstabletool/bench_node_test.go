@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/benchbase"
 )
 
@@ -31,7 +32,7 @@ import (
 //	    -run '^$' -bench Node -benchtime 1x -count 3 -timeout 2h
 func BenchmarkNode(b *testing.B) {
 	node := benchbase.Node(b)
-	floors := benchbase.NodeFloors(b, node)
+	floors := nodeFloors(b, node)
 	work, err := os.MkdirTemp(filepath.Dir(node), "work-")
 	if err != nil {
 		b.Fatal(err)
@@ -95,4 +96,22 @@ func BenchmarkNode(b *testing.B) {
 			b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "procs")
 		})
 	}
+}
+
+// nodeFloors is the floor of every Data.db under dir.
+func nodeFloors(b *testing.B, dir string) benchbase.Floors {
+	var fs benchbase.Floors
+	for _, p := range benchbase.DataFiles(b, dir) {
+		s, err := sstable.Open(p, sstable.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		f := benchbase.NewFloor(b, s.Data())
+		s.Close()
+		if f == nil {
+			b.Fatalf("%s is not LZ4-compressed: no floor", p)
+		}
+		fs = append(fs, f)
+	}
+	return fs
 }

@@ -3,7 +3,7 @@
 // only what no reader of a compressed Data.db can avoid: map the file,
 // check each stored chunk's CRC32 and LZ4-decompress it, in one pass
 // (Floor.Read); for a rewrite, also compress every chunk again and take the
-// CRC32 of the result (Floor.Rewrite). It is written against the libraries
+// CRC32 of the result (Floors.Rewrite). It is written against the libraries
 // directly (edsrzf/mmap-go, pierrec/lz4, internal/lz4fast, hash/crc32), not
 // through the reader, so that it stays a floor when the reader changes. A
 // benchmark that times its own work and the floor in the same loop reports
@@ -207,13 +207,6 @@ func Measure(fn func()) Times {
 // stored chunk and LZ4-decompress it, in one pass; unmap.
 func (f *Floor) Read(b testing.TB, buf *Buffers) Times {
 	return Measure(func() { fatal(b, f.Pass(buf, false)) })
-}
-
-// Rewrite is the rewrite floor, timed: Read, and every decompressed chunk
-// compressed again (internal/lz4fast, as convert compresses) and the
-// CRC32 of the result taken.
-func (f *Floor) Rewrite(b testing.TB, buf *Buffers) Times {
-	return Measure(func() { fatal(b, f.Pass(buf, true)) })
 }
 
 func fatal(b testing.TB, err error) {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/sstabletool/sstabletool/format"
-	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/generate"
 	"github.com/sstabletool/sstabletool/workload"
 )
@@ -181,24 +180,6 @@ func removeSSTable(data string) error {
 		}
 	}
 	return nil
-}
-
-// NodeFloors is the floor of every Data.db under dir (Floors).
-func NodeFloors(b testing.TB, dir string) Floors {
-	var fs Floors
-	for _, p := range DataFiles(b, dir) {
-		s, err := sstable.Open(p, sstable.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		f := NewFloor(b, s.Data())
-		s.Close()
-		if f == nil {
-			b.Fatalf("%s is not LZ4-compressed: no floor", p)
-		}
-		fs = append(fs, f)
-	}
-	return fs
 }
 
 // DataFiles is every Data.db under dir, hidden directories left out.
