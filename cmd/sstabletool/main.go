@@ -28,6 +28,7 @@ func commands() []*cli.Command {
 		convertCommand(),
 		demoCommand(),
 		dumpCommand(),
+		expiredBlockersCommand(),
 		explainCommand(),
 		exportCommand(),
 		generateCommand(),
