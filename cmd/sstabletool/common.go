@@ -274,7 +274,7 @@ func openSSTableNoSchema(c *cli.Context, arg string) (*sstable.SSTable, error) {
 
 // openSSTable opens the one sstable an argument names and checks it
 // against --schema (sf, nil without).
-func openSSTable(c *cli.Context, arg string, sf *inspect.SchemaFile) (*sstable.SSTable, error) {
+func openSSTable(c *cli.Context, arg string, sf *inspect.SchemaSource) (*sstable.SSTable, error) {
 	path, err := singleSSTable(arg)
 	if err != nil {
 		return nil, err
@@ -286,7 +286,7 @@ func openSSTable(c *cli.Context, arg string, sf *inspect.SchemaFile) (*sstable.S
 // openFound opens an sstable a scan found (its Data.db path) and checks it
 // against --schema (sf, nil without). A bad --access stops the scan;
 // anything else is this sstable's failure.
-func openFound(c *cli.Context, path string, sf *inspect.SchemaFile) (*sstable.SSTable, error) {
+func openFound(c *cli.Context, path string, sf *inspect.SchemaSource) (*sstable.SSTable, error) {
 	o, err := openOptions(c)
 	if err != nil {
 		return nil, stop(err)

@@ -58,6 +58,7 @@ func command(c *cli.Command, spec argSpec) *cli.Command {
 	// which would take a path named h or help for a request for help
 	// ("dump --merge h" printed dump's help); --help stays.
 	c.HideHelpCommand = true
+	withSchemaFrom(c)
 	return c
 }
 

@@ -49,6 +49,8 @@ var groups = []group{
 	// merged table.
 	{"cql", []string{"internal/cql"}, nil},
 	{"query", []string{"internal/query"}, []string{"merge", "cql"}},
+	// nodeschema: a node's system_schema tables, read with query.
+	{"nodeschema", []string{"nodeschema"}, []string{"query"}},
 
 	// Write features, in their fixed order: scrub -> upgrade -> convert
 	// -> verify and writer; generate -> writer. Scrub rewrites in place
@@ -78,7 +80,7 @@ var groups = []group{
 
 	// The command: flags and output over every feature. Nothing imports
 	// it (Go refuses to import a main package anyway).
-	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck", "expired"}},
+	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "nodeschema", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck", "expired"}},
 
 	// Test support: no package but test support imports it (tests do).
 	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/realworld",

@@ -31,6 +31,10 @@ type Names struct {
 	Keyspace, Table string
 	PartitionKey    []string
 	Clustering      []string
+	// Dropped are columns the schema says were dropped: older sstables
+	// still hold them, but the table has them no more, so no SELECT sees
+	// them.
+	Dropped []string
 }
 
 // ColumnKind is which part of the primary key or row a column is.
@@ -111,10 +115,14 @@ func NewPlan(s *cql.Select, t *merge.Table, n Names) (*Plan, error) {
 	// alphabetical order (statics among them), as CQL does.
 	var rest []Column
 	for i, c := range t.Schema().Static {
-		rest = append(rest, Column{Name: c.Name, Kind: Static, Index: i, Type: t.StaticTypes()[i]})
+		if !slices.Contains(n.Dropped, c.Name) {
+			rest = append(rest, Column{Name: c.Name, Kind: Static, Index: i, Type: t.StaticTypes()[i]})
+		}
 	}
 	for i, c := range t.Schema().Regular {
-		rest = append(rest, Column{Name: c.Name, Kind: Regular, Index: i, Type: t.RegularTypes()[i]})
+		if !slices.Contains(n.Dropped, c.Name) {
+			rest = append(rest, Column{Name: c.Name, Kind: Regular, Index: i, Type: t.RegularTypes()[i]})
+		}
 	}
 	slices.SortStableFunc(rest, func(a, b Column) int { return strings.Compare(a.Name, b.Name) })
 	all = append(all, rest...)
