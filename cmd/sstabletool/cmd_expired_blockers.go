@@ -33,10 +33,11 @@ func expiredBlockersCommand() *cli.Command {
 			"expired sstable, droppable or blocked and by which; the bytes each blocker holds back; and the one sstable\n" +
 			"whose removal (or a compaction that drops its oldest data) would let the most bytes go, with what it would\n" +
 			"free: an expired sstable blocked by two is freed by neither alone. --json gives the same.\n\n" +
-			"gc_grace_seconds comes from --gc-grace, else from the table's gc_grace_seconds in --schema (cqlsh\n" +
-			"DESCRIBE output), else the default 864000 (said on stderr). --now (epoch seconds or RFC 3339) asks\n" +
-			"as of another time. The sstables of one table may be in several directories (--data once per data\n" +
-			"directory); each table is analyzed on its own. Nothing is changed.\n\n" +
+			"gc_grace_seconds comes from --gc-grace, else from the table's schema: --schema (cqlsh DESCRIBE output),\n" +
+			"--schema-from DIR, or the system_schema of the data directory the table lies in (<data>/<keyspace>/\n" +
+			"<table>-<id>/, as every command reads it); else Cassandra's default, 864000 (said on stderr). --now\n" +
+			"(epoch seconds or RFC 3339) asks as of another time. The sstables of one table may be in several\n" +
+			"directories (--data once per data directory); each table is analyzed on its own. Nothing is changed.\n\n" +
 			"Exit codes: 0 no expired sstable is blocked, 1 some are, 2 unreadable sstables or bad usage.\n\n" +
 			"Examples:\n" +
 			"  sstabletool expired-blockers /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2 --gc-grace 0\n" +
@@ -192,8 +193,11 @@ func anyBlocked(r *expired.Report) bool {
 }
 
 // gcGraceOf is the table's gc_grace_seconds and where it came from:
-// --gc-grace, the table in --schema, or the default.
-func gcGraceOf(c *cli.Context, sf *inspect.SchemaFile, path string) (int64, string, error) {
+// --gc-grace; else the table's schema through the command's schema source
+// (--schema FILE, --schema-from DIR, or the system_schema of the data
+// directory the sstables lie in); else Cassandra's default, said on
+// stderr.
+func gcGraceOf(c *cli.Context, sf *inspect.SchemaSource, path string) (int64, string, error) {
 	if c.IsSet("gc-grace") {
 		return c.Int64("gc-grace"), "--gc-grace", nil
 	}
@@ -207,8 +211,12 @@ func gcGraceOf(c *cli.Context, sf *inspect.SchemaFile, path string) (int64, stri
 		if err != nil {
 			return 0, "", usageError("%v", err)
 		}
-		if ts.HasGCGrace {
-			return ts.GCGraceSeconds, "--schema " + c.String("schema"), nil
+		if ts != nil && ts.HasGCGrace {
+			from := "--schema " + c.String("schema")
+			if c.String("schema") == "" {
+				_, from = sf.Describe(s, false) // the node's system_schema
+			}
+			return ts.GCGraceSeconds, from, nil
 		}
 	}
 	fmt.Fprintf(stderr, "sstabletool: expired-blockers: the table's gc_grace_seconds is not known: using Cassandra's default, %d (give --gc-grace, or --schema with DESCRIBE output)\n", merge.DefaultGCGraceSeconds)
