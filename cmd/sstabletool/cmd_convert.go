@@ -173,6 +173,9 @@ func convertAction(c *cli.Context) error {
 		if res.Counts.Capped > 0 {
 			fmt.Fprintf(stdout, "  capped %d deletion time(s) to fit %s\n", res.Counts.Capped, res.To)
 		}
+		for _, m := range res.StatisticsRecollected {
+			fmt.Fprintf(stdout, "  statistics: %s; written as the rows' own\n", m)
+		}
 		for _, l := range res.Losses {
 			fmt.Fprintf(stdout, "  note: %s\n", l)
 		}

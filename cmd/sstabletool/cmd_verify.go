@@ -28,7 +28,11 @@ func verifyCommand() *cli.Command {
 			"    entries and blocks against the rows (block starts, separators, open range deletions); trie\n" +
 			"    pointers in range; and both files compared byte for byte with what Cassandra's trie writer\n" +
 			"    produces for the partitions in Data.db.\n\n" +
-			"Exit codes: 0 clean, 1 problems found (each listed with file, component and byte offset).\n\n" +
+			"Statistics.db's bounds and counts (timestamps, local deletion times, TTLs, covered clusterings, row\n" +
+			"and column counts) are rebuilt from the rows: covering less than the rows is a problem (a read could\n" +
+			"skip live data), covering more (as ScyllaDB writes some) a warning.\n\n" +
+			"Exit codes: 0 clean (warnings included), 1 problems found (each listed with file, component and byte\n" +
+			"offset).\n\n" +
 			"Examples:\n" +
 			"  sstabletool verify nc-1-big-Data.db\n" +
 			"  sstabletool verify -r /var/lib/cassandra/data/shop --json | jq '.[] | select(.problems)'",
@@ -83,12 +87,19 @@ func verifyAction(c *cli.Context) error {
 			return nil
 		}
 		if r.OK() {
-			fmt.Fprintf(stdout, "OK   %s (%s; %s)\n", r.SSTable, words.Plural(r.Partitions, "partition"), words.Plural(len(r.Checks), "check"))
+			warned := ""
+			if len(r.Warnings) > 0 {
+				warned = "; " + words.Plural(len(r.Warnings), "warning")
+			}
+			fmt.Fprintf(stdout, "OK   %s (%s; %s%s)\n", r.SSTable, words.Plural(r.Partitions, "partition"), words.Plural(len(r.Checks), "check"), warned)
 		} else {
 			fmt.Fprintf(stdout, "FAIL %s: %s\n", r.SSTable, words.Plural(len(r.Problems), "problem"))
 			for _, pr := range r.Problems {
 				fmt.Fprintf(stdout, "  - %s\n", pr)
 			}
+		}
+		for _, w := range r.Warnings {
+			fmt.Fprintf(stdout, "  warning: %s\n", w)
 		}
 		for _, n := range r.Notes {
 			fmt.Fprintf(stdout, "  note: %s\n", n)
