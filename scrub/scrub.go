@@ -36,6 +36,9 @@ const (
 
 var modeNames = []string{"skip", "abort", "validate"}
 
+// Modes are the modes, in the order ParseMode's error names them.
+func Modes() []Mode { return []Mode{Skip, Abort, Validate} }
+
 func (m Mode) String() string {
 	if int(m) < len(modeNames) {
 		return modeNames[m]

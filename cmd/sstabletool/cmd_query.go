@@ -45,8 +45,9 @@ func queryCommand() *cli.Command {
 			"  sstabletool query \"SELECT * FROM shop.orders WHERE token(pk) > 0x30 LIMIT 10\" --now 2024-05-01T00:00:00Z .   # Murmur3 tokens are numbers: token(pk) > 0\n" +
 			"  sstabletool query --schema-from /var/lib/cassandra/data \"SELECT * FROM shop.orders LIMIT 3\" /tmp/copy-of-orders --table shop.orders\n" +
 			"  sstabletool query -r \"SELECT * FROM shop.orders WHERE pk = '0'\" /var/lib/cassandra/data --json | jq '.[].val'",
-		Flags:  []cli.Flag{nowFlag, jsonFlag, accessFlag, schemaFlag, tableFlag, recursiveFlag},
-		Action: queryAction,
+		Flags:        []cli.Flag{nowFlag, jsonFlag, accessFlag, schemaFlag, tableFlag, recursiveFlag},
+		Action:       queryAction,
+		BashComplete: pathsAfter(1), // the statement, then paths
 	}, argSpec{min: 2, max: -1, what: "SELECT statement, then sstable files or a data directory"})
 }
 

@@ -37,7 +37,7 @@ func utilCommand() *cli.Command {
 			"  sstabletool util -c --data /var/lib/cassandra/data shop orders               # delete it now\n" +
 			"  sstabletool util -r /var/lib/cassandra/data -t tmp --json",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "type", Aliases: []string{"t"}, Value: "all", Usage: "`TYPE` of files to list: all (final or temporary), tmp (temporary only), final (final only)"},
+			oneOf(&cli.StringFlag{Name: "type", Aliases: []string{"t"}, Value: "all", Usage: "`TYPE` of files to list: all (final or temporary), tmp (temporary only), final (final only)"}, "all", "tmp", "final"),
 			&cli.BoolFlag{Name: "cleanup", Aliases: []string{"c"}, Usage: "clean up any outstanding transactions (as Cassandra's startup does)"},
 			&cli.BoolFlag{Name: "oplog", Aliases: []string{"o"}, Usage: "include operation logs (the transaction logs)"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "say what each file is, and why it is temporary"},

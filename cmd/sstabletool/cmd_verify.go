@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -56,7 +57,15 @@ func verifyAction(c *cli.Context) error {
 	}
 	var reports []any // *verify.Report or sstableError, in order
 	bad, checked := 0, 0
+	// What a node's schema says of an sstable (a column whose type
+	// differs from the header's, a table it cannot speak for) is a note
+	// of its report: worth knowing, no failure.
+	var schemaNotes []string
+	if say := sf.OnWarning; say != nil {
+		sf.OnWarning = func(msg string) { schemaNotes = append(schemaNotes, msg); say(msg) }
+	}
 	err = sc.each(func(p string) error {
+		schemaNotes = schemaNotes[:0]
 		// An sstable this tool cannot read at all (a format it does not
 		// support yet) is not damage: it was not checked. A schema whose
 		// types differ is bad usage, not damage either. Damage found while
@@ -76,6 +85,10 @@ func verifyAction(c *cli.Context) error {
 		prog := newProgress("verify "+p, 0)
 		r := verify.SSTable(p, o, func(done, total int64) { prog.total = total; prog.update(done) })
 		prog.done()
+		for _, n := range schemaNotes {
+			r.Notes = append(r.Notes, verify.Problem{File: strings.TrimSuffix(p, format.ComponentData) + format.ComponentStatistics,
+				Component: format.ComponentStatistics, Offset: -1, Message: "schema: " + strings.TrimPrefix(n, p+": ")})
+		}
 		checked++
 		if c.Bool("json") {
 			reports = append(reports, r)

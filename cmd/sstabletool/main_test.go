@@ -54,6 +54,8 @@ func TestScripts(t *testing.T) {
 			"mkfifo":       cmdMkfifo,
 			"cpsstable":    cmdCpsstable,
 			"upgradecrash": cmdUpgradeCrash,
+			"mkdropnode":   cmdMkdropnode,
+			"mknode":       cmdMknode,
 			"mklog":        cmdMklog,
 			"systemschema": cmdSystemSchema,
 		},
@@ -290,3 +292,29 @@ func TestExitCodes(t *testing.T) {
 type discard struct{}
 
 func (*discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// mkdropnode DIR writes a node's data directory whose table ks.t has
+// cells from before and after its columns' drop (testtables.DroppedColumnsNode).
+func cmdMkdropnode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: mkdropnode DIR")
+	}
+	ts.Check(testtables.DroppedColumnsNode(ts.MkAbs(args[0])))
+}
+
+// mknode DIR SCHEMA.cql LAYOUT VERSION writes the system_schema a node of
+// Cassandra LAYOUT (3.11, 4.0, 4.1, 5.0) would keep for the tables and
+// types of a CQL file (WITH ID = ... gives a table its id), in sstable
+// version VERSION, with the project's writer (testtables.SystemSchema).
+func cmdMknode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 {
+		ts.Fatalf("usage: mknode DIR SCHEMA.cql LAYOUT VERSION")
+	}
+	src, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	sch, err := cqltype.ParseSchema(string(src))
+	ts.Check(err)
+	v, err := format.ParseVersion(args[3])
+	ts.Check(err)
+	ts.Check(testtables.SystemSchema(ts.MkAbs(args[0]), sch, testtables.SystemSchemaOptions{Layout: args[2], Version: v, Timestamp: 1_700_000_000_000_000}))
+}

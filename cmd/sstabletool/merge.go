@@ -134,6 +134,13 @@ func openTable(c *cli.Context, g tableGroup, sf *inspect.SchemaSource) (*merge.T
 		closeAll()
 		return nil, err
 	}
+	// Cells of the columns the schema says were dropped, written before
+	// the drop, are not read (every command that merges goes through
+	// here: query, dump --merge, explain, convert --merge, savings
+	// --compaction, export --merge).
+	if sf != nil {
+		t.DropColumns(sf.DroppedTimes(ssts[0]))
+	}
 	return t, nil
 }
 

@@ -60,6 +60,8 @@ func (t *TableSchema) describeTable(b *strings.Builder, internals bool) {
 	if !internals {
 		dropped = nil
 	}
+	// In the order the node holds them (dropped_columns' rows, by name).
+	slices.SortStableFunc(dropped, func(a, b *Column) int { return strings.Compare(a.Name, b.Name) })
 	for i, c := range cols {
 		b.WriteString("    ")
 		c.appendCQL(b)

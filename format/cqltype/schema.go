@@ -3,6 +3,7 @@ package cqltype
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -705,9 +706,12 @@ func parsePrimaryKey(lx *lexer, ts *TableSchema) error {
 	return nil
 }
 
+// uuidText is a UUID in its text form.
+var uuidText = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
 // parseTableOptions reads WITH options, keeping CLUSTERING ORDER BY,
-// COMPACT STORAGE and gc_grace_seconds, up to the end of the statement
-// (not consuming ';').
+// COMPACT STORAGE, gc_grace_seconds and ID, up to the end of the
+// statement (not consuming ';').
 func parseTableOptions(lx *lexer, ts *TableSchema) error {
 	for {
 		switch {
@@ -743,6 +747,28 @@ func parseTableOptions(lx *lexer, ts *TableSchema) error {
 				return lx.errorf(lx.peek(), "expected STORAGE after COMPACT")
 			}
 			ts.CompactStorage = true
+		case lx.acceptWord("id"):
+			// WITH ID = <uuid>, as DESCRIBE ... WITH INTERNALS prints it.
+			if !lx.accept("=") {
+				return lx.errorf(lx.peek(), "expected = after ID")
+			}
+			start := lx.peek()
+			for {
+				t := lx.peek()
+				if t.kind == tokEOF || t.kind == tokPunct && t.text == ";" || t.kind == tokIdent && strings.EqualFold(t.text, "and") && t.pos > start.pos {
+					break
+				}
+				lx.next()
+			}
+			end := len(lx.src)
+			if t := lx.peek(); t.kind != tokEOF {
+				end = t.pos
+			}
+			id := strings.TrimSpace(lx.src[start.pos:end])
+			if !uuidText.MatchString(id) {
+				return lx.errorf(start, "expected a table id (a UUID) after ID =, found %q", id)
+			}
+			ts.ID = strings.ToLower(id)
 		case lx.acceptWord("gc_grace_seconds"):
 			if !lx.accept("=") {
 				return lx.errorf(lx.peek(), "expected = after gc_grace_seconds")

@@ -264,7 +264,7 @@ func (sf *SchemaSource) applyNode(s *sstable.SSTable) (*cqltype.TableSchema, err
 		return nil, nil
 	}
 	for _, d := range diffs {
-		sf.warn(s, fmt.Sprintf("%s; the header's type reads the data", d))
+		sf.warn(s, fmt.Sprintf("%s in %s: %s; the header's type reads the data", ts.Name(), sf.originOf(s), d))
 	}
 	return ts, nil
 }
@@ -292,6 +292,27 @@ func (sf *SchemaSource) Describe(s *sstable.SSTable, internals bool) (text, orig
 		return "", ""
 	}
 	return ts.DescribeTypes() + ts.Describe(internals), sf.originOf(s)
+}
+
+// DroppedTimes are the drop times (microseconds) of the sstable's table's
+// dropped columns, by name, as the schema says them (a node's
+// dropped_columns, or a file's DROP ... USING TIMESTAMP, which DESCRIBE
+// ... WITH INTERNALS prints); nil without.
+func (sf *SchemaSource) DroppedTimes(s *sstable.SSTable) map[string]int64 {
+	ts, err := sf.Table(s)
+	if err != nil || ts == nil {
+		return nil
+	}
+	var out map[string]int64
+	for _, c := range ts.Columns {
+		if c.DroppedTime > 0 {
+			if out == nil {
+				out = map[string]int64{}
+			}
+			out[c.Name] = c.DroppedTime
+		}
+	}
+	return out
 }
 
 // namesOf are the names a table gives an sstable's columns.
