@@ -46,6 +46,8 @@ type MergeOptions struct {
 	Progress func(done, total int64)
 	// Access is how the output is read back when verifying.
 	Access reader.Access
+	// DropIndexComponents: as Options.DropIndexComponents.
+	DropIndexComponents bool
 }
 
 // Merge writes the merged table t into outDir as one sstable,
@@ -59,9 +61,20 @@ func Merge(t *merge.Table, outDir string, o MergeOptions) (*Result, error) {
 // mergeOn is Merge writing through fsys (the tests' fault seam).
 func mergeOn(fsys vfs.FS, t *merge.Table, outDir string, o MergeOptions) (*Result, error) {
 	desc := outputDescriptor(t, outDir, o)
-	return staged(fsys, desc, o.Verify, func(out writer.Output, dir string) (*Result, error) {
+	var dropped []string
+	if o.DropIndexComponents {
+		var err error
+		if dropped, err = writer.DropStaleIndexFiles(fsys, desc.Dir, desc.Prefix()); err != nil {
+			return nil, err
+		}
+	}
+	res, err := staged(fsys, desc, o.Verify, func(out writer.Output, dir string) (*Result, error) {
 		return writeMerged(t, out, dir, desc, o, nil)
 	}, func(data string, res *Result) error { return verifyMerged(t, data, o, res) })
+	if res != nil {
+		res.DroppedIndexFiles = dropped
+	}
+	return res, err
 }
 
 // EstimateMerge is what Merge would write, without writing: every
@@ -219,6 +232,13 @@ func writeMerged(t *merge.Table, out writer.Output, dir string, desc format.Desc
 		toc = append(toc, c.Name)
 	}
 	seen := map[string]bool{}
+	res.IndexFiles = Component{Name: "SAI and SASI files"}
+	for _, s := range ssts {
+		for _, f := range s.IndexFiles() {
+			res.IndexFiles.Before += max(f.Size, 0)
+			seen[f.Component] = true // apart: not dropped for good, Cassandra builds them again
+		}
+	}
 	for _, s := range ssts {
 		for _, name := range s.TOC() {
 			if !slices.Contains(toc, name) && !seen[name] && s.HasComponent(name) {
@@ -328,7 +348,7 @@ func sameAsMerge(t *merge.Table, stagedData string, o MergeOptions) error {
 				break
 			}
 			if !sameMerged(a, b) {
-				return fmt.Errorf("partition %x, unfiltered %d differs:\n%s", h.Key, i, describeDiff(a, b))
+				return fmt.Errorf("partition %x, unfiltered %d differs:\n%s", h.Key, i, DescribeDiff(a, b))
 			}
 		}
 	}

@@ -30,6 +30,7 @@ func commands() []*cli.Command {
 		expiredBlockersCommand(),
 		explainCommand(),
 		exportCommand(),
+		filterCommand(),
 		generateCommand(),
 		helpCommand(),
 		internalCompleteCommand(),
@@ -44,10 +45,12 @@ func commands() []*cli.Command {
 		savingsCommand(),
 		schemaCommand(),
 		scrubCommand(),
+		splitCommand(),
 		upgradeCommand(),
 		utilCommand(),
 		verifyCommand(),
 		versionCommand(),
+		writeCommand(),
 	}
 }
 

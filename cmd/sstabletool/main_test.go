@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,8 +15,10 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/cqltype"
+	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/internal/format/txnlog"
+	"github.com/sstabletool/sstabletool/internal/testindexes"
 	"github.com/sstabletool/sstabletool/internal/testtables"
 	"github.com/sstabletool/sstabletool/internal/upgrade"
 	"github.com/sstabletool/sstabletool/internal/vfs"
@@ -54,6 +57,8 @@ func TestScripts(t *testing.T) {
 			"mkfifo":       cmdMkfifo,
 			"cpsstable":    cmdCpsstable,
 			"upgradecrash": cmdUpgradeCrash,
+			"cmpnopos":     cmdCmpNoPos,
+			"mkindexes":    cmdMkindexes,
 			"mkdropnode":   cmdMkdropnode,
 			"mknode":       cmdMknode,
 			"mklog":        cmdMklog,
@@ -166,6 +171,58 @@ func cmdCpsstable(ts *testscript.TestScript, neg bool, args []string) {
 		d.Dir, d.Generation = dst, args[2]
 		ts.Check(os.WriteFile(d.Path(comp), b, 0o644))
 	}
+}
+
+// cmpnopos A B compares two sstabledump outputs with their "position"
+// members left out: a partition that moved to another sstable (split,
+// filter) prints the same otherwise.
+func cmdCmpNoPos(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cmpnopos A B")
+	}
+	pos := regexp.MustCompile(`\s*"position" ?: ?[0-9]+,?`)
+	read := func(name string) string {
+		if name == "stdout" {
+			return pos.ReplaceAllString(ts.ReadFile(name), "")
+		}
+		b, err := os.ReadFile(ts.MkAbs(name))
+		ts.Check(err)
+		return pos.ReplaceAllString(string(b), "")
+	}
+	a, b := read(args[0]), read(args[1])
+	if (a == b) == neg {
+		ts.Fatalf("%s and %s differ (positions aside): %v", args[0], args[1], !neg)
+	}
+}
+
+// mkindexes DATA [COLUMN] writes beside the sstable DATA (a Data.db path)
+// a complete SAI build of an index val_sai (internal/testindexes, in the
+// layout of Cassandra 5.0's writer) and, with COLUMN, a SASI index
+// val_sasi of that text column, and lists them in TOC.txt as Cassandra
+// does.
+func cmdMkindexes(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: mkindexes DATA [COLUMN]")
+	}
+	data := ts.MkAbs(args[0])
+	s, err := sstable.Open(data, sstable.Options{})
+	ts.Check(err)
+	wide := len(s.ClusteringTypes()) > 0
+	s.Close()
+	names, err := testindexes.SAI(data, wide, "val_sai")
+	ts.Check(err)
+	if len(args) == 2 {
+		n, err := testindexes.SASI(data, "val_sasi", args[1])
+		ts.Check(err)
+		names = append(names, n)
+	}
+	toc := strings.Replace(data, "Data.db", "TOC.txt", 1)
+	b, err := os.ReadFile(toc)
+	ts.Check(err)
+	for _, n := range names {
+		b = append(b, n+"\n"...)
+	}
+	ts.Check(os.WriteFile(toc, b, 0o644))
 }
 
 // upgradecrash N DIR upgrades DIR as sstabletool upgrade does, stopping

@@ -265,6 +265,10 @@ func (w *SSTableWriter) Staging() *Staging { return w.st }
 // destination's).
 func (w *SSTableWriter) Descriptor() format.Descriptor { return w.desc }
 
+// Pos is the uncompressed Data.db position the next partition, row or
+// marker starts at (what a dump prints as its "position").
+func (w *SSTableWriter) Pos() int64 { return w.dw.Pos() }
+
 // StartPartition begins a partition.
 func (w *SSTableWriter) StartPartition(key []byte, d deletiontime.DeletionTime) error {
 	if w.inPartition {
@@ -324,6 +328,11 @@ func (w *SSTableWriter) Add(u *rows.Unfiltered) error {
 	}
 	return w.idx.Add(u, pos-w.start, w.dw.Pos()-w.start)
 }
+
+// DataSizeBound is an upper bound of Data.db's size on disk were n more
+// uncompressed bytes written and the sstable closed now; a bound over
+// limit is exact for the bytes written so far (DataWriter.SizeBound).
+func (w *SSTableWriter) DataSizeBound(n, limit int64) int64 { return w.dw.SizeBound(n, limit) }
 
 // EndPartition closes the partition and writes its index entry.
 func (w *SSTableWriter) EndPartition() error {
