@@ -21,18 +21,19 @@ func expiredBlockersCommand() *cli.Command {
 	return command(&cli.Command{
 		Name:      "expired-blockers",
 		Usage:     "why fully expired sstables are not dropped: what blocks each, and what removing a blocker would free (sstableexpiredblockers, without a JVM)",
-		ArgsUsage: "(TABLE_DIR... | --data DIR KEYSPACE TABLE) [--gc-grace SECONDS] [--now T]",
+		ArgsUsage: "TABLE_DIR|SSTABLE... | --data DIR KEYSPACE TABLE",
 		Description: "An sstable whose newest deletion or expiry (its maximum local deletion time) is before gcBefore =\n" +
 			"now - gc_grace_seconds is fully expired: compaction deletes it whole, unless a live sstable holds data as\n" +
 			"old as its newest (a minimum timestamp at or below its maximum timestamp), whose resurrection its\n" +
 			"tombstones might be keeping down. That sstable blocks it: CompactionController.getFullyExpiredSSTables,\n" +
 			"as TimeWindowCompactionStrategy calls it with every sstable of the table. A classic blocker under TWCS\n" +
 			"is an sstable of writes with old client timestamps (USING TIMESTAMP), or of data a repair streamed in.\n\n" +
-			"It prints sstableexpiredblockers's lines (\"[<reader>(path='...') (minTS = ..., maxTS = ..., maxLDT = ...)]\n" +
-			"blocks N expired sstables from getting dropped: [...], \"), then what sstabletool adds: every fully\n" +
-			"expired sstable, droppable or blocked and by which; the bytes each blocker holds back; and the one sstable\n" +
-			"whose removal (or a compaction that drops its oldest data) would let the most bytes go, with what it would\n" +
-			"free: an expired sstable blocked by two is freed by neither alone. --json gives the same.\n\n" +
+			"It prints sstableexpiredblockers's lines, one per blocker (\"[<reader>(path='...') (minTS = ..., maxTS = ...,\n" +
+			"maxLDT = ...)],  blocks N expired sstables from getting dropped: [...], [...], \" and a blank line), then\n" +
+			"what sstabletool adds: every fully expired sstable, droppable or blocked and by which; the bytes each\n" +
+			"blocker holds back; and the one sstable whose removal (or a compaction that drops its oldest data) would\n" +
+			"let the most bytes go, with what it would free: an expired sstable blocked by two is freed by neither\n" +
+			"alone. --json gives the same.\n\n" +
 			"gc_grace_seconds comes from --gc-grace, else from the table's schema: --schema (cqlsh DESCRIBE output),\n" +
 			"--schema-from DIR, or the system_schema of the data directory the table lies in (<data>/<keyspace>/\n" +
 			"<table>-<id>/, as every command reads it); else Cassandra's default, 864000 (said on stderr). --now\n" +
@@ -42,11 +43,12 @@ func expiredBlockersCommand() *cli.Command {
 			"Examples:\n" +
 			"  sstabletool expired-blockers /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2 --gc-grace 0\n" +
 			"  sstabletool expired-blockers --data /var/lib/cassandra/data shop orders --schema shop.cql --json\n" +
-			"  sstabletool expired-blockers nc-1-big-Data.db --now 2030-01-01T00:00:00Z --gc-grace 3600   # as of a later time\n" +
-			"(sstabletool generate --sstables 5 --window 1h --ttl 2h --late-window 2 writes a TWCS history to try it on.)",
+			"  sstabletool expired-blockers -r /var/lib/cassandra/data/shop --now 2030-01-01T00:00:00Z --gc-grace 3600   # every table, as of a later time\n" +
+			"  sstabletool generate --sstables 5 --window 1h --ttl 2h --late-window 2 --out /tmp/twcs   # a TWCS history to try it on:\n" +
+			"  sstabletool expired-blockers /tmp/twcs --now 2024-01-01T05:00:00Z --gc-grace 0             # its now, from generate's output",
 		Flags: []cli.Flag{
-			&cli.Int64Flag{Name: "gc-grace", Usage: "the table's gc_grace_seconds, `SECONDS` (default: the table's in --schema, else 864000)"},
-			&cli.StringFlag{Name: "now", Usage: "as of time `T`: epoch seconds or RFC 3339 (default: the current time)"},
+			&cli.Int64Flag{Name: "gc-grace", DefaultText: "the table's, from its schema, else 864000", Usage: "the table's gc_grace_seconds, `SECONDS`"},
+			&cli.StringFlag{Name: "now", DefaultText: "the current time", Usage: "as of time `T`: epoch seconds or RFC 3339"},
 			dataFlag, recursiveFlag, schemaFlag, tableFlag, jsonFlag,
 		},
 		Action: expiredBlockersAction,
@@ -130,7 +132,7 @@ func expiredBlockersAction(c *cli.Context) error {
 	}
 	js := c.Bool("json")
 	var all []any
-	blocked := false
+	blocked, printed := false, false
 	sc.verb = "read"
 	// Unreadable paths first, as every scan reports them.
 	sc.each(func(string) error { return nil }, func(e sstableError) { all = append(all, e) })
@@ -164,7 +166,11 @@ func expiredBlockersAction(c *cli.Context) error {
 			all = append(all, expiredReportJSON(name, now, grace, from, r))
 			continue
 		}
+		if printed {
+			fmt.Fprintln(stdout)
+		}
 		printExpired(name, now, grace, from, r)
+		printed = true
 	}
 	if js {
 		if all == nil {
@@ -211,7 +217,15 @@ func gcGraceOf(c *cli.Context, sf *inspect.SchemaSource, path string) (int64, st
 		if err != nil {
 			return 0, "", usageError("%v", err)
 		}
-		if ts != nil && ts.HasGCGrace {
+		// A one-table schema file speaks for any directory (the schema
+		// source's rule for names); a gc_grace_seconds is taken only for
+		// the table the directory names, unless --table says otherwise.
+		td := format.TableOf(filepath.Dir(path))
+		other := ts != nil && c.String("schema") != "" && !c.IsSet("table") && td.HasID() && (ts.Keyspace != td.Keyspace || ts.Table != td.Table)
+		if other {
+			fmt.Fprintf(stderr, "sstabletool: expired-blockers: --schema %s defines %s.%s, not %s.%s\n", c.String("schema"), ts.Keyspace, ts.Table, td.Keyspace, td.Table)
+		}
+		if ts != nil && ts.HasGCGrace && !other {
 			from := "--schema " + c.String("schema")
 			if c.String("schema") == "" {
 				_, from = sf.Describe(s, false) // the node's system_schema
@@ -219,7 +233,7 @@ func gcGraceOf(c *cli.Context, sf *inspect.SchemaSource, path string) (int64, st
 			return ts.GCGraceSeconds, from, nil
 		}
 	}
-	fmt.Fprintf(stderr, "sstabletool: expired-blockers: the table's gc_grace_seconds is not known: using Cassandra's default, %d (give --gc-grace, or --schema with DESCRIBE output)\n", merge.DefaultGCGraceSeconds)
+	fmt.Fprintf(stderr, "sstabletool: expired-blockers: %s: the table's gc_grace_seconds is not known: using Cassandra's default, %d (give --gc-grace, or --schema with DESCRIBE output)\n", filepath.Dir(path), merge.DefaultGCGraceSeconds)
 	return merge.DefaultGCGraceSeconds, "default", nil
 }
 
@@ -231,7 +245,9 @@ func printExpired(name string, now, grace int64, from string, r *expired.Report)
 		for _, ei := range b.Blocks {
 			blocked = append(blocked, r.Expired[ei].Tracing()+", ")
 		}
-		fmt.Fprintf(stdout, "%s, blocks %d expired sstables from getting dropped: %s\n\n", ss[b.Index].Tracing(), len(b.Blocks), strings.Join(blocked, ""))
+		// The Java formats each list of sstables with ", " after every
+		// one, the blocker's too, and then " blocks": two spaces.
+		fmt.Fprintf(stdout, "%s,  blocks %d expired sstables from getting dropped: %s\n\n", ss[b.Index].Tracing(), len(b.Blocks), strings.Join(blocked, ""))
 	}
 	at := func(s int64) string { return time.Unix(s, 0).UTC().Format(time.RFC3339) }
 	fmt.Fprintf(stdout, "%s: gcBefore %d (%s) = now %d (%s) - gc_grace_seconds %d (%s)\n", name, r.GCBefore, at(r.GCBefore), now, at(now), grace, from)
