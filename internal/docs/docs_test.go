@@ -31,9 +31,9 @@ func TestLinksResolve(t *testing.T) {
 // The anchors of headings GitHub renders (checked by hand on github.com).
 func TestSlug(t *testing.T) {
 	for heading, want := range map[string]string{
-		"A tour (pasted from a real run)":                 "a-tour-pasted-from-a-real-run",
-		"Splitting and filtering sstables: split, filter": "splitting-and-filtering-sstables-split-filter",
-		"--merge: a table's merged view, one file per table": "--merge-a-tables-merged-view-one-file-per-table",
+		"A tour (pasted from a real run)":                         "a-tour-pasted-from-a-real-run",
+		"Splitting and filtering sstables: split, filter":         "splitting-and-filtering-sstables-split-filter",
+		"--merge: a table's merged view, one file per table":      "--merge-a-tables-merged-view-one-file-per-table",
 		"format/cqltype — CQL types: parse, size, compare, print": "formatcqltype--cql-types-parse-size-compare-print",
 		"Exit codes":        "exit-codes",
 		"snake_case Names":  "snake_case-names",
