@@ -135,3 +135,60 @@ func TestExamples(t *testing.T) {
 		t.Errorf("examples (-want +got):\n%s", diff)
 	}
 }
+
+// TestLibraryExample holds docs/library.md to the Example it shows: its Go
+// block is the body of format/sstable's Example (from sstable.Open on), its
+// output block the Example's "// Output:" lines, which go test checks.
+func TestLibraryExample(t *testing.T) {
+	page, err := os.ReadFile("../../docs/library.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../../format/sstable/example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, goBlock, ok := strings.Cut(string(page), "```go\n")
+	if !ok {
+		t.Fatal("docs/library.md has no Go block")
+	}
+	goBlock, rest, _ := strings.Cut(goBlock, "```\n")
+	_, outBlock, ok := strings.Cut(rest, "```\n")
+	if !ok {
+		t.Fatal("docs/library.md has no output block after its Go block")
+	}
+	outBlock, _, _ = strings.Cut(outBlock, "```\n")
+
+	_, body, ok := strings.Cut(string(src), "\nfunc Example() {\n")
+	if !ok {
+		t.Fatal("format/sstable/example_test.go has no Example")
+	}
+	body, _, _ = strings.Cut(body, "\n}\n")
+	code, output, ok := strings.Cut(body, "\t// Output:\n")
+	if !ok {
+		t.Fatal("the Example has no // Output:")
+	}
+	// The Go block: the Example's lines from sstable.Open, one tab less,
+	// with the error check of the walk left out.
+	start := strings.Index(code, "\ts, err := sstable.Open(")
+	if start < 0 {
+		t.Fatal("the Example does not open an sstable with sstable.Open")
+	}
+	var want []string
+	for _, l := range strings.Split(strings.TrimRight(code[start:], "\n"), "\n") {
+		want = append(want, strings.TrimPrefix(l, "\t"))
+	}
+	for len(want) > 0 && want[len(want)-1] != "})" {
+		want = want[:len(want)-1]
+	}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimRight(goBlock, "\n"), "\n")); diff != "" {
+		t.Errorf("docs/library.md's Go block is not format/sstable's Example (-example +page):\n%s", diff)
+	}
+	var wantOut []string
+	for _, l := range strings.Split(strings.TrimRight(output, "\n"), "\n") {
+		wantOut = append(wantOut, strings.TrimPrefix(strings.TrimPrefix(l, "\t// "), "\t//"))
+	}
+	if diff := cmp.Diff(wantOut, strings.Split(strings.TrimRight(outBlock, "\n"), "\n")); diff != "" {
+		t.Errorf("docs/library.md's output is not the Example's (-example +page):\n%s", diff)
+	}
+}
