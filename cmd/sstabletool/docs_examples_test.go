@@ -190,3 +190,31 @@ func trimmed(lines []string) []string {
 	}
 	return out
 }
+
+// TestREADMEHasEveryCommand: every command --help lists has a row of
+// README's table ("`sstabletool NAME" in a row that links to its docs
+// page), so that a new command gets its question and its page.
+func TestREADMEHasEveryCommand(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "| ") && strings.Contains(l, "](") {
+			rows = append(rows, l)
+		}
+	}
+	for _, c := range commands() {
+		if c.Hidden || c.Name == "help" {
+			continue
+		}
+		found := false
+		for _, r := range rows {
+			found = found || strings.Contains(r, "`sstabletool "+c.Name+" ") || strings.Contains(r, "`sstabletool "+c.Name+"`")
+		}
+		if !found {
+			t.Errorf("README's table has no row with `sstabletool %s ...` and a link to its docs page", c.Name)
+		}
+	}
+}
