@@ -53,3 +53,24 @@ func BenchmarkAdd(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkAddBig adds keys to a filter sized for 15 million (18.75 MB,
+// bigger than the caches, as the filter of a 300 MB sstable of small
+// partitions): what a rewrite and verify pay per partition for the filter
+// they build (see addBatch).
+func BenchmarkAddBig(b *testing.B) {
+	f, err := New(15_000_000, 0.01)
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := make([][]byte, 1<<16)
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "user:%016d", i*7919)
+	}
+	i := 0
+	for b.Loop() {
+		f.Add(keys[i&(1<<16-1)])
+		i++
+	}
+	f.settle()
+}

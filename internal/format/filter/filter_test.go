@@ -10,6 +10,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/internal/fixturekeys"
+	"github.com/sstabletool/sstabletool/internal/format/murmur"
 )
 
 // Every fixture's Filter.db decodes, claims every key of its Index.db,
@@ -206,4 +207,36 @@ func FuzzDecodeFilter(f *testing.F) {
 			t.Fatal("added key not found")
 		}
 	})
+}
+
+// Add sets a key's bits in batches (settle); whatever the batch, the
+// filter reads as if each key were set at once: every key added is found
+// right after its Add, and the bitset is the one Cassandra's index
+// formula gives key by key (|(h1 + j*h0) mod capacity|, Java's signed
+// arithmetic), for a key count that is no multiple of the batch.
+func TestAddBatchesSetTheSameBits(t *testing.T) {
+	f, err := New(5000, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, len(f.Encode(false))-8)
+	capacity := int64(len(want)) * 8
+	for i := range 4999 {
+		key := fmt.Appendf(nil, "key-%d", i)
+		f.Add(key)
+		if i%7 == 0 && !f.MightContain(key) {
+			t.Fatalf("key %d not found right after its Add", i)
+		}
+		h0, h1 := murmur.Hash128(key, 0)
+		for j := range int64(f.HashCount()) {
+			bit := (int64(h1) + j*int64(h0)) % capacity
+			if bit < 0 {
+				bit = -bit
+			}
+			want[bit>>3] |= 1 << (bit & 7)
+		}
+	}
+	if got := f.Encode(false)[8:]; !bytes.Equal(got, want) {
+		t.Fatal("the bitset differs from the keys' bits set one by one")
+	}
 }
