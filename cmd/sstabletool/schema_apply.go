@@ -53,6 +53,7 @@ func loadSchema(c *cli.Context) (*inspect.SchemaSource, error) {
 		if err != nil {
 			return nil, usageError("%v", err)
 		}
+		sf.OnWarning = (&nodeSchemas{}).warn // a secondary index's own table: the header's names
 		return sf, nil
 	}
 	nodes := &nodeSchemas{o: o, read: map[string]*inspect.NodeSchema{}}
@@ -103,7 +104,7 @@ func (ns *nodeSchemas) find(td format.TableDir) *inspect.NodeSchema {
 	if !td.HasID() || td.Keyspace == "" {
 		return nil
 	}
-	data := filepath.Dir(filepath.Dir(td.Dir))
+	data := filepath.Dir(filepath.Dir(td.BaseDir())) // a secondary index's .<index>/ lies in its table's
 	key := data + "\x00" + td.Keyspace
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
