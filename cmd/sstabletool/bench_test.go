@@ -10,7 +10,7 @@ import (
 	"github.com/sstabletool/sstabletool/internal/benchbase"
 )
 
-// BenchmarkVsFloor is the table of README's performance section: each
+// BenchmarkVsFloor is the table of docs/performance.md: each
 // command run whole, in this process, on the same table as its floor
 // measured in the same round (benchbase.Floor: map Data.db, CRC32 and
 // LZ4-decompress every chunk; for convert, also recompress every chunk and
@@ -21,7 +21,7 @@ import (
 // commands may use two.
 //
 // The table is a generated one of benchbase.GeneratedPartitions
-// partitions unless SSTABLE_BENCH names a Data.db; the README's figures:
+// partitions unless SSTABLE_BENCH names a Data.db; docs/performance.md's figures:
 //
 //	sstabletool generate --format nc --partitions 300000 --out /tmp/big
 //	SSTABLE_BENCH=/tmp/big/nc-1-big-Data.db GOMAXPROCS=1 go test ./cmd/sstabletool \

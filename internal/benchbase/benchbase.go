@@ -35,7 +35,7 @@ import (
 // BenchEnv names the big tables a benchmark runs on instead of its
 // default: comma-separated Data.db paths, for example one made by
 // `sstabletool generate --format nc --partitions 300000` (the table of
-// the figures in README's performance section).
+// the figures in docs/performance.md).
 const BenchEnv = "SSTABLE_BENCH"
 
 // GeneratedPartitions is the size of the default generated table: the demo

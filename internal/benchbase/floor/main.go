@@ -1,4 +1,4 @@
-// Command floor is the floor of README's performance section as a whole
+// Command floor is the floor of docs/performance.md as a whole
 // process, to time beside a command with /usr/bin/time: it opens an
 // LZ4-compressed Data.db as benchbase.Floor does, maps it, checks every
 // stored chunk's CRC32 and decompresses it, in one pass; with -rewrite it
