@@ -152,3 +152,14 @@ func (ns *nodeSchemas) say(line string) {
 	ns.said[line] = true
 	fmt.Fprintln(stderr, line)
 }
+
+// schemaNames are the names the command's schema gives an sstable's key
+// and clustering columns; ok is false when no schema names them (the
+// header's placeholders would be all there is).
+func schemaNames(sf *inspect.SchemaSource, s *sstable.SSTable) (inspect.Names, bool) {
+	if sf == nil || !sf.Resolves(s) {
+		return inspect.Names{}, false
+	}
+	n, err := sf.Apply(s)
+	return n, err == nil
+}

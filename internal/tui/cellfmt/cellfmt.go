@@ -68,11 +68,20 @@ func hex(v []byte) string {
 
 // Clustering renders clustering values as "(v1, v2)" with their types.
 func Clustering(types []*cqltype.Type, values [][]byte, max int) string {
+	return NamedClustering(nil, types, values, max)
+}
+
+// NamedClustering is Clustering with the clustering columns' names, when
+// a schema gives them: "(c1=v1, c2=v2)"; nil names are Clustering's.
+func NamedClustering(names []string, types []*cqltype.Type, values [][]byte, max int) string {
 	var sb strings.Builder
 	sb.WriteByte('(')
 	for i, v := range values {
 		if i > 0 {
 			sb.WriteString(", ")
+		}
+		if i < len(names) {
+			sb.WriteString(names[i] + "=")
 		}
 		var t *cqltype.Type
 		if i < len(types) {
