@@ -166,11 +166,11 @@ type Header struct {
 	// not store them); absent without a schema.
 	KeyColumns        []string `json:"key_columns,omitempty"`
 	ClusteringColumns []string `json:"clustering_columns,omitempty"`
-	StaticColumns   []Column `json:"static_columns"`
-	RegularColumns  []Column `json:"regular_columns"`
-	MinTimestamp    int64    `json:"min_timestamp"`
-	MinLocalDelTime int64    `json:"min_local_deletion_time"`
-	MinTTL          int64    `json:"min_ttl"`
+	StaticColumns     []Column `json:"static_columns"`
+	RegularColumns    []Column `json:"regular_columns"`
+	MinTimestamp      int64    `json:"min_timestamp"`
+	MinLocalDelTime   int64    `json:"min_local_deletion_time"`
+	MinTTL            int64    `json:"min_ttl"`
 	// The stored deltas where they are not Java ints, so that Cassandra
 	// 3.x/4.x read them cast (the interpreted values are above).
 	RawMinLocalDelTime *uint64 `json:"raw_min_local_deletion_time_delta,omitempty"`
