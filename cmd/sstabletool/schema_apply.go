@@ -81,7 +81,9 @@ func loadSchema(c *cli.Context) (*inspect.SchemaSource, error) {
 type nodeSchemas struct {
 	o    sstable.Options
 	mu   sync.Mutex
-	read map[string]*inspect.NodeSchema // by data directory and keyspace; nil: none there
+	read map[string]*inspect.NodeSchema // by data directory, keyspace (and table); nil: none there
+	// tableRead: a keyspace one of whose tables was read alone
+	tableRead map[string]bool
 
 	sayMu sync.Mutex
 	said  map[string]bool // stderr lines already printed
@@ -104,17 +106,34 @@ func (ns *nodeSchemas) find(td format.TableDir) *inspect.NodeSchema {
 		return nil
 	}
 	data := filepath.Dir(filepath.Dir(td.Dir))
-	key := data + "\x00" + td.Keyspace
+	ksKey := data + "\x00" + td.Keyspace
+	tableKey := ksKey + "\x00" + td.Table
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
-	if n, ok := ns.read[key]; ok {
+	if n, ok := ns.read[ksKey]; ok {
 		return n
 	}
-	ns.read[key] = nil
+	if n, ok := ns.read[tableKey]; ok {
+		return n
+	}
 	if fi, err := os.Stat(filepath.Join(data, "system_schema")); err != nil || !fi.IsDir() {
+		ns.read[ksKey] = nil
 		return nil
 	}
-	s, err := nodeschema.Read(data, nodeschema.Options{Keyspaces: []string{td.Keyspace}, SSTable: ns.o})
+	// The first table of a keyspace is read alone (a command on one table
+	// reads a few rows of a node of thousands); from the second on, the
+	// keyspace whole, once.
+	o := nodeschema.Options{Keyspaces: []string{td.Keyspace}, SSTable: ns.o}
+	key := ksKey
+	if !ns.tableRead[ksKey] {
+		o.Table, key = td.Table, tableKey
+		if ns.tableRead == nil {
+			ns.tableRead = map[string]bool{}
+		}
+		ns.tableRead[ksKey] = true
+	}
+	ns.read[key] = nil
+	s, err := nodeschema.Read(data, o)
 	if err != nil {
 		ns.say(fmt.Sprintf("sstabletool: %s: %v; names from the sstables' headers", data, err))
 		return nil
