@@ -28,6 +28,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // Options says what to read.
@@ -234,7 +235,7 @@ func (b *builder) build(rows map[string][]row) {
 		if n > 8 {
 			list = append(list[:8:8], fmt.Sprintf("and %d more", n-8))
 		}
-		b.warnf("system_schema.columns holds no columns for %d tables and views, which are not in the schema: %s", n, strings.Join(list, ", "))
+		b.warnf("system_schema.columns holds no columns for %s, which %s not in the schema: %s", words.Plural(n, "table"), map[bool]string{true: "is", false: "are"}[n == 1], strings.Join(list, ", "))
 	}
 	for _, ks := range b.s.Keyspaces {
 		slices.SortFunc(ks.Tables, func(a, b *Table) int { return strings.Compare(a.Schema.Table, b.Schema.Table) })
