@@ -66,13 +66,9 @@ func hex(v []byte) string {
 	return string(b)
 }
 
-// Clustering renders clustering values as "(v1, v2)" with their types.
-func Clustering(types []*cqltype.Type, values [][]byte, max int) string {
-	return NamedClustering(nil, types, values, max)
-}
-
-// NamedClustering is Clustering with the clustering columns' names, when
-// a schema gives them: "(c1=v1, c2=v2)"; nil names are Clustering's.
+// NamedClustering renders clustering values as "(v1, v2)" with their
+// types, each after its column's name when a schema gives them:
+// "(c1=v1, c2=v2)".
 func NamedClustering(names []string, types []*cqltype.Type, values [][]byte, max int) string {
 	var sb strings.Builder
 	sb.WriteByte('(')
