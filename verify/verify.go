@@ -152,6 +152,7 @@ func check(path string, opts sstable.Options, skimRows bool, progress func(done,
 	checkHeaderTypes(s, r)
 	checkChecksums(s, r)
 	checkStructure(s, r, skimRows, progress)
+	checkIndexes(s, r)
 	return r
 }
 
