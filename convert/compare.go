@@ -125,18 +125,18 @@ func sameContentBetween(a, b *sstable.SSTable, from boundary, to *boundary, capT
 				}
 				break
 			}
-			if !sameUnfiltered(ua, ub) {
+			if !SameUnfiltered(ua, ub) {
 				return fmt.Errorf("partition %x, unfiltered %d (source byte %d) differs:\n%s",
-					ha.Key, i, ua.Offset, describeDiff(ua, ub))
+					ha.Key, i, ua.Offset, DescribeDiff(ua, ub))
 			}
 		}
 	}
 }
 
-// describeDiff names the fields of two unfiltereds that differ (positions
+// DescribeDiff names the fields of two unfiltereds that differ (positions
 // and sizes, which a conversion changes, left out), for the error message
-// of a failed verification.
-func describeDiff(a, b *rows.Unfiltered) string {
+// of a failed verification (a is the source's, b the output's).
+func DescribeDiff(a, b *rows.Unfiltered) string {
 	var out strings.Builder
 	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
 	for i := 0; i < va.NumField(); i++ {
@@ -153,9 +153,13 @@ func describeDiff(a, b *rows.Unfiltered) string {
 	return out.String()
 }
 
-// sameUnfiltered compares content by hand: it runs once per row of every
-// converted sstable, where reflection would dominate the cost.
-func sameUnfiltered(a, b *rows.Unfiltered) bool {
+// SameUnfiltered reports whether two unfiltereds hold the same content:
+// kind, flags, liveness, deletions, clustering or bound and every cell
+// (positions and sizes, which a rewrite changes, are not content). The
+// rewrites of an sstable (convert, split, filter) verify their output
+// with it. It compares by hand: it runs once per row of every rewritten
+// sstable, where reflection would dominate the cost.
+func SameUnfiltered(a, b *rows.Unfiltered) bool {
 	// The deletion flags are compared as content by sameRowDeletion.
 	const delFlags = rows.FlagHasDeletion | rows.FlagExtension
 	const delExt = rows.ExtFlagShadowableDel | rows.ExtFlagScyllaShadowable
