@@ -53,6 +53,7 @@ func loadSchema(c *cli.Context) (*inspect.SchemaSource, error) {
 		if err != nil {
 			return nil, usageError("%v", err)
 		}
+		fmt.Fprintf(stderr, "schema: %s\n", path)
 		return sf, nil
 	}
 	nodes := &nodeSchemas{o: o, read: map[string]*inspect.NodeSchema{}}
