@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/urfave/cli/v2"
@@ -182,4 +183,29 @@ func schemaNames(sf *inspect.SchemaSource, s *sstable.SSTable) (inspect.Names, b
 	}
 	n, err := sf.Apply(s)
 	return n, err == nil
+}
+
+// nodeTableID is the id the node whose data directory is data gives
+// keyspace.table in its system_schema (32 hex digits, as a table
+// directory's name ends), and the source's name; ok is false when the
+// directory has no readable system_schema or it has no such table.
+// KEYSPACE TABLE with --data takes the table's directory by it when the
+// name has several (a table dropped and created again).
+func nodeTableID(data, keyspace, table string) (id, origin string, ok bool) {
+	if fi, err := os.Stat(filepath.Join(data, "system_schema")); err != nil || !fi.IsDir() {
+		return "", "", false
+	}
+	s, err := nodeschema.Read(data, nodeschema.Options{Keyspaces: []string{keyspace}})
+	if err != nil {
+		return "", "", false
+	}
+	for _, t := range s.CQL.Lookup(keyspace, table) {
+		if t.ID != "" && t.ViewOf == "" {
+			if abs, err := filepath.Abs(data); err == nil {
+				data = abs
+			}
+			return strings.ReplaceAll(t.ID, "-", ""), "system_schema of " + data, true
+		}
+	}
+	return "", "", false
 }
