@@ -55,6 +55,7 @@ func loadSchema(c *cli.Context) (*inspect.SchemaSource, error) {
 			return nil, usageError("%v", err)
 		}
 		fmt.Fprintf(stderr, "schema: %s\n", path)
+		sf.OnWarning = (&nodeSchemas{}).warn // a secondary index's own table: the header's names
 		return sf, nil
 	}
 	nodes := &nodeSchemas{o: o, read: map[string]*inspect.NodeSchema{}}
@@ -107,9 +108,9 @@ func (ns *nodeSchemas) find(td format.TableDir) *inspect.NodeSchema {
 	if !td.HasID() || td.Keyspace == "" {
 		return nil
 	}
-	data := filepath.Dir(filepath.Dir(td.Dir))
+	data := filepath.Dir(filepath.Dir(td.BaseDir())) // a secondary index's .<index>/ lies in its table's
 	ksKey := data + "\x00" + td.Keyspace
-	tableKey := ksKey + "\x00" + td.Table
+	tableKey := ksKey + "\x00" + td.BaseTable()
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
 	if n, ok := ns.read[ksKey]; ok {
@@ -128,7 +129,7 @@ func (ns *nodeSchemas) find(td format.TableDir) *inspect.NodeSchema {
 	o := nodeschema.Options{Keyspaces: []string{td.Keyspace}, SSTable: ns.o}
 	key := ksKey
 	if !ns.tableRead[ksKey] {
-		o.Table, key = td.Table, tableKey
+		o.Table, key = td.BaseTable(), tableKey
 		if ns.tableRead == nil {
 			ns.tableRead = map[string]bool{}
 		}

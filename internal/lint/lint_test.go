@@ -89,7 +89,7 @@ var groups = []group{
 
 	// Test support: no package but test support imports it (tests do).
 	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/testindexes", "internal/realworld",
-		"internal/benchbase/...", "internal/vfs/errorfs", "internal/lint"}, []string{"generate"}},
+		"internal/benchbase/...", "internal/vfs/errorfs", "internal/lint", "internal/docs"}, []string{"generate"}},
 }
 
 // groupOf is the group of pkg (a path below the module): its longest
