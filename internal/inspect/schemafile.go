@@ -180,12 +180,16 @@ func indexTable(td format.TableDir, sch *cqltype.Schema, origin string) *indexTa
 			what, td.ID, m[0].Name(), m[0].ID, origin)}
 	}
 	for _, ix := range m[0].Indexes {
-		if ix.Name == td.Index {
-			if target := ix.Options["target"]; target != "" {
-				what += " on " + target
-			}
-			return &indexTableError{what + derived}
+		if ix.Name != td.Index {
+			continue
 		}
+		if impl := ix.Implementation(); impl != cqltype.IndexRegular {
+			return &indexTableError{fmt.Sprintf("%s, but %s's index %s in %s is %s, which keeps no table of its own", what, m[0].Name(), ix.Name, origin, impl)}
+		}
+		if target := ix.Target(); target != "" {
+			what += " on " + target
+		}
+		return &indexTableError{what + derived}
 	}
 	return &indexTableError{fmt.Sprintf("%s, and %s has no index %s on %s (dropped?)", what, origin, td.Index, m[0].Name())}
 }
