@@ -125,13 +125,10 @@ func Segmented[R any](s *SSTable, o SegmentOptions, reset func(r *R), begin func
 	if cuts == nil && s.indexFile != nil && !s.desc.Version.IsBTI() {
 		cuts = func(send func(Cut) bool) {
 			sc := index.NewScanner(s.indexFile, s.indexCodec, 0, false)
-			last := int64(0)
+			c := Cutter{Size: size}
 			for sc.Next() {
-				if pos := sc.Entry().Position; pos-last >= size {
-					if !send(Cut{pos, sc.EntryPos()}) {
-						return
-					}
-					last = pos
+				if pos := sc.Entry().Position; c.At(pos) && !send(Cut{pos, sc.EntryPos()}) {
+					return
 				}
 			}
 		}
@@ -141,6 +138,25 @@ func Segmented[R any](s *SSTable, o SegmentOptions, reset func(r *R), begin func
 		return w.serial(0)
 	}
 	return w.parallel(workers, cuts)
+}
+
+// A Cutter is where Segmented cuts Data.db, from the partition starts
+// Index.db lists: at the first one at least Size bytes past the cut before
+// it (past 0 for the first). A writer that sees the partition starts as it
+// writes them can tell with one where a walk of what it wrote will cut
+// (SegmentOptions{Size: Size}, Index.db's cuts).
+type Cutter struct {
+	Size int64
+	last int64
+}
+
+// At reports whether a cut falls at pos, the next partition start.
+func (c *Cutter) At(pos int64) bool {
+	if pos-c.last < c.Size {
+		return false
+	}
+	c.last = pos
+	return true
 }
 
 type segmentWalk[R any] struct {
