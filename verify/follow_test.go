@@ -21,7 +21,7 @@ type recorder struct{ taken []string }
 type segmentLines struct{ lines []string }
 
 func (f *recorder) Segment(sstable.Segment) SegmentReader { return &segmentLines{} }
-func (f *recorder) Take(r SegmentReader)                { f.taken = append(f.taken, r.(*segmentLines).lines...) }
+func (f *recorder) Take(r SegmentReader)                  { f.taken = append(f.taken, r.(*segmentLines).lines...) }
 
 func (s *segmentLines) Partition(h *rows.PartitionHeader) {
 	s.lines = append(s.lines, fmt.Sprintf("partition %d %x %+v", h.Offset, h.Key, h.Deletion))
