@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
@@ -81,6 +82,7 @@ type sourceFollower struct {
 	capTo    *deletiontime.Layout
 	segments []boundary
 	serial   *partitionComparer // the walk's part on the calling goroutine
+	decoders sync.Pool          // the source's, moved from segment to segment
 	// Taken in order:
 	next     boundary // where the next segment must begin
 	err      error    // the first difference
@@ -99,18 +101,23 @@ func (f *sourceFollower) Segment(seg sstable.Segment) verify.SegmentReader {
 		f.serial.from = f.serial.at
 		return f.serial
 	}
-	if seg.Start == 0 {
-		return newComparer(f.src, boundary{}, f.capTo)
+	from := boundary{}
+	if seg.Start != 0 {
+		i, found := slices.BinarySearchFunc(f.segments, seg.Start, func(b boundary, pos int64) int { return cmp.Compare(b.b, pos) })
+		if !found {
+			return &partitionComparer{lost: true}
+		}
+		from = f.segments[i]
 	}
-	i, found := slices.BinarySearchFunc(f.segments, seg.Start, func(b boundary, pos int64) int { return cmp.Compare(b.b, pos) })
-	if !found {
-		return &partitionComparer{lost: true}
-	}
-	return newComparer(f.src, f.segments[i], f.capTo)
+	dec, _ := f.decoders.Get().(*rows.Decoder)
+	return &partitionComparer{capTo: f.capTo, dec: f.src.DecoderAt(dec, from.a), from: from, at: from}
 }
 
 func (f *sourceFollower) Take(r verify.SegmentReader) {
 	c := r.(*partitionComparer)
+	if c != f.serial && c.dec != nil {
+		defer f.decoders.Put(c.dec)
+	}
 	switch {
 	case f.err != nil || f.lost:
 	case c.lost || c.from != f.next:

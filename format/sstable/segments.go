@@ -7,10 +7,8 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/internal/format/index"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
 // DefaultSegmentSize is how many uncompressed bytes of Data.db a segment
@@ -179,32 +177,6 @@ type segment[R any] struct {
 	err        error
 }
 
-// segmentDecoder is a worker's cursor and decoder, moved from segment to
-// segment so that their buffers (and the chunk last read) are kept.
-type segmentDecoder struct {
-	cur *reader.Cursor
-	dec *rows.Decoder
-}
-
-func (s *SSTable) segmentDecoder(sd *segmentDecoder, off int64) *rows.Decoder {
-	if sd.dec == nil {
-		sd.cur = s.data.Cursor(off)
-		sd.dec = rows.NewDecoder(sd.cur, s.schema)
-		sd.dec.SetFile(s.Path(format.ComponentData))
-		return sd.dec
-	}
-	if err := sd.cur.SeekTo(off); err != nil {
-		// A position outside the data: a fresh cursor fails its first
-		// read the way Decoder(off) would.
-		sd.cur = s.data.Cursor(off)
-		sd.dec = rows.NewDecoder(sd.cur, s.schema)
-		sd.dec.SetFile(s.Path(format.ComponentData))
-		return sd.dec
-	}
-	sd.dec.Reset()
-	return sd.dec
-}
-
 // walk runs begin, then part on the partitions of seg, and returns where
 // the decoder stopped.
 func (w *segmentWalk[R]) walk(dec *rows.Decoder, seg Segment, r *R) (int64, error) {
@@ -315,13 +287,13 @@ func (w *segmentWalk[R]) parallel(workers int, cuts func(func(Cut) bool)) error 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var sd segmentDecoder
+			var dec *rows.Decoder // moved from segment to segment, its buffers kept
 			for seg := range work {
 				select {
 				case <-done:
 					seg.err = errSegmentAborted
 				default:
-					dec := w.s.segmentDecoder(&sd, seg.start)
+					dec = w.s.DecoderAt(dec, seg.start)
 					seg.stop, seg.err = w.walk(dec, Segment{Start: seg.start, End: seg.end, Index: seg.index}, seg.r)
 				}
 				close(seg.done)
