@@ -47,7 +47,7 @@ type writeBehind struct {
 const (
 	writeChunk = 1 << 20
 	// writebackBytes: every this many bytes written, the disk is asked
-	// to start writing them (startWriteback).
+	// to start writing them (vfs.StartWriteback).
 	writebackBytes = 8 << 20
 	// maxChunks bounds the bytes queued for the disk: a row group's pages
 	// (rowGroupBytes) and some.
@@ -76,7 +76,7 @@ func (w *writeBehind) write() {
 				w.mu.Unlock()
 			}
 			if written += int64(len(b)); written-synced >= writebackBytes && !w.direct {
-				startWriteback(w.f, synced, written-synced)
+				vfs.StartWriteback(w.f, synced, written-synced)
 				synced = written
 			}
 		}

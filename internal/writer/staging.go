@@ -440,6 +440,8 @@ type File struct {
 	name   string
 	n      int64
 	closed bool
+	// writeback: the bytes before it were handed to vfs.StartWriteback.
+	writeback int64
 }
 
 // Name is the file's name.
@@ -458,8 +460,17 @@ func (f *File) Write(p []byte) (int, error) {
 	}
 	n, err := f.bw.Write(p)
 	f.n += int64(n)
+	if flushed := f.n - int64(f.bw.Buffered()); flushed-f.writeback >= writebackBytes {
+		vfs.StartWriteback(f.f, f.writeback, flushed-f.writeback)
+		f.writeback = flushed
+	}
 	return n, err
 }
+
+// writebackBytes: every this many bytes a File has written to the file,
+// the disk is asked to start writing them, so that the fsync at its Close
+// has little left to wait for.
+const writebackBytes = 8 << 20
 
 // Close flushes the buffer, fsyncs and closes the file.
 func (f *File) Close() error {
