@@ -140,6 +140,11 @@ type Result struct {
 	Checksums       *reader.ChunkChecksums  `json:"-"`
 	Counts          Counts                  `json:"deletion_times"`
 	Losses          []stats.Loss            `json:"statistics_losses,omitempty"`
+	// StatisticsRecollected are the source Statistics.db's bounds and
+	// counts that were not its rows' (wider ones, as ScyllaDB writes
+	// them; narrower ones, which verify reports): the output holds the
+	// rows' own, as Cassandra's writer collects them.
+	StatisticsRecollected []stats.Mismatch `json:"statistics_recollected,omitempty"`
 	Verified        bool                    `json:"verified"`
 	Problems        []string                `json:"problems,omitempty"`
 	// Refusals (estimates only) say why Convert would refuse this sstable

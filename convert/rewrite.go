@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
@@ -30,6 +31,8 @@ func rewrite(src *sstable.SSTable, o Options, out outputSink) (*Result, error) {
 	}
 	rw := &rewriter{src: src, o: o, out: out, from: src.Version(), to: o.To, dataPath: src.Path(format.ComponentData)}
 	rw.res = &Result{Source: rw.dataPath, From: rw.from.Name, To: rw.to.Name}
+	rw.collected = collectStats(src)
+	defer rw.collected.stop()
 	for _, step := range []func() error{rw.check, rw.openOutputs, rw.convertStatistics, rw.copyPartitions, rw.finishStreams, rw.writeComponents} {
 		if err := step(); err != nil {
 			if rw.dw != nil {
@@ -60,6 +63,9 @@ type rewriter struct {
 	bf         *filter.BloomFilter
 	// convertStatistics
 	st *stats.Statistics
+	// collected gathers, beside the copy, the bounds and counts of the
+	// rows written (writeComponents takes them).
+	collected *collection
 	// copyPartitions
 	first, last []byte
 	// finishStreams
@@ -315,6 +321,9 @@ func (rw *rewriter) finishStreams() error {
 // component's size before and after.
 func (rw *rewriter) writeComponents() error {
 	src, from, to, res, dr, st := rw.src, rw.from, rw.to, rw.res, rw.dr, rw.st
+	if err := rw.takeCollected(); err != nil {
+		return err
+	}
 	st.Stats.CompressionRatio = dr.CompressionRatio()
 	if to.HasKeyRange && rw.first != nil {
 		st.Stats.FirstKey, st.Stats.LastKey = rw.first, rw.last
@@ -367,6 +376,56 @@ func (rw *rewriter) writeComponents() error {
 	res.DataUncompressed = Component{Name: "Data.db (uncompressed)", Before: src.Data().Length(), After: dr.Length}
 	res.CompressionInfo, res.Checksums = dr.Info, dr.Checksums
 	return nil
+}
+
+// takeCollected writes the bounds and counts Cassandra's writer would
+// collect from the rows written (the rows are the source's, their bodies
+// copied), not the source's: sstableupgrade collects fresh statistics, and
+// a writer other than Cassandra's may have stored wider ones (ScyllaDB's
+// timestamps of Long.MIN_VALUE to Long.MAX_VALUE, a row count with an
+// empty static row). For an sstable Cassandra wrote they are the same
+// values. Where they differ, Result.StatisticsRecollected says how.
+func (rw *rewriter) takeCollected() error {
+	data, err := rw.collected.wait()
+	if err != nil {
+		return err
+	}
+	src, st, res := rw.src, rw.st, rw.res
+	res.StatisticsRecollected = stats.CompareCollected(src.Stats().Stats, data, rw.from, src.ClusteringTypes())
+	res.Losses = slices.DeleteFunc(res.Losses, func(l stats.Loss) bool { return stats.IsCollectedField(l.Field) })
+	res.Losses = append(res.Losses, st.Stats.TakeCollected(data, rw.to)...)
+	return nil
+}
+
+// collection is sstable.CollectStats running beside the copy.
+type collection struct {
+	done    chan struct{}
+	stopped atomic.Bool
+	data    *stats.Stats
+	err     error
+}
+
+// collectStats starts collecting src's rows' statistics on every core.
+func collectStats(src *sstable.SSTable) *collection {
+	c := &collection{done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		c.data, c.err = src.CollectStats(sstable.SegmentOptions{}, c.stopped.Load)
+	}()
+	return c
+}
+
+// wait returns what was collected.
+func (c *collection) wait() (*stats.Stats, error) {
+	<-c.done
+	return c.data, c.err
+}
+
+// stop ends the collection early (a failed rewrite) and waits for it: the
+// source is closed after the rewrite returns.
+func (c *collection) stop() {
+	c.stopped.Store(true)
+	<-c.done
 }
 
 // writeWhole writes one component built in memory and records its size.

@@ -20,6 +20,18 @@ var datasetNames = []struct {
 	name string
 }{{Partitions, "partitions"}, {Cells, "cells"}, {SSTables, "sstables"}}
 
+// Names returns the names of the datasets d selects, in the order
+// ParseDatasets takes them (All.Names() is every dataset's).
+func (d Datasets) Names() []string {
+	var out []string
+	for _, n := range datasetNames {
+		if d&n.d != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
+
 // ParseDatasets reads a comma-separated list of dataset names
 // (partitions, cells, sstables).
 func ParseDatasets(s string) (Datasets, error) {

@@ -59,3 +59,26 @@ func ExampleFind() {
 	// sstable: ks/readings-5bc52802de2535edaeab188eecebb090/oa-1-big-Data.db <nil>
 	// skipped: ks/readings-5bc52802de2535edaeab188eecebb090/snapshots - snapshot directory (--snapshots includes it)
 }
+
+// The versions Cassandra's releases wrote, as the tools offer them: the
+// format each belongs to, and the first with compact deletion times.
+func ExampleReleased() {
+	for _, v := range format.Released() {
+		fmt.Print(v.Name, " ", v.Format)
+		if v.HasUIntDeletionTime {
+			fmt.Print(" (compact deletion times)")
+		}
+		fmt.Println()
+	}
+	// Output:
+	// ma big
+	// mb big
+	// mc big
+	// md big
+	// me big
+	// na big
+	// nb big
+	// nc big
+	// oa big (compact deletion times)
+	// da bti (compact deletion times)
+}

@@ -1,6 +1,9 @@
 package format
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 )
@@ -59,4 +62,36 @@ func TableOf(dir string) TableDir {
 		t.Keyspace = ks
 	}
 	return t
+}
+
+// TableDirsIn lists the directories of table keyspace.table in the data
+// directory dataDir, as Cassandra names them (Directories.java):
+// <dataDir>/<keyspace>/<table>-<id> for each id found (a table dropped and
+// created again under the same name leaves one directory per id), and
+// <dataDir>/<keyspace>/<table> (before Cassandra 2.1), sorted by name.
+// None is not an error; an unreadable keyspace directory is.
+func TableDirsIn(dataDir, keyspace, table string) ([]TableDir, error) {
+	ksDir := filepath.Join(dataDir, keyspace)
+	ents, err := os.ReadDir(ksDir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []TableDir
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		name := e.Name()
+		m := tableDirName.FindStringSubmatch(name)
+		switch {
+		case m != nil && m[1] == table:
+			out = append(out, TableDir{Dir: filepath.Join(ksDir, name), Keyspace: keyspace, Table: table, ID: m[2]})
+		case name == table:
+			out = append(out, TableDir{Dir: filepath.Join(ksDir, name), Keyspace: keyspace, Table: table})
+		}
+	}
+	return out, nil
 }

@@ -1,6 +1,11 @@
 package format
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 func TestTableOfDir(t *testing.T) {
 	for name, want := range map[string]string{
@@ -16,5 +21,39 @@ func TestTableOfDir(t *testing.T) {
 		if got != want || ok != (want != "") {
 			t.Errorf("TableOfDir(%q) = %q, %v; want %q", name, got, ok, want)
 		}
+	}
+}
+
+func TestTableDirsIn(t *testing.T) {
+	data := t.TempDir()
+	for _, d := range []string{
+		"shop/orders-0f3e4a70c67c11eeb4a4d93dc8a1f6a2", // dropped, then created again:
+		"shop/orders-1a2b3c70c67c11eeb4a4d93dc8a1f6a2",
+		"shop/orders_by_day-2b3c4d70c67c11eeb4a4d93dc8a1f6a2", // another table, a longer name
+		"shop/orders-not-an-id",
+		"shop/orders", // before 2.1
+		"other/orders-3c4d5e70c67c11eeb4a4d93dc8a1f6a2",
+	} {
+		if err := os.MkdirAll(filepath.Join(data, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := TableDirsIn(data, "shop", "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range got {
+		if d.Keyspace != "shop" || d.Table != "orders" {
+			t.Errorf("%+v", d)
+		}
+		names = append(names, filepath.Base(d.Dir)+"|"+d.ID)
+	}
+	want := "orders|,orders-0f3e4a70c67c11eeb4a4d93dc8a1f6a2|0f3e4a70c67c11eeb4a4d93dc8a1f6a2,orders-1a2b3c70c67c11eeb4a4d93dc8a1f6a2|1a2b3c70c67c11eeb4a4d93dc8a1f6a2"
+	if strings.Join(names, ",") != want {
+		t.Fatalf("got %s\nwant %s", strings.Join(names, ","), want)
+	}
+	if got, err := TableDirsIn(data, "nokeyspace", "orders"); err != nil || len(got) != 0 {
+		t.Fatalf("missing keyspace: %v %v", got, err)
 	}
 }

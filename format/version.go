@@ -130,6 +130,22 @@ func ParseFormatVersion(format Format, name string) (Version, error) {
 	return Version{}, fmt.Errorf("unknown sstable format %q (expected big or bti)", format)
 }
 
+// Released returns the versions Cassandra's releases have written, oldest
+// first, big then BTI: the version histories in BigFormat.BigVersion
+// (ma 3.0.0 .. me 3.0.25/3.11.11, na and nb 4.0, nc as 5.0's development
+// builds wrote it before CASSANDRA-19010, oa 5.0) and BtiFormat.BtiVersion
+// (da 5.0). These are the names the tools offer (shell completion,
+// --version); ParseVersion and ParseFormatVersion read any name within
+// their ranges, as Cassandra's readers do.
+func Released() []Version {
+	var out []Version
+	for _, name := range []string{"ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa"} {
+		out = append(out, MustVersion(name))
+	}
+	da, _ := ParseFormatVersion(BTI, "da")
+	return append(out, da)
+}
+
 // IsBTI reports whether the sstable is trie-indexed (Partitions.db and
 // Rows.db instead of Index.db and Summary.db).
 func (v Version) IsBTI() bool { return v.Format == BTI }

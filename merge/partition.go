@@ -386,6 +386,9 @@ func (p *Partition) mergeStatic() (*rows.Unfiltered, *Provenance, error) {
 	if p.rec != nil {
 		p.rec.begin(rows.KindStaticRow, nil, clustering.Prefix{Kind: clustering.StaticClustering})
 	}
+	if p.vs = p.sm.dropVersions(p.vs); len(p.vs) == 0 {
+		return nil, nil, nil
+	}
 	ok, err := p.sm.merge(p.vs, p.partDel)
 	if err != nil || !ok {
 		return nil, nil, err
@@ -408,6 +411,9 @@ func (p *Partition) mergeRows() (*rows.Unfiltered, *Provenance, error) {
 	}
 	if p.rec != nil {
 		p.rec.begin(rows.KindRow, p.vs[0].u.Clustering, clustering.Prefix{})
+	}
+	if p.vs = p.rm.dropVersions(p.vs); len(p.vs) == 0 {
+		return nil, nil, nil
 	}
 	var ok bool
 	var err error

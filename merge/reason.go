@@ -56,6 +56,10 @@ const (
 	// older than gc_grace before now, which a major compaction drops
 	// (PurgeFunction, only with Options.Purge).
 	Purged
+	// DroppedColumn: a cell of a column dropped after it was written (or
+	// a collection deletion made before the drop), which Cassandra does
+	// not read (DeserializationHelper.isDropped; Table.DropColumns).
+	DroppedColumn
 )
 
 var reasonText = [...]string{
@@ -77,6 +81,7 @@ var reasonText = [...]string{
 	ShadowableShadowed:          "shadowable deletion undone by newer row liveness",
 	Expired:                     "expired",
 	Purged:                      "purged (gc_grace passed)",
+	DroppedColumn:               "dropped column",
 }
 
 func (r Reason) String() string {

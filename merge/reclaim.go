@@ -15,6 +15,10 @@ import (
 // (several sstables' partition headers and row framing written once, and
 // the re-encoding), so that the reasons add up to the whole.
 type Reclaim struct {
+	// DroppedColumns: cells (and collection deletions) of dropped
+	// columns written before the drop, which are not read at all
+	// (Table.DropColumns).
+	DroppedColumns int64 `json:"dropped_columns,omitempty"`
 	// Overwritten: versions that lost to a newer (or, on a tie, a
 	// preferred) version of the same cell, liveness or deletion.
 	Overwritten int64 `json:"overwritten"`
@@ -61,7 +65,7 @@ func (a *Reclaim) Finish(dataReduction int64) {
 
 // Total adds up every reason.
 func (a *Reclaim) Total() int64 {
-	return a.Overwritten + a.ShadowedByPartitionDeletion + a.ShadowedByRangeDeletion + a.ShadowedByRowDeletion +
+	return a.DroppedColumns + a.Overwritten + a.ShadowedByPartitionDeletion + a.ShadowedByRangeDeletion + a.ShadowedByRowDeletion +
 		a.ShadowedByCollectionDelete + a.Expired + a.Purged + a.Merging
 }
 
@@ -73,6 +77,7 @@ type step struct {
 
 func (a *Reclaim) steps() []step {
 	return []step{
+		{&a.DroppedColumns, func(r Reason) bool { return r == DroppedColumn }},
 		// A counter context merged by shard (CounterMerged) is kept: the
 		// merged context is in the output (Merging has the difference).
 		{&a.Overwritten, func(r Reason) bool {
@@ -218,6 +223,7 @@ func (a *Reclaim) size(src int, u *rows.Unfiltered) int {
 
 // Add adds o's bytes to a's (totals over tables).
 func (a *Reclaim) Add(o *Reclaim) {
+	a.DroppedColumns += o.DroppedColumns
 	a.Overwritten += o.Overwritten
 	a.ShadowedByPartitionDeletion += o.ShadowedByPartitionDeletion
 	a.ShadowedByRangeDeletion += o.ShadowedByRangeDeletion
@@ -234,9 +240,14 @@ type ReclaimReason struct {
 	Bytes  int64
 }
 
-// Reasons lists the reasons with their wording, in docs/merge.md's order.
+// Reasons lists the reasons with their wording, in docs/merge.md's order
+// (dropped columns only when there were some).
 func (a *Reclaim) Reasons() []ReclaimReason {
-	return []ReclaimReason{
+	var dropped []ReclaimReason
+	if a.DroppedColumns != 0 {
+		dropped = []ReclaimReason{{"cells of dropped columns (before the drop)", a.DroppedColumns}}
+	}
+	return append(dropped, []ReclaimReason{
 		{"overwritten cells (older versions)", a.Overwritten},
 		{"shadowed by partition deletions", a.ShadowedByPartitionDeletion},
 		{"shadowed by range deletions", a.ShadowedByRangeDeletion},
@@ -245,5 +256,5 @@ func (a *Reclaim) Reasons() []ReclaimReason {
 		{"expired TTLs (values dropped)", a.Expired},
 		{"purgeable tombstones (gc_grace passed)", a.Purged},
 		{"merging (headers and row framing written once)", a.Merging},
-	}
+	}...)
 }

@@ -41,6 +41,7 @@ type Table struct {
 	staticMap, regularMap [][]int
 	filters               []*filter.BloomFilter // Filter.db, read on the first lookup
 	filterRead            []bool
+	hasDropped            bool // some column has a drop time (DropColumns)
 }
 
 // column is one united column: the decoder's description, its type, and
@@ -49,6 +50,10 @@ type column struct {
 	rows.Column
 	typ   *cqltype.Type
 	first int
+	// dropped: the column was dropped at droppedAt (microseconds), whose
+	// older cells are not read (DropColumns).
+	dropped   bool
+	droppedAt int64
 }
 
 // Open opens the sstables that paths name (any component of each) and

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,11 +90,13 @@ func CompressorFor(class string, options map[string]string) (Compressor, error) 
 	}
 }
 
-func knownCompressors() string {
-	names := []string{"LZ4Compressor", "SnappyCompressor", "DeflateCompressor", "ZstdCompressor", "NoopCompressor"}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
+// Compressors are the compressor classes CompressorFor takes (by their
+// simple names; org.apache.cassandra.io.compress. may precede them), sorted.
+func Compressors() []string {
+	return []string{"DeflateCompressor", "LZ4Compressor", "NoopCompressor", "SnappyCompressor", "ZstdCompressor"}
 }
+
+func knownCompressors() string { return strings.Join(Compressors(), ", ") }
 
 // grow returns dst with room for n more bytes after len(dst).
 func grow(dst []byte, n int) []byte {

@@ -150,7 +150,11 @@ func TestCompressorFor(t *testing.T) {
 			t.Errorf("CompressorFor(%q, %v) = %v, want error containing %q", b.class, b.options, err, b.want)
 		}
 	}
-	for _, n := range []string{"LZ4Compressor", "SnappyCompressor", "DeflateCompressor", "ZstdCompressor", "NoopCompressor"} {
+	// Every class Compressors names opens, by its simple and its full name.
+	if len(Compressors()) != 5 {
+		t.Errorf("Compressors() = %v, want Cassandra's five", Compressors())
+	}
+	for _, n := range Compressors() {
 		short, err1 := CompressorFor(n, nil)
 		long, err2 := CompressorFor("org.apache.cassandra.io.compress."+n, nil)
 		if err1 != nil || err2 != nil || short.Name() != n || long.Name() != n {

@@ -26,13 +26,15 @@ const (
 	Buffered
 )
 
+// AccessModes are the access modes, in the order ParseAccess names them.
+func AccessModes() []Access { return []Access{Mmap, Buffered} }
+
 // ParseAccess reads "mmap" or "buffered" (case-insensitive).
 func ParseAccess(s string) (Access, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "mmap":
-		return Mmap, nil
-	case "buffered":
-		return Buffered, nil
+	for _, a := range AccessModes() {
+		if strings.EqualFold(strings.TrimSpace(s), a.String()) {
+			return a, nil
+		}
 	}
 	return 0, fmt.Errorf("unknown access mode %q: want mmap or buffered", s)
 }

@@ -20,6 +20,11 @@ func TestParseAccess(t *testing.T) {
 			t.Errorf("String/ParseAccess do not round-trip for %v", got)
 		}
 	}
+	for _, a := range AccessModes() {
+		if back, err := ParseAccess(a.String()); err != nil || back != a {
+			t.Errorf("ParseAccess(%q) = %v, %v", a, back, err)
+		}
+	}
 	if _, err := ParseAccess("standard"); err == nil {
 		t.Error("ParseAccess accepted an unknown mode")
 	}

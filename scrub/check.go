@@ -24,9 +24,10 @@ func (sc *scrubber) check() (string, error) {
 	var prevKey []byte
 	var n, cells int64
 	// What verify compares only when it decodes cells: Statistics.db's
-	// row count and timestamps against the rows (a kept Statistics.db
-	// must still say what Data.db holds).
-	col := stats.NewTimestampCollector()
+	// bounds and counts against the rows (a kept Statistics.db must still
+	// say what Data.db holds; where it does not, it is rebuilt with the
+	// rows' own, as Cassandra's writer collects them).
+	col := stats.NewBoundsCollector(sc.src.ClusteringTypes())
 	// The index and filter a rebuild would make are built on the way, in
 	// memory, so that the rebuild does not walk Data.db again.
 	var ib *indexBuild
@@ -51,14 +52,14 @@ func (sc *scrubber) check() (string, error) {
 		err := dec.ReadPartitionHeader(&h)
 		if err == io.EOF {
 			sc.count = n
-			sc.statsBad = sc.statsAgree(col)
+			sc.statsAgree(col)
 			if ib != nil && n == sc.verified.Partitions {
 				built := map[string][]byte{}
 				if ib.finish(sc.from, built) == nil {
 					sc.prebuilt = built
 				}
 			}
-			return sc.statsBad, nil
+			return "", nil
 		}
 		if err != nil {
 			return err.Error(), nil
@@ -87,14 +88,7 @@ func (sc *scrubber) check() (string, error) {
 			if ib != nil {
 				keep(ib.unfiltered(u))
 			}
-			switch u.Kind {
-			case rows.KindStaticRow:
-				cells += col.Static(u)
-			case rows.KindMarker:
-				col.Marker(u)
-			default:
-				cells += col.Row(u)
-			}
+			cells += col.Unfiltered(u)
 			if fix.changes(u) {
 				return fmt.Sprintf("partition %s: the row at byte %d has a deletion time or expiration to fix", keyString(sc.src.KeyType(), h.Key), u.Offset), nil
 			}
@@ -122,22 +116,20 @@ func (sc *scrubber) check() (string, error) {
 	}
 }
 
-// statsAgree says why Statistics.db's row count or timestamps are not
-// the rows' ("" when they are).
-func (sc *scrubber) statsAgree(col *stats.Collector) string {
+// statsAgree compares Statistics.db's bounds and counts with the rows'
+// (stats.CompareCollected): what differs, wider or narrower, makes the
+// rebuild write Statistics.db anew with the rows' own.
+func (sc *scrubber) statsAgree(col *stats.Collector) {
 	st := sc.src.Stats().Stats
 	if st == nil {
-		return ""
+		return
 	}
 	var scanned stats.Stats
 	col.Fill(&scanned)
-	switch {
-	case scanned.TotalRows != st.TotalRows:
-		return fmt.Sprintf("Statistics.db counts %d rows, Data.db holds %d", st.TotalRows, scanned.TotalRows)
-	case scanned.MinTimestamp != st.MinTimestamp || scanned.MaxTimestamp != st.MaxTimestamp:
-		return fmt.Sprintf("Statistics.db's timestamps are %d..%d, Data.db's %d..%d", st.MinTimestamp, st.MaxTimestamp, scanned.MinTimestamp, scanned.MaxTimestamp)
+	sc.statsDiff = stats.CompareCollected(st, &scanned, sc.from, sc.src.ClusteringTypes())
+	if len(sc.statsDiff) > 0 {
+		sc.collected = &scanned
 	}
-	return ""
 }
 
 // heldClustering keeps the previous unfiltered's clustering (its kind and

@@ -230,7 +230,7 @@ func (n *node) afterCrash(t *testing.T, trial string) {
 	if out, err := exec.Command("cp", "-a", n.data, saved).CombinedOutput(); err != nil {
 		t.Fatalf("%s: cp: %v %s", trial, err, out)
 	}
-	if _, err := txnlog.RemoveUnfinishedLeftovers(n.table); err != nil {
+	if _, err := txnlog.RemoveUnfinishedLeftovers(vfs.Default, n.table); err != nil {
 		t.Fatalf("%s: Cassandra would refuse to start: %v", trial, err)
 	}
 	if f := format.Find([]string{n.table}, format.FindOptions{}).SSTables; len(f) > 0 && f[len(f)-1].Err != nil {

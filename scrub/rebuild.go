@@ -41,6 +41,7 @@ func (sc *scrubber) bad(c string) string {
 type rebuildPlan struct {
 	index   string // Index.db and Summary.db, or Partitions.db and Rows.db
 	summary string // Summary.db alone, from the kept Index.db
+	stats   string // Statistics.db, with the rows' bounds and counts
 	filter  string
 	digest  string
 	crc     string
@@ -63,6 +64,12 @@ func (sc *scrubber) plan() rebuildPlan {
 	}
 	p.filter = sc.bad(format.ComponentFilter)
 	p.digest = sc.bad(format.ComponentDigest)
+	if n := len(sc.statsDiff); n > 0 {
+		p.stats = "Statistics.db's " + sc.statsDiff[0].String()
+		if n > 1 {
+			p.stats += fmt.Sprintf(" (and %d more bounds or counts)", n-1)
+		}
+	}
 	p.components = []string{format.ComponentData, format.ComponentStatistics}
 	if sc.src.Data().Compressed() {
 		p.components = append(p.components, format.ComponentCompressionInfo)
@@ -105,16 +112,21 @@ func (p *rebuildPlan) why(c string, v format.Version) string {
 		return p.digest
 	case format.ComponentCRC:
 		return p.crc
+	case format.ComponentStatistics:
+		return p.stats
 	case format.ComponentTOC:
 		return p.toc
 	}
 	return ""
 }
 
-// rebuild writes the sstable with the source's Data.db, Statistics.db and
+// rebuild writes the sstable with the source's Data.db and
 // CompressionInfo.db byte for byte, keeps every derived component that is
 // present and right, and rebuilds the others from Data.db exactly as
-// Cassandra's writer made them: the index blocks cut at ColumnIndexSize,
+// Cassandra's writer made them: Statistics.db with the rows' bounds and
+// counts where they differ from the stored ones (as ScyllaDB's can; the
+// rest of it, the serialization header's minima above all, kept), the
+// index blocks cut at ColumnIndexSize,
 // the summary with the source's sampling (the table default without one),
 // the filter sized for the exact partition count with Statistics.db's
 // bloom_filter_fp_chance.
@@ -150,6 +162,9 @@ func (b *builder) write(p *rebuildPlan) error {
 		return err
 	}
 	if err := b.data(p); err != nil {
+		return err
+	}
+	if err := b.statistics(p); err != nil {
 		return err
 	}
 	comps := writer.IndexComponents(sc.from)
@@ -286,9 +301,31 @@ func (b *builder) data(p *rebuildPlan) error {
 	if p.digest != "" {
 		b.built[format.ComponentDigest] = writer.DigestText(digest.Sum32())
 	}
+
 	if p.crc != "" {
 		b.built[format.ComponentCRC] = crcs.Encode()
 	}
+	return nil
+}
+
+// statistics builds Statistics.db anew when its bounds or counts are not
+// the rows': the source's with the rows' own (stats.TakeCollected), in the
+// same version, so that the serialization header Data.db's deltas need is
+// the same.
+func (b *builder) statistics(p *rebuildPlan) error {
+	if p.stats == "" {
+		return nil
+	}
+	st, _, err := b.sc.src.Stats().Convert(b.sc.from)
+	if err != nil {
+		return err
+	}
+	st.Stats.TakeCollected(b.sc.collected, b.sc.from)
+	enc, err := st.Encode(b.sc.from)
+	if err != nil {
+		return fmt.Errorf("%s: encoding Statistics.db: %w", b.sc.dataPath, err)
+	}
+	b.built[format.ComponentStatistics] = enc
 	return nil
 }
 

@@ -36,6 +36,9 @@ const (
 
 var modeNames = []string{"skip", "abort", "validate"}
 
+// Modes are the modes, in the order ParseMode's error names them.
+func Modes() []Mode { return []Mode{Skip, Abort, Validate} }
+
 func (m Mode) String() string {
 	if int(m) < len(modeNames) {
 		return modeNames[m]
@@ -236,6 +239,11 @@ type scrubber struct {
 	// statsBad says what was wrong with Statistics.db (its header's
 	// minima, values Data.db contradicts): the rewrite writes it anew.
 	statsBad string
+	// statsDiff are Statistics.db's bounds and counts that are not the
+	// rows' (check), and collected the rows' own: a rebuild writes
+	// Statistics.db with them.
+	statsDiff []stats.Mismatch
+	collected *stats.Stats
 }
 
 func open(srcPath string, o Options) (*scrubber, error) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
@@ -20,14 +21,18 @@ import (
 
 // statsCheck rebuilds the parts of Statistics.db's stats component that a
 // scan of Data.db determines exactly on every real sstable: the partition
-// size histogram (its total is the partition count), the row count and
-// the minimum and maximum timestamp (MetadataCollector, through
-// stats.Collector). The cells-per-partition histogram and the column
-// count are not compared: Cassandra's own 3.x test sstable
-// (negative-local-expiration, whose cells histogram counts each of its 2
-// partitions twice) and ScyllaDB's writer disagree with a scan on them.
-// The cells histogram is only held to no negative count and a total of
-// at most twice the partitions.
+// size histogram (its total is the partition count), and every bound and
+// count reads and compactions rely on (stats.CompareCollected: the
+// timestamps, local deletion times, TTLs, covered clusterings, the row and
+// column counts, the partition-level deletion marker), gathered as
+// MetadataCollector gathers them (stats.Collector). A bound or count that
+// covers less than the rows is a problem (a read could skip live data); one
+// that covers more, as ScyllaDB writes some, is a warning. The
+// cells-per-partition histogram is not compared: Cassandra's own 3.x test
+// sstable (negative-local-expiration, whose cells histogram counts each of
+// its 2 partitions twice) and ScyllaDB's writer disagree with a scan on
+// it. It is only held to no negative count and a total of at most twice
+// the partitions.
 type statsCheck struct {
 	r     *Report
 	path  string
@@ -35,6 +40,9 @@ type statsCheck struct {
 	sizes stats.EstimatedHistogram // with Statistics.db's own offsets
 	col   *stats.Collector         // nil when rows are skimmed, not decoded
 	cells int64                    // of the partition being walked
+	// types and version say how to compare what col gathered.
+	types   []*cqltype.Type
+	version format.Version
 }
 
 func newStatsCheck(s *sstable.SSTable, r *Report, skimRows bool) *statsCheck {
@@ -67,9 +75,11 @@ func newStatsCheck(s *sstable.SSTable, r *Report, skimRows bool) *statsCheck {
 		}
 	}
 	if !skimRows {
-		c.col = stats.NewTimestampCollector()
+		c.types = s.ClusteringTypes()
+		c.version = s.Version()
+		c.col = stats.NewBoundsCollector(c.types)
 	}
-	r.Checks = append(r.Checks, "Statistics.db partition sizes, row count and timestamps against Data.db")
+	r.Checks = append(r.Checks, "Statistics.db partition sizes, bounds and counts against Data.db")
 	return c
 }
 
@@ -79,12 +89,12 @@ func (c *statsCheck) fork() *statsCheck {
 	if c == nil {
 		return nil
 	}
-	f := &statsCheck{r: c.r, path: c.path, st: c.st}
+	f := &statsCheck{r: c.r, path: c.path, st: c.st, types: c.types, version: c.version}
 	if c.sizes.Buckets != nil {
 		f.sizes = stats.EstimatedHistogram{Offsets: c.sizes.Offsets, Buckets: make([]int64, len(c.sizes.Buckets))}
 	}
 	if c.col != nil {
-		f.col = stats.NewTimestampCollector()
+		f.col = stats.NewBoundsCollector(c.types)
 	}
 	return f
 }
@@ -128,14 +138,7 @@ func (c *statsCheck) unfiltered(u *rows.Unfiltered) {
 	if c == nil || c.col == nil {
 		return
 	}
-	switch u.Kind {
-	case rows.KindStaticRow:
-		c.cells += c.col.Static(u)
-	case rows.KindMarker:
-		c.col.Marker(u)
-	default:
-		c.cells += c.col.Row(u)
-	}
+	c.cells += c.col.Unfiltered(u)
 }
 
 func (c *statsCheck) endPartition(size int64) {
@@ -174,11 +177,13 @@ func (c *statsCheck) finish() {
 	}
 	var scanned stats.Stats
 	c.col.Fill(&scanned)
-	if scanned.TotalRows != c.st.TotalRows {
-		c.problem("totalRows is %d, Data.db holds %d rows", c.st.TotalRows, scanned.TotalRows)
-	}
-	if scanned.MinTimestamp != c.st.MinTimestamp || scanned.MaxTimestamp != c.st.MaxTimestamp {
-		c.problem("timestamps %d..%d, Data.db's are %d..%d", c.st.MinTimestamp, c.st.MaxTimestamp, scanned.MinTimestamp, scanned.MaxTimestamp)
+	for _, m := range stats.CompareCollected(c.st, &scanned, c.version, c.types) {
+		if m.Narrower {
+			c.problem("%s: %s", m, m.Consequence())
+			continue
+		}
+		c.r.Warnings = append(c.r.Warnings, Problem{File: c.path, Component: "Statistics.db", Offset: -1,
+			Message: m.String() + " (a read or compaction only looks at more than it needs; convert, upgrade and scrub write the rows' own)"})
 	}
 }
 

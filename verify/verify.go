@@ -12,9 +12,10 @@
 // unless bloom_filter_fp_chance is 1, TOC.txt lists every component on
 // disk. What the writer derives from the data is rebuilt and compared
 // (rebuild.go): Filter.db, Summary.db's sampling, Statistics.db's
-// partition sizes, row count and timestamps (the only check of them before
-// na, which stores no checksum). Data.db is decoded completely in one
-// pass.
+// partition sizes and every bound and count reads rely on (the only check
+// of them before na, which stores no checksum; bounds wider than the rows
+// are warnings, narrower ones problems). Data.db is decoded completely in
+// one pass.
 package verify
 
 import (
@@ -59,6 +60,11 @@ type Report struct {
 	// writes), or a table setting that can also be damage (a min index
 	// interval other than the default). They do not make OK false.
 	Notes []Problem `json:"notes,omitempty"`
+	// Warnings are metadata wider than the data: Statistics.db bounds or
+	// counts that cover more than the rows (as ScyllaDB writes some). A
+	// read or compaction only looks at more than it needs, so they do not
+	// make OK false; metadata that covers less is a problem.
+	Warnings []Problem `json:"warnings,omitempty"`
 	// raw makes add keep every problem, repeats included and past
 	// maxProblems: a segment's list, which the report takes in order.
 	raw bool

@@ -85,7 +85,7 @@ func flagsFirst(app *cli.App, args []string) ([]string, error) {
 			cmd = c
 		}
 	}
-	if cmd == nil {
+	if cmd == nil || cmd.SkipFlagParsing { // __complete: its arguments are a command line
 		return args, nil
 	}
 	takesValue := map[string]bool{}

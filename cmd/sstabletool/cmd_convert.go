@@ -43,9 +43,9 @@ func convertCommand() *cli.Command {
 			"  sstabletool convert --merge --to oa --out /tmp/orders-compacted /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2\n" +
 			"  sstabletool convert --merge -r --purge --to oa --out /tmp/node-compacted /var/lib/cassandra/data   # every table, purging",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa), or da (BTI)"},
+			versionFlag(&cli.StringFlag{Name: "to", Usage: "target version: oa, nc or nb (any big-format version ma..oa), or da (BTI)"}),
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR` (created if missing)"},
-			&cli.StringFlag{Name: "compression", Usage: "Data.db compression: keep (default), none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)", Value: "keep"},
+			compressionFlag(&cli.StringFlag{Name: "compression", Usage: "Data.db compression: keep (default), none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)", Value: "keep"}, "keep"),
 			&cli.IntFlag{Name: "chunk-length", Usage: "chunk length in KiB with --compression (default: the source's, else 16)"},
 			&cli.IntFlag{Name: "column-index-size", Usage: "index block size in KiB (column_index_size) for blocks cut anew: always with da on either side (default 16 for da, 64 for big), on request between big versions (default: keep the source's blocks)"},
 			&cli.BoolFlag{Name: "cap-deletion-times", Usage: "cap deletion times a legacy layout cannot hold (past 2038) instead of failing; the report counts them"},
@@ -61,21 +61,17 @@ func convertCommand() *cli.Command {
 
 func parseCompression(c *cli.Context) (*writer.Compression, bool, error) {
 	name := c.String("compression")
-	switch strings.ToLower(name) {
-	case "", "keep":
+	class, err := compressorClass(name)
+	switch {
+	case err != nil:
+		return nil, false, usageError("--compression %s: %v", name, err)
+	case class == "":
 		if c.IsSet("chunk-length") {
 			return nil, false, usageError("--chunk-length needs --compression")
 		}
 		return nil, false, nil
-	case "none", "uncompressed":
+	case class == "none":
 		return nil, true, nil
-	}
-	class := name
-	if i := strings.LastIndex(class, "."); i >= 0 {
-		class = class[i+1:]
-	}
-	if _, err := reader.CompressorFor(class, nil); err != nil {
-		return nil, false, usageError("--compression %s: %v", name, err)
 	}
 	kib := c.Int("chunk-length")
 	if kib == 0 {
@@ -85,6 +81,24 @@ func parseCompression(c *cli.Context) (*writer.Compression, bool, error) {
 		return nil, false, usageError("--chunk-length %d: expected a power of two (KiB)", kib)
 	}
 	return &writer.Compression{Class: class, Options: map[string]string{}, ChunkLength: kib << 10, MaxCompressedLength: math.MaxInt32}, false, nil
+}
+
+// compressorClass is the compression a --compression value names: "" to
+// keep the source's ("keep", or no value), "none" for uncompressed, else a
+// compressor's class (its simple name).
+func compressorClass(name string) (string, error) {
+	switch strings.ToLower(name) {
+	case "", "keep":
+		return "", nil
+	case "none", "uncompressed":
+		return "none", nil
+	}
+	class := name
+	if i := strings.LastIndex(class, "."); i >= 0 {
+		class = class[i+1:]
+	}
+	_, err := reader.CompressorFor(class, nil)
+	return class, err
 }
 
 // parseAnyVersion parses a version of either format: da is BTI
@@ -173,6 +187,9 @@ func convertAction(c *cli.Context) error {
 		if res.Counts.Capped > 0 {
 			fmt.Fprintf(stdout, "  capped %d deletion time(s) to fit %s\n", res.Counts.Capped, res.To)
 		}
+		for _, m := range res.StatisticsRecollected {
+			fmt.Fprintf(stdout, "  statistics: %s; written as the rows' own\n", m)
+		}
 		for _, l := range res.Losses {
 			fmt.Fprintf(stdout, "  note: %s\n", l)
 		}
@@ -188,8 +205,9 @@ func convertAction(c *cli.Context) error {
 // byte once, in order, where a mapping gains nothing and would count the
 // whole source in the resident set, so they read buffered unless told
 // otherwise, and their help says so.
-var rewriteAccessFlag = &cli.StringFlag{Name: "access", Value: "buffered",
-	Usage: "how to read components: buffered (read calls; every byte is read once, in order) or mmap (memory-mapped)"}
+var rewriteAccessFlag = oneOf(&cli.StringFlag{Name: "access", Value: "buffered",
+	Usage: "how to read components: buffered (read calls; every byte is read once, in order) or mmap (memory-mapped)"},
+	names(reader.AccessModes())...).parsedBy(parseAccess)
 
 func rewriteAccess(c *cli.Context) (reader.Access, error) {
 	a, err := reader.ParseAccess(c.String("access"))

@@ -61,7 +61,7 @@ func convertMerged(c *cli.Context, o convert.Options) error {
 
 // mergeConvertOptions are convert's options for a merged conversion of
 // table t, with --now, --purge and --gc-grace.
-func mergeConvertOptions(c *cli.Context, t *merge.Table, sf *inspect.SchemaFile, o convert.Options) (convert.MergeOptions, error) {
+func mergeConvertOptions(c *cli.Context, t *merge.Table, sf *inspect.SchemaSource, o convert.Options) (convert.MergeOptions, error) {
 	m, err := mergeOptions(c, t, sf)
 	if err != nil {
 		return convert.MergeOptions{}, err

@@ -12,7 +12,7 @@ import (
 
 // dumpMerged is dump --merge: each table of the sstables given, merged
 // and printed as one sstabledump document (with -r, one per table).
-func dumpMerged(c *cli.Context, sf *inspect.SchemaFile) error {
+func dumpMerged(c *cli.Context, sf *inspect.SchemaSource) error {
 	return mergeEach(c, "merged", func(g tableGroup) error {
 		t, err := openTable(c, g, sf)
 		if err != nil {
@@ -23,7 +23,7 @@ func dumpMerged(c *cli.Context, sf *inspect.SchemaFile) error {
 	})
 }
 
-func dumpTable(c *cli.Context, t *merge.Table, sf *inspect.SchemaFile) error {
+func dumpTable(c *cli.Context, t *merge.Table, sf *inspect.SchemaSource) error {
 	o, err := mergeOptions(c, t, sf)
 	if err != nil {
 		return err

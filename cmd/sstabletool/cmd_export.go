@@ -56,10 +56,11 @@ func exportCommand() *cli.Command {
 			"  duckdb -c \"SELECT keyspace, \\\"table\\\", node, key, size FROM read_parquet('fleet/partitions/**/*.parquet',\n" +
 			"      hive_partitioning = true) ORDER BY size DESC LIMIT 20\"",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "parquet", Usage: "output format: parquet (the only one)"},
+			oneOf(&cli.StringFlag{Name: "format", Value: "parquet", Usage: "output format: parquet (the only one)"}, "parquet"),
 			&cli.StringFlag{Name: "out", Usage: "output `DIR` (created if needed; files already there of the same sstables are replaced)"},
 			&cli.StringFlag{Name: "node", Usage: "the node `NAME` in every row and file name (default: the host name)"},
-			&cli.StringFlag{Name: "datasets", Value: "partitions,cells,sstables", Usage: "which datasets to write, comma-separated: partitions, cells, sstables (the cells dataset is by far the largest)"},
+			listOf(&cli.StringFlag{Name: "datasets", Value: "partitions,cells,sstables", Usage: "which datasets to write, comma-separated: partitions, cells, sstables (the cells dataset is by far the largest)"},
+				export.All.Names()...).parsedBy(func(s string) error { _, err := export.ParseDatasets(s); return err }),
 			&cli.Int64Flag{Name: "current-timestamp", Aliases: []string{"u"}, Usage: "`SECONDS` since the epoch at which TTLs count as expired, as partitions -u (default: now; with --merge, --now says it too)"},
 			&cli.BoolFlag{Name: "merge", Aliases: []string{"m"}, Usage: "export each table's merged view, one file per table (see above)"},
 			nowFlag, purgeFlag, gcGraceFlag,
@@ -86,9 +87,6 @@ type exportSummary struct {
 }
 
 func exportAction(c *cli.Context) error {
-	if f := c.String("format"); f != "parquet" {
-		return usageError("export: --format %q: only parquet is supported", f)
-	}
 	ds, err := export.ParseDatasets(c.String("datasets"))
 	if err != nil {
 		return usageError("export: --datasets: %v", err)

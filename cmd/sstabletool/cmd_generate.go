@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,12 +40,12 @@ func generateCommand() *cli.Command {
 			"  sstabletool generate --sstables 4 --out /tmp/hist                                               # a history; then dump --merge /tmp/hist\n" +
 			"  sstabletool generate --sstables 3 --profile counters --out /tmp/counters",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa), or da (BTI: Partitions.db and Rows.db in place of Index.db and Summary.db)"},
+			versionFlag(&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa), or da (BTI: Partitions.db and Rows.db in place of Index.db and Summary.db)"}),
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR`", Required: true},
-			&cli.StringFlag{Name: "profile", Usage: "workload profile file or built-in name (default: demo)"},
+			oneOf(&cli.StringFlag{Name: "profile", TakesFile: true, Usage: "workload profile file or built-in name (default: demo)"}, generateProfileNames()...),
 			&cli.Uint64Flag{Name: "seed", Usage: "override the profile's seed"},
 			&cli.Int64Flag{Name: "partitions", Usage: "override the profile's partition count"},
-			&cli.StringFlag{Name: "compression", Value: "LZ4Compressor", Usage: "none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)"},
+			compressionFlag(&cli.StringFlag{Name: "compression", Value: "LZ4Compressor", Usage: "none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)"}),
 			&cli.IntFlag{Name: "chunk-length", Usage: "chunk length in KiB (default 16)"},
 			&cli.IntFlag{Name: "column-index-size", Usage: "index block size in KiB (column_index_size; default 64 for big format, 16 for da)"},
 			&cli.IntFlag{Name: "sstables", Usage: "write a flush history of `N` sstables of one table (see above)"},
@@ -52,6 +54,11 @@ func generateCommand() *cli.Command {
 		Action: generateAction,
 	}, noArgs.withRequired("out"))
 }
+
+// generateProfiles are generate's built-in profiles, by name.
+var generateProfiles = map[string]string{"demo": generate.DemoProfile, "history": generate.HistoryProfile, "counters": generate.CounterHistoryProfile}
+
+func generateProfileNames() []string { return slices.Sorted(maps.Keys(generateProfiles)) }
 
 func generateAction(c *cli.Context) error {
 	v, err := parseAnyVersion(c.String("format"))
@@ -67,7 +74,7 @@ func generateAction(c *cli.Context) error {
 	if name == "" && n > 0 {
 		name = "history"
 	}
-	switch builtin := map[string]string{"demo": generate.DemoProfile, "history": generate.HistoryProfile, "counters": generate.CounterHistoryProfile}[name]; {
+	switch builtin := generateProfiles[name]; {
 	case name == "":
 		p, err = workload.ParseProfile([]byte(generate.DemoProfile), "demo")
 	case builtin != "":

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,24 +43,27 @@ func memsimCommand() *cli.Command {
 			"  sstabletool memsim --profile orders-stress.yaml --ops 100000      # your table's cassandra-stress profile\n" +
 			"  sstabletool memsim --bench --ops 20000 --json > bench.json       # speed, each memtable alone",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "profile", Value: "small-partitions", Usage: "built-in profile name or profile file"},
+			oneOf(&cli.StringFlag{Name: "profile", Value: "small-partitions", TakesFile: true, Usage: "built-in profile name or profile file"}, workload.BuiltinNames()...),
 			&cli.Int64Flag{Name: "ops", Value: -1, Usage: "operations to replay (default: the profile's)"},
 			&cli.Int64Flag{Name: "partitions", Usage: "override the profile's partition count (default: max(profile's, --ops) for sequential profiles)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "override the profile's seed"},
-			&cli.StringSliceFlag{Name: "from-sstable", Usage: "replay every partition, row and cell of these sstables (files or directories of one table) instead of a profile"},
-			&cli.StringFlag{Name: "memtable", Value: "skiplist,trie,hashordered", Usage: "comma-separated memtables"},
-			&cli.StringFlag{Name: "allocation", Value: "unslabbed_heap_buffers,heap_buffers,offheap_buffers,offheap_objects", Usage: "comma-separated memtable_allocation_type values"},
-			&cli.IntFlag{Name: "jdk", Value: 11, Usage: "JVM: 11 or 17 (a heap ByteBuffer is 48 or 56 bytes)"},
-			&cli.StringFlag{Name: "cassandra", Value: "4.1", Usage: "4.1 (before CASSANDRA-14227) or 5.0 (BTreeRow 8 bytes larger)"},
-			&cli.IntFlag{Name: "shards", Value: runtime.NumCPU(), Usage: "TrieMemtable shards (Cassandra's default is the core count)"},
-			&cli.StringFlag{Name: "partitioner", Value: "murmur3", Usage: "murmur3 or byteordered"},
+			&cli.StringSliceFlag{Name: "from-sstable", TakesFile: true, Usage: "replay every partition, row and cell of these sstables (files or directories of one table) instead of a profile"},
+			listOf(&cli.StringFlag{Name: "memtable", Value: "skiplist,trie,hashordered", Usage: "comma-separated memtables"},
+				names(memsim.Kinds)...).parsedBy(eachOf(memsim.ParseKind)),
+			listOf(&cli.StringFlag{Name: "allocation", Value: "unslabbed_heap_buffers,heap_buffers,offheap_buffers,offheap_objects", Usage: "comma-separated memtable_allocation_type values"},
+				names(memsim.AllocTypes)...).parsedBy(eachOf(memsim.ParseAllocType)),
+			oneOf(&cli.IntFlag{Name: "jdk", Value: 11, Usage: "JVM: 11 or 17 (a heap ByteBuffer is 48 or 56 bytes)"}, "11", "17"),
+			oneOf(&cli.StringFlag{Name: "cassandra", Value: "4.1", Usage: "4.1 (before CASSANDRA-14227) or 5.0 (BTreeRow 8 bytes larger)"}, "4.1", "5.0"),
+			&cli.IntFlag{Name: "shards", Value: runtime.NumCPU(), DefaultText: "the number of cores", Usage: "TrieMemtable shards (Cassandra's default is the core count)"},
+			oneOf(&cli.StringFlag{Name: "partitioner", Value: "murmur3", Usage: "murmur3 or byteordered"},
+				"murmur3", "byteordered").parsedBy(func(s string) error { _, err := memsimPartitioner(s); return err }),
 			&cli.Int64Flag{Name: "heap-space", Value: 2048, Usage: "memtable_heap_space in MiB"},
 			&cli.Int64Flag{Name: "offheap-space", Value: 2048, Usage: "memtable_offheap_space in MiB"},
 			&cli.Float64Flag{Name: "cleanup-threshold", Value: 1.0 / 3, Usage: "memtable_cleanup_threshold (default 1/(1+memtable_flush_writers) with 2 writers)"},
 			&cli.BoolFlag{Name: "json", Usage: `print {"settings": {...}, "results": [...]} as JSON (browse FILE.json shows it again)`},
-			&cli.StringFlag{Name: "svg", Usage: "write the picture (bytes per partition, flushes, growth curve) to this SVG file"},
-			&cli.StringFlag{Name: "html", Usage: "write the picture and the tables to this HTML file"},
-			&cli.StringFlag{Name: "load", Usage: "show a result saved with --json again (text, --svg, --html, --tui) instead of running"},
+			&cli.StringFlag{Name: "svg", TakesFile: true, Usage: "write the picture (bytes per partition, flushes, growth curve) to this SVG file"},
+			&cli.StringFlag{Name: "html", TakesFile: true, Usage: "write the picture and the tables to this HTML file"},
+			&cli.StringFlag{Name: "load", TakesFile: true, Usage: "show a result saved with --json again (text, --svg, --html, --tui) instead of running"},
 			&cli.BoolFlag{Name: "tui", Usage: "show the results in the terminal (picture, table, speed, settings)"},
 			&cli.BoolFlag{Name: "bench", Usage: "compare speed instead: each memtable alone on the same ops, warm-up, --bench-runs runs, write-only and mixed, 1 and all cores"},
 			&cli.IntFlag{Name: "bench-runs", Value: 5, Usage: "timed runs per memtable and case with --bench (after one warm-up)"},
@@ -92,7 +94,7 @@ func runMemsim(c *cli.Context) error {
 		return showReport(c, rep, savedTitle(rep, f))
 	}
 	var o memsim.Options
-	set := memsim.Settings{ToolVersion: toolVersion()}
+	set := memsim.Settings{ToolVersion: readBuildInfo().short()}
 	for _, s := range splitList(c.String("memtable")) {
 		k, err := memsim.ParseKind(s)
 		if err != nil {
@@ -115,25 +117,16 @@ func runMemsim(c *cli.Context) error {
 	if len(o.Kinds) == 0 || len(o.Types) == 0 {
 		return usageError("memsim: --memtable and --allocation need at least one value each")
 	}
-	o.JDK, o.Cassandra = c.Int("jdk"), c.String("cassandra")
-	if o.JDK != 11 && o.JDK != 17 {
-		return usageError("memsim: --jdk %d: want 11 or 17", o.JDK)
-	}
-	if o.Cassandra != "4.1" && o.Cassandra != "5.0" {
-		return usageError("memsim: --cassandra %q: want 4.1 or 5.0", o.Cassandra)
-	}
+	o.JDK, o.Cassandra = c.Int("jdk"), c.String("cassandra") // the flags checked them
 	o.Shards = c.Int("shards")
 	if o.Shards < 1 || o.Shards > 1024 {
 		return usageError("memsim: --shards %d: want 1..1024", o.Shards)
 	}
-	switch strings.ToLower(c.String("partitioner")) {
-	case "murmur3", "murmur3partitioner":
-		o.Partitioner = memsim.Murmur3
-	case "byteordered", "byteorderedpartitioner":
-		o.Partitioner = memsim.ByteOrdered
-	default:
-		return usageError("memsim: --partitioner %q: want murmur3 or byteordered", c.String("partitioner"))
+	part, err := memsimPartitioner(c.String("partitioner"))
+	if err != nil {
+		return usageError("memsim: --partitioner %v", err)
 	}
+	o.Partitioner = part
 	if c.Int64("heap-space") < 0 || c.Int64("offheap-space") < 0 || c.Int64("heap-space") > 1<<30 || c.Int64("offheap-space") > 1<<30 {
 		return usageError("memsim: --heap-space and --offheap-space are MiB within 0..%d", 1<<30)
 	}
@@ -394,29 +387,27 @@ func savedTitle(rep *memsim.Report, path string) string {
 	return t
 }
 
-// toolVersion names the build: the module version, or for a development
-// build the VCS revision (and whether the tree had changes).
-func toolVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
+// memsimPartitioner is the partitioner --partitioner names.
+func memsimPartitioner(s string) (memsim.Partitioner, error) {
+	switch strings.ToLower(s) {
+	case "murmur3", "murmur3partitioner":
+		return memsim.Murmur3, nil
+	case "byteordered", "byteorderedpartitioner":
+		return memsim.ByteOrdered, nil
 	}
-	v := bi.Main.Version
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+modified"
+	return 0, fmt.Errorf("%q: want murmur3 or byteordered", s)
+}
+
+// eachOf checks each value of a comma-separated list with parse.
+func eachOf[T any](parse func(string) (T, error)) func(string) error {
+	return func(s string) error {
+		for _, v := range splitList(s) {
+			if _, err := parse(v); err != nil {
+				return err
 			}
 		}
+		return nil
 	}
-	if rev != "" {
-		v += " " + rev[:min(12, len(rev))] + dirty
-	}
-	return v
 }
 
 func splitList(s string) []string {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,7 +41,8 @@ func metadataCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "scan", Aliases: []string{"s"}, Usage: "read every partition: sizes, rows, cells, tombstones, the widest and largest partitions, and histograms"},
 			&cli.Int64Flag{Name: "gc_grace_seconds", Aliases: []string{"g", "gc-grace-seconds"}, Usage: "estimate droppable tombstones as of `SECONDS` ago (the table's gc_grace_seconds)"},
-			&cli.StringFlag{Name: "timestamp_unit", Aliases: []string{"t", "timestamp-unit"}, Value: "MICROSECONDS", Usage: "the `UNIT` cell timestamps are written in, for their dates: NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS"},
+			oneOf(&cli.StringFlag{Name: "timestamp_unit", Aliases: []string{"t", "timestamp-unit"}, Value: "MICROSECONDS", Usage: "the `UNIT` cell timestamps are written in, for their dates: NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS"},
+				timeUnitNames()...).ignoringCase(),
 			&cli.BoolFlag{Name: "colors", Aliases: []string{"c"}, Usage: "ANSI colors, when stdout is a terminal (CLICOLOR_FORCE=1 forces them)"},
 			&cli.BoolFlag{Name: "unicode", Aliases: []string{"u"}, Usage: "draw histogram bars with unicode blocks"},
 			accessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag, schemaFlag, tableFlag,
@@ -53,11 +57,16 @@ func useColors(c *cli.Context) bool {
 	return c.Bool("colors") && theme.Detect(stdout) > colorprofile.ASCII
 }
 
+// timeUnitNames are the names of inspect.TimeUnits, the shortest first:
+// what -t takes.
+func timeUnitNames() []string {
+	names := slices.Collect(maps.Keys(inspect.TimeUnits))
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(inspect.TimeUnits[a], inspect.TimeUnits[b]) })
+	return names
+}
+
 func metadataAction(c *cli.Context) error {
-	unit, ok := inspect.TimeUnits[strings.ToUpper(c.String("timestamp_unit"))]
-	if !ok {
-		return usageError("metadata: -t/--timestamp_unit %q: expected NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS, MINUTES, HOURS or DAYS", c.String("timestamp_unit"))
-	}
+	unit := inspect.TimeUnits[strings.ToUpper(c.String("timestamp_unit"))] // one of timeUnitNames: the flag checked it
 	gc := c.Int64("gc_grace_seconds")
 	if gc < 0 {
 		return usageError("metadata: -g/--gc_grace_seconds %d: negative values are not allowed", gc)

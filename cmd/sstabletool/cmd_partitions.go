@@ -55,7 +55,8 @@ func partitionsCommand() *cli.Command {
 			&cli.Int64Flag{Name: "min-tombstones", Aliases: []string{"o"}, Usage: "partition tombstone count threshold `N`"},
 			&cli.Int64Flag{Name: "current-timestamp", Aliases: []string{"u"}, Usage: "`SECONDS` since the epoch at which TTLs count as expired (default: now)"},
 			&cli.BoolFlag{Name: "partitions-only", Aliases: []string{"y", "sizes-only"}, Usage: "step over rows by their sizes without reading cells: several times faster; cells and tombstones print as -1, the summary shows sizes"},
-			&cli.StringFlag{Name: "sort", Value: "", Usage: "order by size|rows|cells|tombstones (largest first), key or token (default: Data.db order, which is token order)"},
+			oneOf(&cli.StringFlag{Name: "sort", Value: "", Usage: "order by size|rows|cells|tombstones (largest first), key or token (default: Data.db order, which is token order)"},
+				"size", "rows", "cells", "tombstones", "key", "token"),
 			&cli.BoolFlag{Name: "csv", Aliases: []string{"m"}, Usage: "print CSV"},
 			jsonFlag, recursiveFlag,
 			&cli.BoolFlag{Name: "snapshots", Aliases: []string{"s"}, Usage: snapshotsFlag.Usage},
@@ -133,12 +134,7 @@ func partitionsAction(c *cli.Context) error {
 			return usageError("partitions: -u/--current-timestamp %d: negative values are not allowed", opts.Now)
 		}
 	}
-	sortBy := c.String("sort")
-	switch sortBy {
-	case "", "size", "rows", "cells", "tombstones", "key", "token":
-	default:
-		return usageError("partitions: --sort %q: expected size, rows, cells, tombstones, key or token", sortBy)
-	}
+	sortBy := c.String("sort") // one of the flag's values, or "" for Data.db order
 	if opts.PartitionsOnly && (th.cells >= 0 || th.tombstones >= 0 || sortBy == "cells" || sortBy == "tombstones") {
 		return usageError("partitions: -y/--partitions-only does not count cells or tombstones: drop -c, -o and --sort cells|tombstones, or -y")
 	}

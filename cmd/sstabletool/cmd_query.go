@@ -33,17 +33,21 @@ func queryCommand() *cli.Command {
 			"slice seeks through the promoted index (or Rows.db), a token range starts where the index says:\n" +
 			"a point query on a large table reads only the blocks that hold its rows.\n\n" +
 			"Column names: the table's regular and static columns are in the sstables' headers; the partition\n" +
-			"key and clustering columns are named by --schema (cqlsh DESCRIBE output), else key (key1, key2...)\n" +
-			"and clustering1, clustering2... as the schema command prints them. FROM must name the table the\n" +
-			"sstables' directory (<keyspace>/<table>-<id>/) or --schema names. With -r over a data directory, the\n" +
-			"table FROM names is queried.\n\n" +
+			"key and clustering columns are named by the node's own schema (the system_schema of the data\n" +
+			"directory the sstables lie in, <data>/<keyspace>/<table>-<id>/; or --schema-from DIR), or --schema\n" +
+			"(cqlsh DESCRIBE output), else key (key1, key2...) and clustering1, clustering2... as the schema\n" +
+			"command prints them. Columns the schema says were dropped are not listed, and their cells written\n" +
+			"before the drop are not read. FROM must name the table the sstables' directory or the schema names.\n" +
+			"With -r over a data directory, the table FROM names is queried.\n\n" +
 			"Examples:\n" +
-			"  sstabletool query \"SELECT * FROM shop.orders WHERE key = '0'\" /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2/\n" +
+			"  sstabletool query \"SELECT * FROM shop.orders WHERE pk = '0'\" /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2/\n" +
 			"  sstabletool query --schema shop.cql \"SELECT pk, ck, val FROM shop.orders WHERE pk IN ('0', '1') AND ck >= '3'\" .\n" +
-			"  sstabletool query \"SELECT * FROM shop.orders WHERE token(key) > 0x30 LIMIT 10\" --now 2024-05-01T00:00:00Z .   # Murmur3 tokens are numbers: token(key) > 0\n" +
-			"  sstabletool query -r \"SELECT * FROM shop.orders WHERE key = '0'\" /var/lib/cassandra/data --json | jq '.[].val'",
-		Flags:  []cli.Flag{nowFlag, jsonFlag, accessFlag, schemaFlag, tableFlag, recursiveFlag},
-		Action: queryAction,
+			"  sstabletool query \"SELECT * FROM shop.orders WHERE token(pk) > 0x30 LIMIT 10\" --now 2024-05-01T00:00:00Z .   # Murmur3 tokens are numbers: token(pk) > 0\n" +
+			"  sstabletool query --schema-from /var/lib/cassandra/data \"SELECT * FROM shop.orders LIMIT 3\" /tmp/copy-of-orders --table shop.orders\n" +
+			"  sstabletool query -r \"SELECT * FROM shop.orders WHERE pk = '0'\" /var/lib/cassandra/data --json | jq '.[].val'",
+		Flags:        []cli.Flag{nowFlag, jsonFlag, accessFlag, schemaFlag, tableFlag, recursiveFlag},
+		Action:       queryAction,
+		BashComplete: pathsAfter(1), // the statement, then paths
 	}, argSpec{min: 2, max: -1, what: "SELECT statement, then sstable files or a data directory"})
 }
 
@@ -109,22 +113,22 @@ func fromName(sel *cql.Select) string {
 // tableNames names the table and its key columns: --schema, else the
 // directory and placeholders. known is false when nothing names the table
 // (files outside a <keyspace>/<table>-<id>/ directory, no --schema).
-func tableNames(t *merge.Table, sf *inspect.SchemaFile) (n query.Names, known bool, err error) {
+func tableNames(t *merge.Table, sf *inspect.SchemaSource) (n query.Names, known bool, err error) {
 	first := t.SSTables()[0]
 	var in inspect.Names
 	if sf != nil {
 		if in, err = sf.Apply(first); err != nil {
 			return n, false, err
 		}
-		known = true
+		known = sf.Resolves(first) || t.Dir().HasID()
 	} else {
 		in = inspect.DefaultNames(first)
 		known = t.Dir().HasID()
 	}
-	return query.Names{Keyspace: in.Keyspace, Table: in.Table, PartitionKey: in.PartitionKey, Clustering: in.Clustering}, known, nil
+	return query.Names{Keyspace: in.Keyspace, Table: in.Table, PartitionKey: in.PartitionKey, Clustering: in.Clustering, Dropped: in.Dropped}, known, nil
 }
 
-func queryTable(c *cli.Context, t *merge.Table, sf *inspect.SchemaFile, sel *cql.Select) error {
+func queryTable(c *cli.Context, t *merge.Table, sf *inspect.SchemaSource, sel *cql.Select) error {
 	o, err := mergeOptions(c, t, sf)
 	if err != nil {
 		return err

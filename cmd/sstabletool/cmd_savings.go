@@ -49,10 +49,10 @@ func savingsCommand() *cli.Command {
 			"  sstabletool savings --compaction /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2\n" +
 			"  sstabletool savings --compaction -r --purge --now 2024-06-01T00:00:00Z /var/lib/cassandra/data --json | jq .total.reclaimed",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "to", Value: "oa", Usage: "target version: oa (compact deletion times) or da (trie-indexed; any big or BTI version)"},
+			versionFlag(&cli.StringFlag{Name: "to", Value: "oa", Usage: "target version: oa (compact deletion times) or da (trie-indexed; any big or BTI version)"}),
 			&cli.IntFlag{Name: "column-index-size", Usage: "index block size in KiB for blocks cut anew (to or from da; default 16 for da, 64 for big)"},
 			&cli.BoolFlag{Name: "compaction", Usage: "what a major compaction of each table (convert --merge with the same options) would write instead: per component, and the bytes reclaimed by reason"},
-			&cli.StringFlag{Name: "compression", Usage: "with --compaction: Data.db compression as convert --merge takes it: keep (default: the newest sstable's), none, or a compressor", Value: "keep"},
+			compressionFlag(&cli.StringFlag{Name: "compression", Usage: "with --compaction: Data.db compression as convert --merge takes it: keep (default: the newest sstable's), none, or a compressor", Value: "keep"}, "keep"),
 			&cli.IntFlag{Name: "chunk-length", Usage: "with --compaction and --compression: chunk length in KiB (default 16)"},
 			nowFlag, purgeFlag, gcGraceFlag, schemaFlag, tableFlag,
 			rewriteAccessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag},

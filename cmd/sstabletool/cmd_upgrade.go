@@ -43,9 +43,10 @@ func upgradeCommand() *cli.Command {
 			"  sstabletool upgrade /var/lib/cassandra/data --commitlog /var/lib/cassandra/commitlog --verify=false --access mmap\n" +
 			"  sstabletool upgrade /var/lib/cassandra/data/shop --to oa --force   # a node known to be stopped, whatever its commit log says",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "to", Value: "oa", Usage: "target big-format version; sstables older than it are rewritten"},
+			oneOf(&cli.StringFlag{Name: "to", Value: "oa", Usage: "target big-format version; sstables older than it are rewritten"},
+				bigVersionNames()...).parsedBy(func(s string) error { _, err := upgradeTarget(s); return err }),
 			&cli.BoolFlag{Name: "dry-run", Usage: "change nothing: print the plan and the exact bytes it would save"},
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "sstables rewritten at once"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), DefaultText: "the number of cores", Usage: "sstables rewritten at once"},
 			&cli.BoolFlag{Name: "verify", Value: true, Usage: "verify each new sstable against the old one before removing the old one (--verify=false to skip)"},
 			&cli.BoolFlag{Name: "keep-source", Aliases: []string{"k"}, Usage: "do not delete the old sstables (as sstableupgrade -k): both copies stay live, and a second run rewrites the old ones again"},
 			&cli.BoolFlag{Name: "force", Usage: "skip the checks that the node is stopped"},
@@ -56,13 +57,32 @@ func upgradeCommand() *cli.Command {
 	}, argSpec{min: 1, max: -1, what: "data, keyspace or table directory"})
 }
 
-func upgradeAction(c *cli.Context) error {
-	to, err := format.ParseVersion(c.String("to"))
+// upgradeTarget is the version --to names: a big-format one.
+func upgradeTarget(name string) (format.Version, error) {
+	to, err := format.ParseVersion(name)
 	if err != nil {
-		if _, berr := format.ParseFormatVersion(format.BTI, c.String("to")); berr == nil {
-			return usageError("--to %s: upgrade writes big-format versions (ma..oa); %s is BTI", c.String("to"), c.String("to"))
+		if _, berr := format.ParseFormatVersion(format.BTI, name); berr == nil {
+			return to, fmt.Errorf("upgrade writes big-format versions (ma..oa); %s is BTI", name)
 		}
-		return usageError("--to: %v", err)
+	}
+	return to, err
+}
+
+// bigVersionNames are the big-format versions releases wrote.
+func bigVersionNames() []string {
+	var out []string
+	for _, v := range format.Released() {
+		if v.Format == format.Big {
+			out = append(out, v.Name)
+		}
+	}
+	return out
+}
+
+func upgradeAction(c *cli.Context) error {
+	to, err := upgradeTarget(c.String("to"))
+	if err != nil {
+		return usageError("--to %s: %v", c.String("to"), err)
 	}
 	a, err := rewriteAccess(c)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,7 +29,11 @@ func verifyCommand() *cli.Command {
 			"    entries and blocks against the rows (block starts, separators, open range deletions); trie\n" +
 			"    pointers in range; and both files compared byte for byte with what Cassandra's trie writer\n" +
 			"    produces for the partitions in Data.db.\n\n" +
-			"Exit codes: 0 clean, 1 problems found (each listed with file, component and byte offset).\n\n" +
+			"Statistics.db's bounds and counts (timestamps, local deletion times, TTLs, covered clusterings, row\n" +
+			"and column counts) are rebuilt from the rows: covering less than the rows is a problem (a read could\n" +
+			"skip live data), covering more (as ScyllaDB writes some) a warning.\n\n" +
+			"Exit codes: 0 clean (warnings included), 1 problems found (each listed with file, component and byte\n" +
+			"offset).\n\n" +
 			"Examples:\n" +
 			"  sstabletool verify nc-1-big-Data.db\n" +
 			"  sstabletool verify -r /var/lib/cassandra/data/shop --json | jq '.[] | select(.problems)'",
@@ -52,7 +57,15 @@ func verifyAction(c *cli.Context) error {
 	}
 	var reports []any // *verify.Report or sstableError, in order
 	bad, checked := 0, 0
+	// What a node's schema says of an sstable (a column whose type
+	// differs from the header's, a table it cannot speak for) is a note
+	// of its report: worth knowing, no failure.
+	var schemaNotes []string
+	if say := sf.OnWarning; say != nil {
+		sf.OnWarning = func(msg string) { schemaNotes = append(schemaNotes, msg); say(msg) }
+	}
 	err = sc.each(func(p string) error {
+		schemaNotes = schemaNotes[:0]
 		// An sstable this tool cannot read at all (a format it does not
 		// support yet) is not damage: it was not checked. A schema whose
 		// types differ is bad usage, not damage either. Damage found while
@@ -72,6 +85,10 @@ func verifyAction(c *cli.Context) error {
 		prog := newProgress("verify "+p, 0)
 		r := verify.SSTable(p, o, func(done, total int64) { prog.total = total; prog.update(done) })
 		prog.done()
+		for _, n := range schemaNotes {
+			r.Notes = append(r.Notes, verify.Problem{File: strings.TrimSuffix(p, format.ComponentData) + format.ComponentStatistics,
+				Component: format.ComponentStatistics, Offset: -1, Message: "schema: " + strings.TrimPrefix(n, p+": ")})
+		}
 		checked++
 		if c.Bool("json") {
 			reports = append(reports, r)
@@ -83,12 +100,19 @@ func verifyAction(c *cli.Context) error {
 			return nil
 		}
 		if r.OK() {
-			fmt.Fprintf(stdout, "OK   %s (%s; %s)\n", r.SSTable, words.Plural(r.Partitions, "partition"), words.Plural(len(r.Checks), "check"))
+			warned := ""
+			if len(r.Warnings) > 0 {
+				warned = "; " + words.Plural(len(r.Warnings), "warning")
+			}
+			fmt.Fprintf(stdout, "OK   %s (%s; %s%s)\n", r.SSTable, words.Plural(r.Partitions, "partition"), words.Plural(len(r.Checks), "check"), warned)
 		} else {
 			fmt.Fprintf(stdout, "FAIL %s: %s\n", r.SSTable, words.Plural(len(r.Problems), "problem"))
 			for _, pr := range r.Problems {
 				fmt.Fprintf(stdout, "  - %s\n", pr)
 			}
+		}
+		for _, w := range r.Warnings {
+			fmt.Fprintf(stdout, "  warning: %s\n", w)
 		}
 		for _, n := range r.Notes {
 			fmt.Fprintf(stdout, "  note: %s\n", n)

@@ -23,8 +23,9 @@ import (
 
 // Flags shared by the read commands.
 var (
-	accessFlag = &cli.StringFlag{Name: "access", Value: "mmap",
-		Usage: "how to read components: mmap (memory-mapped, default) or buffered (read calls; use when mmap is unavailable or address space is tight)"}
+	accessFlag = oneOf(&cli.StringFlag{Name: "access", Value: "mmap",
+		Usage: "how to read components: mmap (memory-mapped, default) or buffered (read calls; use when mmap is unavailable or address space is tight)"},
+		names(reader.AccessModes())...).parsedBy(parseAccess)
 	jsonFlag      = &cli.BoolFlag{Name: "json", Usage: "print JSON for scripts"}
 	recursiveFlag = &cli.BoolFlag{Name: "recursive", Aliases: []string{"r"}, Usage: "descend into subdirectories of directory arguments (skipping snapshots/, backups/ and sstabletool's staging directories)"}
 	snapshotsFlag = &cli.BoolFlag{Name: "snapshots", Usage: "with -r, also read the sstables in snapshots/ directories (copies, skipped by default)"}
@@ -85,13 +86,19 @@ func openOptions(c *cli.Context) (sstable.Options, error) {
 	if mode == "" && !c.IsSet("access") {
 		// A command line without the flag at all: sstabletool alone on a
 		// terminal browses the demo from the root, which has no --access.
-		mode = accessFlag.Value
+		mode = accessFlag.GetValue()
 	}
 	a, err := reader.ParseAccess(mode)
 	if err != nil {
 		return sstable.Options{}, usageError("--access: %v", err)
 	}
 	return sstable.Options{Access: a, OnIndexDamage: warnIndexDamage}, nil
+}
+
+// parseAccess is --access's check.
+func parseAccess(s string) error {
+	_, err := reader.ParseAccess(s)
+	return err
 }
 
 // warnIndexDamage says on stderr that a key lookup found the partition
@@ -274,7 +281,7 @@ func openSSTableNoSchema(c *cli.Context, arg string) (*sstable.SSTable, error) {
 
 // openSSTable opens the one sstable an argument names and checks it
 // against --schema (sf, nil without).
-func openSSTable(c *cli.Context, arg string, sf *inspect.SchemaFile) (*sstable.SSTable, error) {
+func openSSTable(c *cli.Context, arg string, sf *inspect.SchemaSource) (*sstable.SSTable, error) {
 	path, err := singleSSTable(arg)
 	if err != nil {
 		return nil, err
@@ -286,7 +293,7 @@ func openSSTable(c *cli.Context, arg string, sf *inspect.SchemaFile) (*sstable.S
 // openFound opens an sstable a scan found (its Data.db path) and checks it
 // against --schema (sf, nil without). A bad --access stops the scan;
 // anything else is this sstable's failure.
-func openFound(c *cli.Context, path string, sf *inspect.SchemaFile) (*sstable.SSTable, error) {
+func openFound(c *cli.Context, path string, sf *inspect.SchemaSource) (*sstable.SSTable, error) {
 	o, err := openOptions(c)
 	if err != nil {
 		return nil, stop(err)

@@ -123,7 +123,7 @@ func mergedName(t *merge.Table) string {
 // -r each table directory) merged, its partitions and cells in one file
 // per dataset, and its sstables' rows of the sstables dataset as export
 // writes them without --merge (the scan's totals left null).
-func exportMerged(c *cli.Context, ex *export.Exporter, sf *inspect.SchemaFile, now int64, sum *exportSummary, size, before *int64, prog *progress) error {
+func exportMerged(c *cli.Context, ex *export.Exporter, sf *inspect.SchemaSource, now int64, sum *exportSummary, size, before *int64, prog *progress) error {
 	sc, err := findSSTables(c)
 	if err != nil {
 		return err

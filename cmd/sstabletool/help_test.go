@@ -10,7 +10,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/testtables"
 	"github.com/sstabletool/sstabletool/tui"
 )
 
@@ -145,7 +148,20 @@ func TestHelpExamples(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(orders, "shop.cql"), []byte(shopSchema), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The node's own schema, as its system_schema holds it.
+	sch, err := cqltype.ParseSchema(shopSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch.Tables[0].ID, sch.Tables[1].ID = "5b5e3f70-c67c-11ee-b4a4-d93dc8a1f6a2", "4a4e3f70-c67c-11ee-b4a4-d93dc8a1f6a2"
+	if err := testtables.SystemSchema(data, sch, testtables.SystemSchemaOptions{Layout: "5.0", Version: format.MustVersion("oa"), Timestamp: 1_700_000_000_000_000}); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(orders, "orders-stress.yaml"), []byte(ordersStress), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// What `find ... -name '*Data.db' > /tmp/old-sstables.txt` wrote (repaired-set -f).
+	if err := os.WriteFile(filepath.Join(root, "tmp", "old-sstables.txt"), []byte(filepath.Join(orders, "nc-1-big-Data.db")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(orders)

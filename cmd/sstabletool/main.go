@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
-	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 )
@@ -25,6 +23,7 @@ const (
 func commands() []*cli.Command {
 	return []*cli.Command{
 		browseCommand(),
+		completionCommand(),
 		convertCommand(),
 		demoCommand(),
 		dumpCommand(),
@@ -32,15 +31,22 @@ func commands() []*cli.Command {
 		exportCommand(),
 		generateCommand(),
 		helpCommand(),
+		internalCompleteCommand(),
+		levelResetCommand(),
+		manCommand(),
 		memsimCommand(),
 		metadataCommand(),
 		partitionsCommand(),
 		queryCommand(),
+		relevelCommand(),
+		repairedSetCommand(),
 		savingsCommand(),
 		schemaCommand(),
 		scrubCommand(),
 		upgradeCommand(),
+		utilCommand(),
 		verifyCommand(),
+		versionCommand(),
 	}
 }
 
@@ -49,10 +55,14 @@ func commands() []*cli.Command {
 func command(c *cli.Command, spec argSpec) *cli.Command {
 	c.Before = spec.check
 	c.OnUsageError = usageFailure
+	if c.BashComplete == nil { // the candidates for its arguments (complete.go)
+		c.BashComplete = spec.completeArgs
+	}
 	// urfave/cli gives every command a "help" subcommand (alias "h"),
 	// which would take a path named h or help for a request for help
 	// ("dump --merge h" printed dump's help); --help stays.
 	c.HideHelpCommand = true
+	withSchemaFrom(c)
 	return c
 }
 
@@ -85,41 +95,6 @@ func newApp() *cli.App {
 
 func main() { os.Exit(run(os.Args)) }
 
-// version is what --version prints after "sstabletool version": the
-// module version (v1.2.3 when installed with go install, "(devel)" from a
-// checkout), the commit it was built from and the formats it reads.
-func version() string {
-	v, commit := "(devel)", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-				if len(commit) > 12 {
-					commit = commit[:12]
-				}
-			case "vcs.modified":
-				if s.Value == "true" && commit != "" {
-					commit += "+modified"
-				}
-			}
-		}
-	}
-	if commit != "" {
-		commit = "commit " + commit + ", "
-	}
-	return fmt.Sprintf("%s (%s%s; reads big ma..oa and bti da sstables)", v, commit, runtime.Version())
-}
-
-// printVersion is what --version prints; urfave/cli takes it from a
-// package variable, set by run before the app parses anything.
-func printVersion(c *cli.Context) {
-	fmt.Fprintf(c.App.Writer, "sstabletool version %s\n", c.App.Version)
-}
-
 // helpCommand is the help command.
 func helpCommand() *cli.Command {
 	return command(&cli.Command{
@@ -127,11 +102,12 @@ func helpCommand() *cli.Command {
 		Usage:     "show the help of sstabletool or of one command (the same as --help)",
 		ArgsUsage: "[COMMAND]",
 		Description: "sstabletool --version (or -v) prints the version, the commit it was built from and the\n" +
-			"formats it reads.\n\n" +
+			"formats it reads; sstabletool version --json prints them for a bug report.\n\n" +
 			"Examples:\n" +
 			"  sstabletool help\n" +
 			"  sstabletool help metadata",
-		Action: helpAction,
+		Action:       helpAction,
+		BashComplete: completeCommandNames,
 	}, argSpec{min: 0, max: 1, what: "command name"})
 }
 

@@ -6,13 +6,17 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/format/txnlog"
+	"github.com/sstabletool/sstabletool/internal/testtables"
 	"github.com/sstabletool/sstabletool/internal/upgrade"
 	"github.com/sstabletool/sstabletool/internal/vfs"
 	"github.com/sstabletool/sstabletool/internal/vfs/errorfs"
@@ -50,6 +54,9 @@ func TestScripts(t *testing.T) {
 			"mkfifo":       cmdMkfifo,
 			"cpsstable":    cmdCpsstable,
 			"upgradecrash": cmdUpgradeCrash,
+			"mkdropnode":   cmdMkdropnode,
+			"mknode":       cmdMknode,
+			"mklog":        cmdMklog,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", root+"/cassandra")
@@ -176,6 +183,45 @@ func cmdUpgradeCrash(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// mklog DIR NAME RECORD... writes the transaction log NAME into DIR as
+// Cassandra writes one: each RECORD is ADD:<prefix> (an sstable the
+// transaction writes: its file count as on disk), REMOVE:<prefix> (one it
+// replaces: the newest modification time and count of its files),
+// COMMIT or ABORT, with the directory's canonical path and checksums.
+func cmdMklog(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 {
+		ts.Fatalf("usage: mklog DIR NAME RECORD...")
+	}
+	dir, err := filepath.EvalSymlinks(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ents, err := os.ReadDir(dir)
+	ts.Check(err)
+	var b strings.Builder
+	for _, r := range args[2:] {
+		typ, prefix, _ := strings.Cut(r, ":")
+		var newest int64
+		n := 0
+		for _, e := range ents {
+			if prefix != "" && strings.HasPrefix(e.Name(), prefix) {
+				fi, err := e.Info()
+				ts.Check(err)
+				newest = max(newest, txnlog.JavaModTime(fi))
+				n++
+			}
+		}
+		t := map[string]txnlog.Type{"ADD": txnlog.Add, "REMOVE": txnlog.Remove, "COMMIT": txnlog.Commit, "ABORT": txnlog.Abort}[typ]
+		if t == txnlog.Unknown {
+			ts.Fatalf("mklog: record %q: want ADD:<prefix>, REMOVE:<prefix>, COMMIT or ABORT", r)
+		}
+		path := ""
+		if prefix != "" {
+			path = filepath.Join(dir, prefix)
+		}
+		b.WriteString(txnlog.NewRecord(t, path, newest, n).Raw + "\n")
+	}
+	ts.Check(os.WriteFile(filepath.Join(dir, args[1]), []byte(b.String()), 0o644))
+}
+
 // Exit codes are part of the interface: 0 clean, 1 problems found, 2 bad
 // input or usage.
 func TestExitCodes(t *testing.T) {
@@ -221,3 +267,29 @@ func TestExitCodes(t *testing.T) {
 type discard struct{}
 
 func (*discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// mkdropnode DIR writes a node's data directory whose table ks.t has
+// cells from before and after its columns' drop (testtables.DroppedColumnsNode).
+func cmdMkdropnode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: mkdropnode DIR")
+	}
+	ts.Check(testtables.DroppedColumnsNode(ts.MkAbs(args[0])))
+}
+
+// mknode DIR SCHEMA.cql LAYOUT VERSION writes the system_schema a node of
+// Cassandra LAYOUT (3.11, 4.0, 4.1, 5.0) would keep for the tables and
+// types of a CQL file (WITH ID = ... gives a table its id), in sstable
+// version VERSION, with the project's writer (testtables.SystemSchema).
+func cmdMknode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 {
+		ts.Fatalf("usage: mknode DIR SCHEMA.cql LAYOUT VERSION")
+	}
+	src, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	sch, err := cqltype.ParseSchema(string(src))
+	ts.Check(err)
+	v, err := format.ParseVersion(args[3])
+	ts.Check(err)
+	ts.Check(testtables.SystemSchema(ts.MkAbs(args[0]), sch, testtables.SystemSchemaOptions{Layout: args[2], Version: v, Timestamp: 1_700_000_000_000_000}))
+}

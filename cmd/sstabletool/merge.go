@@ -48,7 +48,7 @@ func parseNow(c *cli.Context) (int64, error) {
 
 // mergeOptions reads --now, --purge and --gc-grace for table t; sf is
 // --schema (nil without), whose gc_grace_seconds is the default.
-func mergeOptions(c *cli.Context, t *merge.Table, sf *inspect.SchemaFile) (merge.Options, error) {
+func mergeOptions(c *cli.Context, t *merge.Table, sf *inspect.SchemaSource) (merge.Options, error) {
 	// Bad flags stop the command: no other table would do better.
 	now, err := parseNow(c)
 	if err != nil {
@@ -64,7 +64,7 @@ func mergeOptions(c *cli.Context, t *merge.Table, sf *inspect.SchemaFile) (merge
 			return o, stop(usageError("--gc-grace says when tombstones are purged: it needs --purge"))
 		}
 	case sf != nil:
-		if ts, err := sf.Table(t.SSTables()[0]); err == nil && ts.HasGCGrace {
+		if ts, err := sf.Table(t.SSTables()[0]); err == nil && ts != nil && ts.HasGCGrace {
 			o.GCGraceSeconds = ts.GCGraceSeconds
 		}
 	}
@@ -107,7 +107,7 @@ func groupTables(sc *scan, recursive bool) []tableGroup {
 
 // openTable opens a group's sstables (checked against --schema) as one
 // merged table. The first that cannot be opened is the error, named.
-func openTable(c *cli.Context, g tableGroup, sf *inspect.SchemaFile) (*merge.Table, error) {
+func openTable(c *cli.Context, g tableGroup, sf *inspect.SchemaSource) (*merge.Table, error) {
 	var ssts []*sstable.SSTable
 	closeAll := func() {
 		for _, s := range ssts {
@@ -133,6 +133,13 @@ func openTable(c *cli.Context, g tableGroup, sf *inspect.SchemaFile) (*merge.Tab
 	if err != nil {
 		closeAll()
 		return nil, err
+	}
+	// Cells of the columns the schema says were dropped, written before
+	// the drop, are not read (every command that merges goes through
+	// here: query, dump --merge, explain, convert --merge, savings
+	// --compaction, export --merge).
+	if sf != nil {
+		t.DropColumns(sf.DroppedTimes(ssts[0]))
 	}
 	return t, nil
 }

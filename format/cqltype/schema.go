@@ -2,14 +2,18 @@ package cqltype
 
 import (
 	"errors"
+	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 )
 
 // TableSchema is what a CREATE TABLE statement says about a table's layout.
-// Table options other than CLUSTERING ORDER, COMPACT STORAGE and
-// gc_grace_seconds are ignored.
+// The parser ignores table options other than CLUSTERING ORDER, COMPACT
+// STORAGE and gc_grace_seconds; a schema read from a node's system_schema
+// (package nodeschema) fills in the rest (ID, Options, Indexes), which
+// Describe prints.
 type TableSchema struct {
 	Keyspace, Table string
 	// Columns in declaration order. Clustering columns declared DESC have a
@@ -26,6 +30,37 @@ type TableSchema struct {
 	// ViewOf is the base table ("keyspace.table") of a materialized view,
 	// whose sstables live in a table directory of their own; "" for tables.
 	ViewOf string
+	// ViewWhere is a view's WHERE clause as CQL text, ViewAllColumns
+	// whether it selects * (system_schema.views; the parser keeps neither).
+	ViewWhere      string
+	ViewAllColumns bool
+
+	// ID is the table's id, a UUID in its text form, as system_schema
+	// gives it (and the table's directory <table>-<id>, without dashes);
+	// "" when the source does not say.
+	ID string
+	// Flags are system_schema.tables' flags (compound, dense, super,
+	// counter), lower case; nil when the source does not say.
+	Flags []string
+	// Options are the table's WITH options other than CLUSTERING ORDER
+	// and COMPACT STORAGE, in the order Describe prints them, each value
+	// as CQL text ("0.01", "{'keys': 'ALL'}", "'99p'").
+	Options []Option
+	// Indexes are the table's secondary indexes.
+	Indexes []Index
+}
+
+// Option is one table option: its name and its value as CQL text.
+type Option struct{ Name, Value string }
+
+// Index is a secondary index as system_schema.indexes holds it: its
+// kind (KEYS, COMPOSITES or CUSTOM) and options, among them "target" (the
+// indexed column, or keys(c), values(c), entries(c), full(c)) and, for a
+// custom index, "class_name".
+type Index struct {
+	Name    string
+	Kind    string
+	Options map[string]string
 }
 
 // Column is one column of a table.
@@ -37,6 +72,15 @@ type Column struct {
 	// WITH INTERNALS prints them): sstables written before the drop may
 	// still hold it.
 	Dropped bool
+	// DroppedTime is when the column was last dropped, in microseconds
+	// (system_schema.dropped_columns' dropped_time, or DROP ... USING
+	// TIMESTAMP): cells written at or before it are not read
+	// (DeserializationHelper.isDropped), even after the column was added
+	// again. 0 when it never was (or the source does not say).
+	DroppedTime int64
+	// Mask is the column's dynamic data mask (Cassandra 5.0), as CQL:
+	// "system.mask_default()"; "" for none.
+	Mask string
 }
 
 // ClusteringColumn is a clustering column and its order.
@@ -325,7 +369,8 @@ func parseAlterTable(lx *lexer, keyspace string, sc *Schema) error {
 			typ.setClass(false)
 			col := Column{Name: identName(colTok), Type: typ, Static: lx.acceptWord("static")}
 			if c := ts.Column(col.Name); c != nil {
-				*c = col // re-added after a drop
+				col.DroppedTime = c.DroppedTime // re-added after a drop: older cells stay dropped
+				*c = col
 			} else {
 				ts.Columns = append(ts.Columns, col)
 			}
@@ -338,6 +383,7 @@ func parseAlterTable(lx *lexer, keyspace string, sc *Schema) error {
 			return lx.errorf(lx.peek(), "expected IF EXISTS")
 		}
 		paren := lx.accept("(")
+		var dropped []*Column
 		for {
 			t := lx.next()
 			if t.kind != tokIdent && t.kind != tokQuotedIdent {
@@ -345,9 +391,27 @@ func parseAlterTable(lx *lexer, keyspace string, sc *Schema) error {
 			}
 			if c := ts.Column(identName(t)); c != nil {
 				c.Dropped = true
+				dropped = append(dropped, c)
 			}
 			if !paren || !lx.accept(",") {
 				break
+			}
+		}
+		if paren {
+			lx.accept(")")
+		}
+		// DESCRIBE ... WITH INTERNALS says when: DROP c USING TIMESTAMP n.
+		if lx.acceptWord("using") {
+			if !lx.acceptWord("timestamp") {
+				return lx.errorf(lx.peek(), "expected TIMESTAMP after USING")
+			}
+			t := lx.next()
+			n, err := strconv.ParseInt(t.text, 10, 64)
+			if t.kind != tokNumber || err != nil {
+				return lx.errorf(t, "expected a timestamp in microseconds, found %q", t.text)
+			}
+			for _, c := range dropped {
+				c.DroppedTime = n
 			}
 		}
 	}
@@ -563,15 +627,26 @@ func parseTableBody(lx *lexer, keyspace string, sc *Schema) (*TableSchema, error
 // finish checks that the key columns are declared, reverses the types of
 // descending clustering columns and fills in the type classes.
 func (ts *TableSchema) finish(lx *lexer, name string) error {
+	if err := ts.complete(name); err != nil {
+		return lx.errorf(lx.peek(), "%v", err)
+	}
+	return nil
+}
+
+// complete is finish without a statement to point into.
+func (ts *TableSchema) complete(name string) error {
+	if len(ts.PartitionKey) == 0 {
+		return fmt.Errorf("table %s has no partition key column", name)
+	}
 	for _, k := range ts.PartitionKey {
 		if ts.Column(k) == nil {
-			return lx.errorf(lx.peek(), "partition key column %q of %s is not declared", k, name)
+			return fmt.Errorf("partition key column %q of %s is not declared", k, name)
 		}
 	}
 	for _, c := range ts.Clustering {
 		col := ts.Column(c.Name)
 		if col == nil {
-			return lx.errorf(lx.peek(), "clustering column %q of %s is not declared", c.Name, name)
+			return fmt.Errorf("clustering column %q of %s is not declared", c.Name, name)
 		}
 		if c.Descending {
 			r := *col.Type
@@ -631,9 +706,12 @@ func parsePrimaryKey(lx *lexer, ts *TableSchema) error {
 	return nil
 }
 
+// uuidText is a UUID in its text form.
+var uuidText = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
 // parseTableOptions reads WITH options, keeping CLUSTERING ORDER BY,
-// COMPACT STORAGE and gc_grace_seconds, up to the end of the statement
-// (not consuming ';').
+// COMPACT STORAGE, gc_grace_seconds and ID, up to the end of the
+// statement (not consuming ';').
 func parseTableOptions(lx *lexer, ts *TableSchema) error {
 	for {
 		switch {
@@ -669,6 +747,28 @@ func parseTableOptions(lx *lexer, ts *TableSchema) error {
 				return lx.errorf(lx.peek(), "expected STORAGE after COMPACT")
 			}
 			ts.CompactStorage = true
+		case lx.acceptWord("id"):
+			// WITH ID = <uuid>, as DESCRIBE ... WITH INTERNALS prints it.
+			if !lx.accept("=") {
+				return lx.errorf(lx.peek(), "expected = after ID")
+			}
+			start := lx.peek()
+			for {
+				t := lx.peek()
+				if t.kind == tokEOF || t.kind == tokPunct && t.text == ";" || t.kind == tokIdent && strings.EqualFold(t.text, "and") && t.pos > start.pos {
+					break
+				}
+				lx.next()
+			}
+			end := len(lx.src)
+			if t := lx.peek(); t.kind != tokEOF {
+				end = t.pos
+			}
+			id := strings.TrimSpace(lx.src[start.pos:end])
+			if !uuidText.MatchString(id) {
+				return lx.errorf(start, "expected a table id (a UUID) after ID =, found %q", id)
+			}
+			ts.ID = strings.ToLower(id)
 		case lx.acceptWord("gc_grace_seconds"):
 			if !lx.accept("=") {
 				return lx.errorf(lx.peek(), "expected = after gc_grace_seconds")

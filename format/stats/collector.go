@@ -13,10 +13,13 @@ import (
 
 // Collector gathers Statistics.db's stats component from the partitions,
 // rows and markers of an sstable as MetadataCollector does while it is
-// written: the writer builds the component with it, and verify rebuilds
-// it from Data.db to compare with what Statistics.db stores. Call
-// PartitionDeletion at each partition's start, Static, Row or Marker for
-// each unfiltered, EndPartition at its end, then Fill.
+// written (io/sstable/metadata/MetadataCollector.java and
+// db/rows/Rows.collectStats, Cassandra 5.0): the writer builds the
+// component with it, convert, upgrade and scrub take the bounds and
+// counts of what they write from it, and verify rebuilds it from Data.db
+// to compare with what Statistics.db stores. Call PartitionDeletion at each
+// partition's start, Unfiltered (or Static, Row, Marker) for each
+// unfiltered, EndPartition at its end, then Fill.
 type Collector struct {
 	sizes, cellsPer    EstimatedHistogram
 	minTS, maxTS       int64
@@ -28,21 +31,31 @@ type Collector struct {
 	partitionDeletions bool
 	drop               map[int64]int64 // rounded local deletion time -> count
 	types              []*cqltype.Type
+	// minClust is a clustering or a start bound, maxClust a clustering or
+	// an end bound (MetadataCollector's minClustering and maxClustering);
+	// their values are copied into minBuf and maxBuf, reused.
 	minClust, maxClust clustering.Prefix
-	seenClust          bool
-	// timestampsOnly leaves out what a checker does not compare
-	// (NewTimestampCollector).
-	timestampsOnly bool
+	seenMin, seenMax   bool
+	minBuf, maxBuf     []byte
+	// partMin and partMax are the partition's candidates (candidate),
+	// folded in at its end.
+	partMin, partMax       heldPrefix
+	hasPartMin, hasPartMax bool
+	partVals               [][]byte
+	// boundsOnly leaves out the tombstone drop-time histogram
+	// (NewBoundsCollector).
+	boundsOnly bool
 }
 
-// NewTimestampCollector returns a Collector for a checker: it gathers the
-// two histograms, the row and column counts and the minimum and maximum
-// timestamp, and leaves out the clustering bounds, the local deletion
-// times and TTLs and their drop-time histogram (Fill reports none), the
-// most costly per row.
-func NewTimestampCollector() *Collector {
-	c := NewCollector(nil)
-	c.timestampsOnly = true
+// NewBoundsCollector returns a Collector for a checker: it gathers
+// everything Fill reports but the tombstone drop-time histogram (a map
+// update per deletion time, and an estimate no read relies on): the two
+// histograms, the bounds (timestamps, local deletion times, TTLs,
+// clusterings), the row and column counts and whether any partition is
+// deleted.
+func NewBoundsCollector(clusteringTypes []*cqltype.Type) *Collector {
+	c := NewCollector(clusteringTypes)
+	c.boundsOnly = true
 	return c
 }
 
@@ -68,9 +81,6 @@ func (c *Collector) ts(v int64) {
 }
 
 func (c *Collector) ldt(v int64) {
-	if c.timestampsOnly {
-		return
-	}
 	if !c.seenLDT || v < c.minLDT {
 		c.minLDT = v
 	}
@@ -78,16 +88,13 @@ func (c *Collector) ldt(v int64) {
 		c.maxLDT = v
 	}
 	c.seenLDT = true
-	if v != NoDeletionTime {
+	if v != NoDeletionTime && !c.boundsOnly {
 		// StreamingTombstoneHistogramBuilder rounds up to 60 seconds.
 		c.drop[(v+59)/60*60]++
 	}
 }
 
 func (c *Collector) ttl(v int64) {
-	if c.timestampsOnly {
-		return
-	}
 	if !c.seenTTL || v < c.minTTL {
 		c.minTTL = v
 	}
@@ -112,93 +119,152 @@ func (c *Collector) PartitionDeletion(d deletiontime.DeletionTime) {
 	c.deletion(d)
 }
 
-// Static records the static row, unless it is empty (Cassandra collects
-// the stats of a static row only when it has something), and returns its
-// cells.
-func (c *Collector) Static(u *rows.Unfiltered) int64 {
-	if len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 && !u.Liveness.HasTimestamp && !u.HasDeletion() {
+// Unfiltered records a static row, a row or a marker, whichever u is, and
+// returns its cells, which the caller adds up for the partition's
+// EndPartition (a marker has none).
+func (c *Collector) Unfiltered(u *rows.Unfiltered) (cells int64) {
+	switch u.Kind {
+	case rows.KindStaticRow:
+		return c.Static(u)
+	case rows.KindMarker:
+		c.Marker(u)
 		return 0
 	}
 	return c.Row(u)
 }
 
-// Row records a row (Rows.collectStats) and returns its cells, which the
-// caller adds up for the partition's EndPartition.
-func (c *Collector) Row(u *rows.Unfiltered) (cells int64) {
-	if c.timestampsOnly {
-		return c.rowTimestamps(u)
+// Static records the static row, unless it is empty (Cassandra collects
+// the stats of a static row only when it has something:
+// SSTableWriter's StatsCollector.applyToStatic), and returns its cells.
+func (c *Collector) Static(u *rows.Unfiltered) int64 {
+	if len(u.Cells) == 0 && len(u.ComplexDeletions) == 0 && !u.Liveness.HasTimestamp && !u.HasDeletion() && !hasScyllaShadowable(u) {
+		return 0
 	}
+	return c.Row(u)
+}
+
+// hasScyllaShadowable reports whether u carries ScyllaDB's shadowable row
+// deletion (extended flag 0x80), which convert writes as Cassandra's
+// shadowable row deletion: Cassandra collects it as the row's deletion.
+func hasScyllaShadowable(u *rows.Unfiltered) bool {
+	return !u.ScyllaShadowable.IsLive() && u.ScyllaShadowable != (deletiontime.DeletionTime{})
+}
+
+// Row records a row (Rows.collectStats: the primary key liveness, the
+// row deletion, each cell and complex deletion, the columns that have a
+// cell) and returns its cells, which the caller adds up for the
+// partition's EndPartition.
+func (c *Collector) Row(u *rows.Unfiltered) (cells int64) {
 	if u.Liveness.HasTimestamp {
 		c.ts(u.Liveness.Timestamp)
-		c.ttl(u.Liveness.TTL)
 		if u.Liveness.Expiring() {
+			c.ttl(u.Liveness.TTL)
 			c.ldt(u.Liveness.LocalExpirationTime)
 		} else {
-			c.ldt(NoDeletionTime)
+			c.ttlRange(0, 0)
+			c.ldtRange(NoDeletionTime, NoDeletionTime)
 		}
 	}
 	if u.HasDeletion() || (!u.Deletion.IsLive() && u.Deletion != (deletiontime.DeletionTime{})) {
 		c.deletion(u.Deletion)
 	}
-	for _, cd := range u.ComplexDeletions {
-		c.deletion(cd.Deletion)
+	if u.ExtFlags&rows.ExtFlagScyllaShadowable != 0 && hasScyllaShadowable(u) {
+		c.deletion(u.ScyllaShadowable)
 	}
-	cols := 0
-	last := -1
-	for i := range u.Cells {
-		cell := &u.Cells[i]
-		cells++
-		c.ts(cell.Timestamp)
-		ttl, ldt := int64(0), int64(NoDeletionTime)
-		if cell.IsExpiring() {
-			ttl, ldt = cell.TTL, cell.LocalDeletionTime
-		} else if cell.IsTombstone() {
-			ldt = cell.LocalDeletionTime
-		}
-		c.ttl(ttl)
-		c.ldt(ldt)
+	for i := range u.ComplexDeletions {
+		c.deletion(u.ComplexDeletions[i].Deletion)
+	}
+	if len(u.Cells) > 0 {
+		c.cells(u.Cells)
+	}
+	c.rows++
+	if u.Kind == rows.KindRow {
+		c.candidate(clustering.Prefix{Kind: clustering.Clustering, Values: u.Clustering})
+	}
+	return int64(len(u.Cells))
+}
+
+// cells records a row's cells: the bounds are taken in local variables
+// and folded in once (a live cell without a TTL has TTL 0 and no local
+// deletion time), the drop times cell by cell; a column counts once
+// however many cells it has (a complex column without a cell, only its
+// deletion, does not count).
+func (c *Collector) cells(cs []rows.Cell) {
+	// One pass for what every cell has; the cells with a TTL or a
+	// deletion time (rarer) are walked again.
+	lo, hi := cs[0].Timestamp, cs[0].Timestamp
+	cols, last := 0, -1
+	plain, special := false, false // cells without, and with, a TTL or a deletion time
+	for i := range cs {
+		cell := &cs[i]
+		lo, hi = min(lo, cell.Timestamp), max(hi, cell.Timestamp)
 		if cell.Column != last {
 			cols++
 			last = cell.Column
 		}
+		if cell.Flags&(rows.CellFlagDeleted|rows.CellFlagExpiring) == 0 {
+			plain = true
+		} else {
+			special = true
+		}
 	}
+	c.ts(lo)
+	c.ts(hi)
 	c.columnsSet += int64(cols)
-	c.rows++
-	if u.Kind == rows.KindRow {
-		c.clust(clustering.Prefix{Kind: clustering.Clustering, Values: u.Clustering})
+	if plain {
+		// A live cell without a TTL: TTL 0, no local deletion time.
+		c.ttlRange(0, 0)
+		c.ldtRange(NoDeletionTime, NoDeletionTime)
 	}
-	return cells
+	if !special {
+		return
+	}
+	first := true
+	var minTTL, maxTTL, minLDT, maxLDT int64
+	for i := range cs {
+		cell := &cs[i]
+		if cell.Flags&(rows.CellFlagDeleted|rows.CellFlagExpiring) == 0 {
+			continue
+		}
+		var ttl int64
+		ldt := cell.LocalDeletionTime
+		if cell.IsExpiring() {
+			ttl = cell.TTL
+		}
+		if first {
+			minTTL, maxTTL, minLDT, maxLDT, first = ttl, ttl, ldt, ldt, false
+		} else {
+			minTTL, maxTTL = min(minTTL, ttl), max(maxTTL, ttl)
+			minLDT, maxLDT = min(minLDT, ldt), max(maxLDT, ldt)
+		}
+		if !c.boundsOnly && ldt != NoDeletionTime {
+			// StreamingTombstoneHistogramBuilder rounds up to 60 seconds.
+			c.drop[(ldt+59)/60*60]++
+		}
+	}
+	c.ttlRange(minTTL, maxTTL)
+	c.ldtRange(minLDT, maxLDT)
 }
 
-// rowTimestamps is Row for NewTimestampCollector: the same timestamps,
-// cells and columns, in one pass with nothing else per cell.
-func (c *Collector) rowTimestamps(u *rows.Unfiltered) (cells int64) {
-	if u.Liveness.HasTimestamp {
-		c.ts(u.Liveness.Timestamp)
+// ttlRange and ldtRange widen the bounds without touching the drop times.
+func (c *Collector) ttlRange(lo, hi int64) {
+	if !c.seenTTL || lo < c.minTTL {
+		c.minTTL = lo
 	}
-	if u.HasDeletion() || (!u.Deletion.IsLive() && u.Deletion != (deletiontime.DeletionTime{})) {
-		c.deletion(u.Deletion)
+	if !c.seenTTL || hi > c.maxTTL {
+		c.maxTTL = hi
 	}
-	for _, cd := range u.ComplexDeletions {
-		c.deletion(cd.Deletion)
+	c.seenTTL = true
+}
+
+func (c *Collector) ldtRange(lo, hi int64) {
+	if !c.seenLDT || lo < c.minLDT {
+		c.minLDT = lo
 	}
-	if len(u.Cells) > 0 {
-		lo, hi := u.Cells[0].Timestamp, u.Cells[0].Timestamp
-		cols, last := 0, -1
-		for i := range u.Cells {
-			cell := &u.Cells[i]
-			lo, hi = min(lo, cell.Timestamp), max(hi, cell.Timestamp)
-			if cell.Column != last {
-				cols++
-				last = cell.Column
-			}
-		}
-		c.ts(lo)
-		c.ts(hi)
-		c.columnsSet += int64(cols)
+	if !c.seenLDT || hi > c.maxLDT {
+		c.maxLDT = hi
 	}
-	c.rows++
-	return int64(len(u.Cells))
+	c.seenLDT = true
 }
 
 // Marker records a range tombstone bound or boundary.
@@ -209,7 +275,7 @@ func (c *Collector) Marker(u *rows.Unfiltered) {
 	} else {
 		c.deletion(u.Deletion)
 	}
-	c.clust(u.Bound)
+	c.candidate(u.Bound)
 }
 
 // EndPartition records a partition's size in bytes (header to end of
@@ -217,33 +283,165 @@ func (c *Collector) Marker(u *rows.Unfiltered) {
 func (c *Collector) EndPartition(size, cells int64) {
 	c.sizes.Add(size)
 	c.cellsPer.Add(cells)
+	if c.hasPartMin {
+		c.partVals = c.partMin.values(c.partVals)
+		c.clust(clustering.Prefix{Kind: c.partMin.kind, Values: c.partVals})
+	}
+	if c.hasPartMax {
+		c.partVals = c.partMax.values(c.partVals)
+		c.clust(clustering.Prefix{Kind: c.partMax.kind, Values: c.partVals})
+	}
+	c.hasPartMin, c.hasPartMax = false, false
 }
 
-// clust widens the covered slice with one clustering or bound.
+// candidate notes a row's clustering or a marker's bound for the
+// partition's smallest and largest: Data.db holds a partition's rows and
+// markers in clustering order, so its first clustering or start bound is
+// its minimum and its last clustering or end bound its maximum, and
+// EndPartition compares just those two with the sstable's (clust), where
+// MetadataCollector compares every row; the result is the same. A
+// boundary is never either (a start before it and an end after it are).
+func (c *Collector) candidate(p clustering.Prefix) {
+	switch {
+	case p.Kind == clustering.Clustering:
+		if !c.hasPartMin {
+			c.partMin.set(p)
+			c.hasPartMin = true
+		}
+		c.partMax.set(p)
+		c.hasPartMax = true
+	case p.Kind.IsBoundary():
+	case p.Kind.IsStart():
+		if !c.hasPartMin {
+			c.partMin.set(p)
+			c.hasPartMin = true
+		}
+	default:
+		c.partMax.set(p)
+		c.hasPartMax = true
+	}
+}
+
+// heldPrefix is a copy of a clustering prefix kept from one row to the
+// next: its kind, its values' bytes one after the other and their lengths
+// (-1 for a null), in buffers reused, so that keeping a row's clustering
+// costs a copy and no allocation.
+type heldPrefix struct {
+	kind  clustering.Kind
+	bytes []byte
+	lens  []int
+}
+
+func (h *heldPrefix) set(p clustering.Prefix) {
+	h.kind = p.Kind
+	h.bytes, h.lens = h.bytes[:0], h.lens[:0]
+	for _, v := range p.Values {
+		if v == nil {
+			h.lens = append(h.lens, -1)
+			continue
+		}
+		h.bytes = append(h.bytes, v...)
+		h.lens = append(h.lens, len(v))
+	}
+}
+
+// values returns the values, in vals (reused), aliasing h's bytes.
+func (h *heldPrefix) values(vals [][]byte) [][]byte {
+	vals = vals[:0]
+	off := 0
+	for _, n := range h.lens {
+		if n < 0 {
+			vals = append(vals, nil)
+			continue
+		}
+		vals = append(vals, h.bytes[off:off+n:off+n])
+		off += n
+	}
+	return vals
+}
+
+// clust widens the covered clusterings with a row's clustering or a
+// marker's bound, as MetadataCollector.updateClusteringValues and
+// updateClusteringValuesByBoundOrBoundary do: a value above the maximum
+// is compared with nothing else (in a sorted stream one comparison a row);
+// a boundary is never the minimum or the maximum (a start before it and
+// an end after it are), so it is skipped; a start bound only ever becomes
+// the minimum and an end bound the maximum.
 func (c *Collector) clust(p clustering.Prefix) {
-	if c.timestampsOnly {
+	if p.Kind.IsBoundary() {
 		return
 	}
-	if !c.seenClust {
-		c.minClust, c.maxClust, c.seenClust = p.Clone(), p.Clone(), true
+	isStart := p.Kind.IsStart()
+	isEnd := p.Kind != clustering.Clustering && !isStart
+	if !c.seenMax || c.compare(p, c.maxClust) > 0 {
+		switch {
+		case !isStart:
+			c.maxClust = keepPrefix(p, &c.maxBuf, c.maxClust.Values)
+			c.seenMax = true
+			if !c.seenMin && !isEnd {
+				c.minClust = keepPrefix(p, &c.minBuf, c.minClust.Values)
+				c.seenMin = true
+			}
+		case !c.seenMin:
+			c.minClust = keepPrefix(p, &c.minBuf, c.minClust.Values)
+			c.seenMin = true
+		}
 		return
 	}
-	if c.compare(p, c.minClust, true) < 0 {
-		c.minClust = p.Clone()
-	}
-	if c.compare(p, c.maxClust, false) > 0 {
-		c.maxClust = p.Clone()
+	if !c.seenMin || c.compare(p, c.minClust) < 0 {
+		switch {
+		case !isEnd:
+			c.minClust = keepPrefix(p, &c.minBuf, c.minClust.Values)
+			c.seenMin = true
+		case !c.seenMax:
+			c.maxClust = keepPrefix(p, &c.maxBuf, c.maxClust.Values)
+			c.seenMax = true
+		}
 	}
 }
 
-// compare orders two prefixes by their values with the clustering types
-// (a shorter prefix sorts by its kind: starts before, ends after).
-func (c *Collector) compare(a, b clustering.Prefix, forMin bool) int {
+// keepPrefix copies p's values into *buf (and the value slices into vals),
+// both reused: the minimum and maximum change on most rows of a sorted
+// stream, and a copy per row would allocate per row.
+func keepPrefix(p clustering.Prefix, buf *[]byte, vals [][]byte) clustering.Prefix {
+	n := 0
+	for _, v := range p.Values {
+		n += len(v)
+	}
+	b := (*buf)[:0]
+	if cap(b) < n {
+		b = make([]byte, 0, n)
+	}
+	vals = vals[:0]
+	for _, v := range p.Values {
+		if v == nil {
+			vals = append(vals, nil)
+			continue
+		}
+		off := len(b)
+		b = append(b, v...)
+		vals = append(vals, b[off:len(b):len(b)])
+	}
+	*buf = b
+	return clustering.Prefix{Kind: p.Kind, Values: vals}
+}
+
+// compare orders two prefixes as ClusteringComparator.compare does: by
+// their values with the clustering types, then, when one is a prefix of
+// the other, the shorter by its kind's place against a clustering, and two
+// of the same length by their kinds.
+func (c *Collector) compare(a, b clustering.Prefix) int {
+	return comparePrefixes(c.types, a, b)
+}
+
+// comparePrefixes is Collector.compare for any clustering types (nil
+// entries compare as bytes).
+func comparePrefixes(types []*cqltype.Type, a, b clustering.Prefix) int {
 	n := min(len(a.Values), len(b.Values))
 	for i := 0; i < n; i++ {
 		var r int
-		if i < len(c.types) && c.types[i] != nil {
-			r = c.types[i].Compare(a.Values[i], b.Values[i])
+		if i < len(types) && types[i] != nil {
+			r = types[i].Compare(a.Values[i], b.Values[i])
 		} else {
 			r = bytes.Compare(a.Values[i], b.Values[i])
 		}
@@ -251,26 +449,41 @@ func (c *Collector) compare(a, b clustering.Prefix, forMin bool) int {
 			return r
 		}
 	}
-	rank := func(p clustering.Prefix) int {
-		if len(p.Values) > n {
-			return 0
-		}
-		switch {
-		case p.Kind == clustering.Clustering:
-			return 0
-		case p.Kind.IsStart() && !p.Kind.IsBoundary():
-			if p.Kind.IsInclusive() {
-				return -1
-			}
-			return 1
-		default:
-			if p.Kind.IsInclusive() {
-				return 1
-			}
-			return -1
-		}
+	switch {
+	case len(a.Values) < len(b.Values):
+		return comparedToClustering(a.Kind)
+	case len(a.Values) > len(b.Values):
+		return -comparedToClustering(b.Kind)
 	}
-	return rank(a) - rank(b)
+	return kindOrder(a.Kind) - kindOrder(b.Kind)
+}
+
+// comparedToClustering is ClusteringPrefix.Kind's comparedToClustering:
+// where a prefix of this kind sorts against a clustering that extends it.
+func comparedToClustering(k clustering.Kind) int {
+	switch k {
+	case clustering.ExclEndBound, clustering.InclStartBound, clustering.ExclEndInclStartBoundary:
+		return -1
+	case clustering.StaticClustering:
+		return -2
+	case clustering.Clustering:
+		return 0
+	}
+	return 1
+}
+
+// kindOrder is ClusteringPrefix.Kind's comparison: how two prefixes of
+// the same values and length sort by their kinds.
+func kindOrder(k clustering.Kind) int {
+	switch k {
+	case clustering.ExclEndBound, clustering.InclStartBound, clustering.ExclEndInclStartBoundary:
+		return 0
+	case clustering.StaticClustering:
+		return 1
+	case clustering.Clustering:
+		return 2
+	}
+	return 3
 }
 
 // Fill sets the fields of s the Collector computes: the two histograms,
@@ -282,7 +495,8 @@ func (c *Collector) Fill(s *Stats) {
 	s.PartitionSizes, s.CellsPerPartition = c.sizes, c.cellsPer
 	s.MinTimestamp, s.MaxTimestamp = c.minTS, c.maxTS
 	if !c.seenTS {
-		s.MinTimestamp, s.MaxTimestamp = math.MaxInt64, math.MinInt64
+		// MinMaxLongTracker's defaults.
+		s.MinTimestamp, s.MaxTimestamp = math.MinInt64, math.MaxInt64
 	}
 	s.MinLocalDeletionTime, s.MaxLocalDeletionTime = c.minLDT, c.maxLDT
 	if !c.seenLDT {
@@ -298,22 +512,28 @@ func (c *Collector) Fill(s *Stats) {
 	s.HasPartitionLevelDeletions = c.partitionDeletions
 }
 
-// covered is the slice of clusterings the sstable holds, with inclusive
-// bounds around the smallest and largest clustering (StatsMetadata's
-// coveredClustering); ALL when there are none.
+// covered is the slice of clusterings the sstable holds (StatsMetadata's
+// coveredClustering: Slice.make(minClustering.asStartBound(),
+// maxClustering.asEndBound())): inclusive bounds around the smallest and
+// largest clustering, or the range tombstone bounds that reach further.
+// With no clustering at all it is MetadataCollector's initial MAX_START
+// to MIN_END, an empty slice (exclusive bounds with no values), which
+// only hasPartitionLevelDeletions makes a read look at.
 func (c *Collector) covered() Slice {
-	if !c.seenClust {
-		return AllClusterings
+	out := Slice{Start: clustering.Prefix{Kind: clustering.ExclStartBound}, End: clustering.Prefix{Kind: clustering.ExclEndBound}}
+	if c.seenMin {
+		out.Start = clustering.Prefix{Kind: clustering.InclStartBound, Values: c.minClust.Clone().Values}
+		if c.minClust.Kind != clustering.Clustering {
+			out.Start.Kind = c.minClust.Kind
+		}
 	}
-	start := clustering.Prefix{Kind: clustering.InclStartBound, Values: c.minClust.Values}
-	end := clustering.Prefix{Kind: clustering.InclEndBound, Values: c.maxClust.Values}
-	if c.minClust.Kind != clustering.Clustering {
-		start.Kind = c.minClust.Kind
+	if c.seenMax {
+		out.End = clustering.Prefix{Kind: clustering.InclEndBound, Values: c.maxClust.Clone().Values}
+		if c.maxClust.Kind != clustering.Clustering {
+			out.End.Kind = c.maxClust.Kind
+		}
 	}
-	if c.maxClust.Kind != clustering.Clustering {
-		end.Kind = c.maxClust.Kind
-	}
-	return Slice{Start: start, End: end}
+	return out
 }
 
 // tombstoneHistogram keeps at most 100 bins (Cassandra's default), merging
@@ -381,9 +601,11 @@ func (c *Collector) Merge(o *Collector) {
 	for t, n := range o.drop {
 		c.drop[t] += n
 	}
-	if o.seenClust {
-		// The first one seen stays on ties, as in one pass: c's came first.
+	// The first one seen stays on ties, as in one pass: c's came first.
+	if o.seenMin {
 		c.clust(o.minClust)
+	}
+	if o.seenMax {
 		c.clust(o.maxClust)
 	}
 	c.columnsSet += o.columnsSet
@@ -399,5 +621,6 @@ func (c *Collector) Reset() {
 	c.minTS, c.maxTS, c.minLDT, c.maxLDT, c.minTTL, c.maxTTL = 0, 0, 0, 0, 0, 0
 	c.seenTS, c.seenLDT, c.seenTTL = false, false, false
 	c.columnsSet, c.rows, c.partitionDeletions = 0, 0, false
-	c.minClust, c.maxClust, c.seenClust = clustering.Prefix{}, clustering.Prefix{}, false
+	c.minClust.Values, c.maxClust.Values = c.minClust.Values[:0], c.maxClust.Values[:0]
+	c.seenMin, c.seenMax, c.hasPartMin, c.hasPartMax = false, false, false, false
 }

@@ -18,6 +18,9 @@ type Names struct {
 	Keyspace, Table string
 	PartitionKey    []string
 	Clustering      []string
+	// Dropped are the columns the schema says were dropped (and not added
+	// again): a query lists none of them.
+	Dropped []string
 }
 
 // DefaultNames derives placeholder names: keyspace and table from a
@@ -99,6 +102,22 @@ func parseTable(src string) (*cqltype.TableSchema, error) {
 // frozen UDTs that way (CASSANDRA-15035) and SSTableHeaderFix repaired such
 // headers from the schema. The sstable then reads the column as frozen.
 func CheckSchema(s *sstable.SSTable, ts *cqltype.TableSchema) error {
+	diffs, err := compareSchema(s, ts)
+	if err != nil {
+		return err
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("%s", diffs[0])
+	}
+	return nil
+}
+
+// compareSchema is CheckSchema's comparison. A shape that cannot be the
+// table's (key or clustering columns of another number, a column static
+// in one and not the other) is the error; columns whose types differ, or
+// that the schema lacks, are the differences, each worded as CheckSchema
+// words it.
+func compareSchema(s *sstable.SSTable, ts *cqltype.TableSchema) (diffs []string, err error) {
 	for _, c := range ts.Columns {
 		if c.Type.Kind == cqltype.UDT && !c.Type.IsMultiCell() {
 			s.FreezeColumn(c.Name, "the schema declares it "+c.Type.CQL()+"; Cassandra 3.x recorded frozen UDTs as non-frozen in the header (CASSANDRA-15035), and the schema wins, as in SSTableHeaderFix")
@@ -111,40 +130,43 @@ func CheckSchema(s *sstable.SSTable, ts *cqltype.TableSchema) error {
 		keyTypes = []*cqltype.Type{s.KeyType()}
 	}
 	if len(ts.PartitionKey) != len(keyTypes) {
-		return fmt.Errorf("partition key has %d columns in the schema, %d in the sstable", len(ts.PartitionKey), len(keyTypes))
+		return nil, fmt.Errorf("partition key has %d columns in the schema, %d in the sstable", len(ts.PartitionKey), len(keyTypes))
+	}
+	diff := func(err error) {
+		if err != nil {
+			diffs = append(diffs, err.Error())
+		}
 	}
 	for i, name := range ts.PartitionKey {
-		if err := sameType("partition key column "+name, ts.Column(name), keyTypes[i]); err != nil {
-			return err
-		}
+		diff(sameType("partition key column "+name, ts.Column(name), keyTypes[i]))
 	}
 	if len(ts.Clustering) != len(s.ClusteringTypes()) {
-		return fmt.Errorf("%d clustering columns in the schema, %d in the sstable", len(ts.Clustering), len(s.ClusteringTypes()))
+		return nil, fmt.Errorf("%d clustering columns in the schema, %d in the sstable", len(ts.Clustering), len(s.ClusteringTypes()))
 	}
 	for i, c := range ts.Clustering {
-		if err := sameType("clustering column "+c.Name, ts.Column(c.Name), s.ClusteringTypes()[i]); err != nil {
-			return err
-		}
+		diff(sameType("clustering column "+c.Name, ts.Column(c.Name), s.ClusteringTypes()[i]))
 	}
 	check := func(cols []string, types []*cqltype.Type, static bool) error {
 		for i, name := range cols {
 			col := ts.Column(name)
 			if col == nil {
-				return fmt.Errorf("column %s is in the sstable but not in the schema (dropped?)", name)
+				diffs = append(diffs, fmt.Sprintf("column %s is in the sstable but not in the schema (dropped?)", name))
+				continue
 			}
 			if col.Static != static {
 				return fmt.Errorf("column %s: static=%v in the schema, %v in the sstable", name, col.Static, static)
 			}
-			if err := sameType("column "+name, col, types[i]); err != nil {
-				return err
-			}
+			diff(sameType("column "+name, col, types[i]))
 		}
 		return nil
 	}
 	if err := check(columnNames(s.Schema().Static), s.StaticTypes(), true); err != nil {
-		return err
+		return nil, err
 	}
-	return check(columnNames(s.Schema().Regular), s.RegularTypes(), false)
+	if err := check(columnNames(s.Schema().Regular), s.RegularTypes(), false); err != nil {
+		return nil, err
+	}
+	return diffs, nil
 }
 
 func sameType(what string, col *cqltype.Column, stored *cqltype.Type) error {

@@ -47,6 +47,8 @@ var groups = []group{
 	// merged table.
 	{"cql", []string{"internal/cql"}, nil},
 	{"query", []string{"internal/query"}, []string{"merge", "cql"}},
+	// nodeschema: a node's system_schema tables, read with query.
+	{"nodeschema", []string{"nodeschema"}, []string{"query"}},
 
 	// Write features, in their fixed order: scrub -> upgrade -> convert
 	// -> verify and writer; generate -> writer. Scrub rewrites in place
@@ -55,6 +57,12 @@ var groups = []group{
 	{"convert", []string{"convert"}, []string{"verify", "writer", "merge"}},
 	{"upgrade", []string{"internal/upgrade"}, []string{"convert", "livecheck"}},
 	{"scrub", []string{"scrub/..."}, []string{"upgrade", "merge"}},
+	// The offline tools that change a node's files in place without
+	// rewriting sstables: Statistics.db's level and repair fields
+	// (repaired-set, level-reset, relevel), a table's files and the
+	// cleanup of unfinished transactions (util).
+	{"statsedit", []string{"internal/statsedit"}, []string{"format layer", "vfs"}},
+	{"tablefiles", []string{"internal/tablefiles"}, []string{"format layer", "vfs"}},
 
 	// Workloads and the memtable simulator: memview -> memsim -> workload
 	// <- generate -> writer.
@@ -70,7 +78,7 @@ var groups = []group{
 
 	// The command: flags and output over every feature. Nothing imports
 	// it (Go refuses to import a main package anyway).
-	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview"}},
+	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "nodeschema", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck"}},
 
 	// Test support: no package but test support imports it (tests do).
 	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/realworld",

@@ -31,6 +31,10 @@ type Names struct {
 	Keyspace, Table string
 	PartitionKey    []string
 	Clustering      []string
+	// Dropped are columns the schema says were dropped: older sstables
+	// still hold them, but the table has them no more, so no SELECT sees
+	// them.
+	Dropped []string
 }
 
 // ColumnKind is which part of the primary key or row a column is.
@@ -74,6 +78,18 @@ type Plan struct {
 	// fullPartitions: no clustering restriction, so a partition with only
 	// its static row live returns that row (returnStaticContentOnPartitionWithNoRows).
 	fullPartitions bool
+	// hiddenStatic, hiddenRegular mark the dropped columns (by united
+	// index; nil for none): no SELECT fetches them.
+	hiddenStatic, hiddenRegular []bool
+}
+
+// setAt is marks with i set, made n long when nil.
+func setAt(marks []bool, i, n int) []bool {
+	if marks == nil {
+		marks = make([]bool, n)
+	}
+	marks[i] = true
+	return marks
 }
 
 type tokenBound struct {
@@ -110,10 +126,19 @@ func NewPlan(s *cql.Select, t *merge.Table, n Names) (*Plan, error) {
 	// SELECT * lists the primary key, then the other columns in
 	// alphabetical order (statics among them), as CQL does.
 	var rest []Column
+	p := &Plan{t: t}
 	for i, c := range t.Schema().Static {
+		if slices.Contains(n.Dropped, c.Name) {
+			p.hiddenStatic = setAt(p.hiddenStatic, i, len(t.Schema().Static))
+			continue
+		}
 		rest = append(rest, Column{Name: c.Name, Kind: Static, Index: i, Type: t.StaticTypes()[i]})
 	}
 	for i, c := range t.Schema().Regular {
+		if slices.Contains(n.Dropped, c.Name) {
+			p.hiddenRegular = setAt(p.hiddenRegular, i, len(t.Schema().Regular))
+			continue
+		}
 		rest = append(rest, Column{Name: c.Name, Kind: Regular, Index: i, Type: t.RegularTypes()[i]})
 	}
 	slices.SortStableFunc(rest, func(a, b Column) int { return strings.Compare(a.Name, b.Name) })
@@ -122,7 +147,7 @@ func NewPlan(s *cql.Select, t *merge.Table, n Names) (*Plan, error) {
 	for _, c := range all {
 		byName[c.Name] = c
 	}
-	p := &Plan{t: t, all: all}
+	p.all = all
 	if s.Columns == nil {
 		p.Columns = all
 	}

@@ -230,9 +230,15 @@ func (r *runner) live(u *rows.Unfiltered) bool {
 	return r.anyLiveCell(u)
 }
 
+// anyLiveCell: a live cell of a column of the table (a dropped column's
+// cells are not fetched: they keep no row alive).
 func (r *runner) anyLiveCell(u *rows.Unfiltered) bool {
+	hidden := r.p.hiddenRegular
+	if u.Kind == rows.KindStaticRow {
+		hidden = r.p.hiddenStatic
+	}
 	for i := range u.Cells {
-		if cellLive(&u.Cells[i], r.now) {
+		if c := &u.Cells[i]; cellLive(c, r.now) && !(c.Column < len(hidden) && hidden[c.Column]) {
 			return true
 		}
 	}

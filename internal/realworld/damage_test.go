@@ -309,8 +309,11 @@ func TestVerifyCatchesDerivedDamage(t *testing.T) {
 		{"summary full size", "realworld/scylla/summary_test", format.ComponentSummary, i32(20, 7), "Summary.db: size at full sampling 7; Index.db's entries at min index interval 128 give 2"},
 		{"max compressed length", "cassandra/nc/legacy_nc_clust", format.ComponentCompressionInfo, i32(23, 1<<31-2), "CompressionInfo.db: expected a max compressed length of 2147483647"},
 		{"CRC.db chunk size", me, format.ComponentCRC, i32(0, 65536|1<<20), "CRC.db: expected a chunk size that is a power of two"},
-		{"total rows", me, format.ComponentStatistics, editStats(func(st *stats.Stats) { st.TotalRows = 3 }), "Statistics.db: totalRows is 3, Data.db holds 2 rows"},
-		{"min timestamp", me, format.ComponentStatistics, editStats(func(st *stats.Stats) { st.MinTimestamp -= 1 << 40 }), "Statistics.db: timestamps"},
+		{"total rows", me, format.ComponentStatistics, editStats(func(st *stats.Stats) { st.TotalRows = 1 }), "Statistics.db: totalRows 1 is below Data.db's 2"},
+		{"min timestamp", me, format.ComponentStatistics, editStats(func(st *stats.Stats) { st.MinTimestamp += 1 }), "Statistics.db: timestamps"},
+		{"max local deletion time", me, format.ComponentStatistics, editStats(func(st *stats.Stats) { st.MaxLocalDeletionTime = st.MinLocalDeletionTime }),
+			"Statistics.db: local deletion times 1703358898..1703358898 do not cover Data.db's 1703358898..none: compaction drops a whole sstable"},
+		{"max TTL", me, format.ComponentStatistics, editStats(func(st *stats.Stats) { st.MaxTTL = -1 }), "Statistics.db: TTLs 0..-1 do not cover Data.db's 0..0"},
 		{"partition sizes", me, format.ComponentStatistics, editStats(func(st *stats.Stats) { st.PartitionSizes.Buckets[20]++ }), "Statistics.db: partition size histogram: 1 partitions in the bucket of"},
 		{"cells per partition", me, format.ComponentStatistics, editStats(func(st *stats.Stats) { st.CellsPerPartition.Buckets[3] = 1 << 40 }), "Statistics.db: cells per partition histogram counts"},
 		{"header type class", me, format.ComponentStatistics, func(_ *testing.T, _ format.Descriptor, b []byte) []byte {

@@ -340,6 +340,17 @@ func TestNegativePartitionDeletionTime(t *testing.T) {
 	os.WriteFile(data, b, 0o644)
 	fixtures.ResealCRC(t, data)
 	fixtures.RewriteDigest(t, data)
+	// Statistics.db as the writer of such a deletion records it
+	// (negative-local-expiration's does): its minimum local deletion
+	// time is the overflowed one, so only the deletion itself is wrong.
+	rewriteStats(t, data, func(st *stats.Statistics, _ []byte) []byte {
+		st.Stats.MinLocalDeletionTime = ldt
+		out, err := st.Encode(st.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	})
 
 	// sstabledump prints localDeletionTime*1000 as an instant: 1901 here.
 	want := `"deletion_info" : { "marked_deleted" : "2023-12-23T19:14:58.212Z", "local_delete_time" : "1901-12-22T22:20:00Z" }`

@@ -32,7 +32,7 @@ func checkAfterCrash(t *testing.T, n *node, trial string) (recovered []Recovery)
 	// temporary or obsoleted files"), its leftovers go, and each original
 	// sstable is live exactly once.
 	for _, dir := range n.tables() {
-		if _, err := txnlog.RemoveUnfinishedLeftovers(dir); err != nil {
+		if _, err := txnlog.RemoveUnfinishedLeftovers(vfs.Default, dir); err != nil {
 			t.Fatalf("%s: Cassandra would refuse to start: %v", trial, err)
 		}
 		if err := n.checkOneCopy(t, dir, oa, false); err != nil {

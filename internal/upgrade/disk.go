@@ -48,42 +48,6 @@ func (d *disk) remove(path string) error {
 	return nil
 }
 
-// own gives f the mode and, where they differ and the process may, the
-// owner of the file it replaces.
-func (d *disk) own(f vfs.File, o owner) error {
-	if err := f.Chmod(o.mode); err != nil {
-		return fmt.Errorf("chmod %s: %w", f.Name(), err)
-	}
-	if o.uid < 0 {
-		return nil
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if uid, gid, ok := fileOwner(fi); ok && uid == o.uid && gid == o.gid {
-		return nil
-	}
-	if err := f.Chown(o.uid, o.gid); err != nil {
-		return fmt.Errorf("giving %s the owner of the sstable it replaces (uid %d, gid %d): %w", f.Name(), o.uid, o.gid, err)
-	}
-	return nil
-}
-
-// owner is the mode and owner new files take.
-type owner struct {
-	mode     fs.FileMode
-	uid, gid int // -1: unknown
-}
-
-func ownerOf(fi fs.FileInfo) owner {
-	o := owner{mode: fi.Mode().Perm(), uid: -1, gid: -1}
-	if uid, gid, ok := fileOwner(fi); ok {
-		o.uid, o.gid = uid, gid
-	}
-	return o
-}
-
 // outFile is one file being written: buffered, fsynced on Close.
 type outFile struct {
 	d      *disk
@@ -92,12 +56,12 @@ type outFile struct {
 	closed bool
 }
 
-func (d *disk) newOutFile(path string, o owner) (*outFile, error) {
+func (d *disk) newOutFile(path string, o vfs.Owner) (*outFile, error) {
 	f, err := d.create(path, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.own(f, o); err != nil {
+	if err := o.Give(f); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -132,7 +96,7 @@ func (w *outFile) abandon() {
 // appendLine appends one record line to a transaction log and fsyncs it,
 // as LogReplica.append does (FileUtils.appendAndSync): the file is
 // created by the first record, and then its directory is fsynced too.
-func (d *disk) appendLine(path, line string, o owner) error {
+func (d *disk) appendLine(path, line string, o vfs.Owner) error {
 	_, statErr := d.fs.Lstat(path)
 	existed := statErr == nil
 	f, err := d.fs.OpenAppend(path, 0o644)
@@ -141,7 +105,7 @@ func (d *disk) appendLine(path, line string, o owner) error {
 	}
 	defer f.Close()
 	if !existed {
-		if err := d.own(f, o); err != nil {
+		if err := o.Give(f); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/format/txnlog"
+	"github.com/sstabletool/sstabletool/internal/vfs"
 )
 
 // componentsWritten is how many files convert writes for one sstable
@@ -41,7 +42,7 @@ type txn struct {
 	d      *disk
 	t      *Table
 	log    string // the log's path
-	logOwn owner
+	logOwn vfs.Owner
 	// added are the new sstables, each ADDed before its first file.
 	added []format.Descriptor
 	out   *output
@@ -51,7 +52,7 @@ type txn struct {
 type output struct {
 	d     *disk
 	dir   string
-	own   owner
+	own   vfs.Owner
 	mu    sync.Mutex
 	files []*outFile
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/internal/format/txnlog"
 	"github.com/sstabletool/sstabletool/internal/livecheck"
 	"github.com/sstabletool/sstabletool/internal/vfs"
@@ -118,6 +119,10 @@ type Rewrite struct {
 	// rewriting, the old sstable is kept and no transaction was made.
 	Outputs   []string `json:"outputs,omitempty"`
 	Unchanged bool     `json:"unchanged,omitempty"`
+	// Statistics are the source Statistics.db's bounds and counts that
+	// were not its rows': the output holds the rows' own
+	// (convert.Result.StatisticsRecollected).
+	Statistics []stats.Mismatch `json:"statistics_recollected,omitempty"`
 }
 
 // Where names the table ("keyspace.table"), or the directory when its
@@ -307,6 +312,9 @@ func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
 				}
 				say("%s: %s %s as %s (%s -> %s, %d partitions, %d -> %d bytes%s)", rw.Where(), verb, filepath.Base(rw.Source), filepath.Base(rw.Output),
 					rw.From, rw.To, rw.Partitions, rw.Before, rw.After, map[bool]string{true: ", verified"}[rw.Verified])
+				for _, m := range rw.Statistics {
+					say("  statistics: %s; %s the rows' own", m, past(o.DryRun, "written as", "would be written as"))
+				}
 			case isLive(err):
 				if stopErr == nil {
 					stopErr = err
@@ -394,6 +402,7 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 		rw.Partitions = res.Partitions
 		rw.Components = res.Components
 		rw.Verified = res.Verified
+		rw.Statistics = res.StatisticsRecollected
 		for _, c := range res.Components {
 			rw.Before += c.Before
 			rw.After += c.After
@@ -423,8 +432,8 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 	if err != nil {
 		return nil, err
 	}
-	logOwn := ownerOf(dirInfo)
-	logOwn.mode = 0o644
+	logOwn := vfs.OwnerOf(dirInfo)
+	logOwn.Mode = 0o644
 	op := o.Op
 	if op == "" {
 		op = txnlog.OpUpgrade
@@ -438,7 +447,7 @@ func rewriteOne(d *disk, tk task, to format.Version, o Options, prog func(done, 
 	if tk.w != nil {
 		tk.w.own(filepath.Base(x.log))
 	}
-	x.out = &output{d: d, dir: tk.t.Dir, own: ownerOf(srcInfo)}
+	x.out = &output{d: d, dir: tk.t.Dir, own: vfs.OwnerOf(srcInfo)}
 	fail := func(err error) (*Rewrite, error) {
 		if rerr := x.rollback(); rerr != nil {
 			err = fmt.Errorf("%w (and rolling back: %v; the transaction log %s is left for the next run or Cassandra's startup)", err, rerr, x.log)

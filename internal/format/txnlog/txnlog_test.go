@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sstabletool/sstabletool/internal/vfs"
 )
 
 // The checksum computed independently: the bytes LogRecord.computeChecksum
@@ -272,7 +274,7 @@ func TestVerifyStates(t *testing.T) {
 		reset()
 		write()
 		os.WriteFile(logPath, []byte(c.log()), 0o644)
-		_, err := RemoveUnfinishedLeftovers(dir)
+		_, err := RemoveUnfinishedLeftovers(vfs.Default, dir)
 		o, n := live()
 		if (err != nil) != c.fails || o != c.oldOK || n != c.newOK {
 			t.Errorf("%s: err %v, old live %v new live %v", c.name, err, o, n)

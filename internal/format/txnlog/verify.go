@@ -288,13 +288,23 @@ type Outcome struct {
 	Deleted []string
 }
 
+// Disk is the changes a cleanup makes: internal/vfs's FS is one (the
+// format layer does not import it, so the caller passes it in).
+type Disk interface {
+	Remove(name string) error
+	SyncDir(dir string) error
+}
+
 // RemoveUnfinishedLeftovers does what Cassandra's startup does in a
 // table's directories (ColumnFamilyStore.scrubDataDirectories ->
-// LogTransaction.removeUnfinishedLeftovers): every log that verifies is
-// cleaned up (its REMOVE files deleted if committed, else its ADD files),
-// then deleted. A log that does not verify is left as it is and reported
-// in the error, as Cassandra reports it before refusing to start.
-func RemoveUnfinishedLeftovers(dirs ...string) ([]Outcome, error) {
+// LogTransaction.removeUnfinishedLeftovers), through d: every log that
+// verifies is cleaned up as LogFile.removeUnfinishedLeftovers does (its
+// directories fsynced, its REMOVE files deleted if committed, else its
+// ADD files, each record's oldest first, the directories fsynced again,
+// then each replica deleted and its directory fsynced). A log that does
+// not verify is left as it is and reported in the error, as Cassandra
+// reports it before refusing to start; the other logs are still cleaned.
+func RemoveUnfinishedLeftovers(d Disk, dirs ...string) ([]Outcome, error) {
 	logs, err := FindLogs(dirs...)
 	if err != nil {
 		return nil, err
@@ -309,14 +319,31 @@ func RemoveUnfinishedLeftovers(dirs ...string) ([]Outcome, error) {
 			out = append(out, o)
 			continue
 		}
+		syncAll := func() error {
+			for _, r := range l.Replicas {
+				if err := d.SyncDir(filepath.Dir(r)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := syncAll(); err != nil {
+			return out, err
+		}
 		for _, f := range v.Delete {
-			if err := os.Remove(f.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := d.Remove(f.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return out, err
 			}
 			o.Deleted = append(o.Deleted, f.Path)
 		}
+		if err := syncAll(); err != nil {
+			return out, err
+		}
 		for _, r := range l.Replicas {
-			if err := os.Remove(r); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := d.Remove(r); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return out, err
+			}
+			if err := d.SyncDir(filepath.Dir(r)); err != nil {
 				return out, err
 			}
 		}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package upgrade
+package vfs
 
 import "io/fs"
 

@@ -1,0 +1,62 @@
+package sstable
+
+import (
+	"errors"
+
+	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/stats"
+)
+
+// CollectStats decodes every row of Data.db, on every core (Segmented),
+// and returns the stats component Cassandra's writer would collect from
+// them (stats.NewBoundsCollector, Fill): the bounds and counts a rewrite
+// writes as the rows' own rather than the source's (stats.TakeCollected),
+// and what verify holds Statistics.db to. The partition sizes are the
+// source's. stop, when not nil, is polled between partitions: once it
+// returns true the walk ends with ErrCollectStopped.
+func (s *SSTable) CollectStats(o SegmentOptions, stop func() bool) (*stats.Stats, error) {
+	types := s.ClusteringTypes()
+	total := stats.NewBoundsCollector(types)
+	type part struct{ col *stats.Collector }
+	err := Segmented(s, o,
+		func(p *part) {
+			if p.col == nil {
+				p.col = stats.NewBoundsCollector(types)
+			} else {
+				p.col.Reset()
+			}
+		},
+		nil,
+		func(h *rows.PartitionHeader, dec *rows.Decoder, p *part) error {
+			if stop != nil && stop() {
+				return ErrCollectStopped
+			}
+			p.col.PartitionDeletion(h.Deletion)
+			var cells int64
+			for {
+				u, err := dec.Next(false)
+				if err != nil {
+					return err
+				}
+				if u == nil {
+					break
+				}
+				cells += p.col.Unfiltered(u)
+			}
+			p.col.EndPartition(dec.Pos()-h.Offset, cells)
+			return nil
+		},
+		func(p *part) error {
+			total.Merge(p.col)
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	var out stats.Stats
+	total.Fill(&out)
+	return &out, nil
+}
+
+// ErrCollectStopped is CollectStats's error when its stop said so.
+var ErrCollectStopped = errors.New("sstable: statistics collection stopped")
