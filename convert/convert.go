@@ -99,6 +99,13 @@ type Options struct {
 	// Progress, when set, is called with source Data.db bytes done.
 	Progress func(done, total int64)
 
+	// DropIndexComponents removes, before writing, the SAI and SASI files
+	// the output directory holds under the output's name with no Data.db
+	// (left by an sstable that is gone): Cassandra would take them for the
+	// index of the sstable written. Without it they are refused
+	// (writer.StaleIndexError).
+	DropIndexComponents bool
+
 	// estimating is set by Estimate: what Convert would refuse is noted in
 	// Result.Refusals and the estimate goes on with the values capped.
 	estimating bool
@@ -128,6 +135,11 @@ type Result struct {
 	// Index.db and Summary.db, or Partitions.db and Rows.db) and after
 	// (the target's), whatever the formats.
 	Index Component `json:"index"`
+	// IndexFiles sums the source's SAI and SASI files
+	// (sstable.IndexFiles): no rewrite carries them over (IndexNotes) and
+	// Cassandra builds them again for the sstable written, so they are
+	// neither in Components nor saved; After is 0.
+	IndexFiles Component `json:"index_files"`
 	// DataUncompressed is Data.db's uncompressed length before and after:
 	// exactly the DeletionTime bytes (and size vints) the rewrite saves,
 	// whatever the compressor does with them. Not part of Components,
@@ -140,6 +152,9 @@ type Result struct {
 	Checksums       *reader.ChunkChecksums  `json:"-"`
 	Counts          Counts                  `json:"deletion_times"`
 	Losses          []stats.Loss            `json:"statistics_losses,omitempty"`
+	// DroppedIndexFiles are the stale index files removed from the output
+	// directory before writing (Options.DropIndexComponents).
+	DroppedIndexFiles []string `json:"dropped_index_files,omitempty"`
 	// StatisticsRecollected are the source Statistics.db's bounds and
 	// counts that were not its rows' (wider ones, as ScyllaDB writes
 	// them; narrower ones, which verify reports): the output holds the
@@ -207,9 +222,19 @@ func convertOn(fsys vfs.FS, srcPath, outDir string, o Options) (*Result, error) 
 	}
 	defer src.Close()
 	desc := src.Desc().WithVersion(o.To).WithDir(outDir)
-	return staged(fsys, desc, o.Verify, func(out writer.Output, _ string) (*Result, error) {
+	var dropped []string
+	if o.DropIndexComponents {
+		if dropped, err = writer.DropStaleIndexFiles(fsys, outDir, desc.Prefix()); err != nil {
+			return nil, err
+		}
+	}
+	res, err := staged(fsys, desc, o.Verify, func(out writer.Output, _ string) (*Result, error) {
 		return rewrite(src, o, outputSink{files: out, prefix: desc.Prefix()})
 	}, func(data string, res *Result) error { return verifyOutput(src, data, o, res) })
+	if res != nil {
+		res.DroppedIndexFiles = dropped
+	}
+	return res, err
 }
 
 // Estimate computes what Convert would write, without writing anything:

@@ -46,6 +46,8 @@ type MergeOptions struct {
 	Progress func(done, total int64)
 	// Access is how the output is read back when verifying.
 	Access reader.Access
+	// DropIndexComponents: as Options.DropIndexComponents.
+	DropIndexComponents bool
 }
 
 // Merge writes the merged table t into outDir as one sstable,
@@ -59,9 +61,20 @@ func Merge(t *merge.Table, outDir string, o MergeOptions) (*Result, error) {
 // mergeOn is Merge writing through fsys (the tests' fault seam).
 func mergeOn(fsys vfs.FS, t *merge.Table, outDir string, o MergeOptions) (*Result, error) {
 	desc := outputDescriptor(t, outDir, o)
-	return staged(fsys, desc, o.Verify, func(out writer.Output, dir string) (*Result, error) {
+	var dropped []string
+	if o.DropIndexComponents {
+		var err error
+		if dropped, err = writer.DropStaleIndexFiles(fsys, desc.Dir, desc.Prefix()); err != nil {
+			return nil, err
+		}
+	}
+	res, err := staged(fsys, desc, o.Verify, func(out writer.Output, dir string) (*Result, error) {
 		return writeMerged(t, out, dir, desc, o, nil)
 	}, func(data string, res *Result) error { return verifyMerged(t, data, o, res) })
+	if res != nil {
+		res.DroppedIndexFiles = dropped
+	}
+	return res, err
 }
 
 // EstimateMerge is what Merge would write, without writing: every

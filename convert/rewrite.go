@@ -374,6 +374,10 @@ func (rw *rewriter) writeComponents() error {
 		res.Index.After += rw.sizesAfter[name]
 	}
 	res.DataUncompressed = Component{Name: "Data.db (uncompressed)", Before: src.Data().Length(), After: dr.Length}
+	res.IndexFiles = Component{Name: "SAI and SASI files"}
+	for _, f := range src.IndexFiles() {
+		res.IndexFiles.Before += max(f.Size, 0)
+	}
 	res.CompressionInfo, res.Checksums = dr.Info, dr.Checksums
 	return nil
 }

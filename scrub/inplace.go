@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sstabletool/sstabletool/convert"
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/format/txnlog"
 	"github.com/sstabletool/sstabletool/internal/upgrade"
@@ -48,6 +49,9 @@ type NodeReport struct {
 	// scrubbed (each was left as it was).
 	Skipped []Failure `json:"skipped"`
 	Failed  []Failure `json:"failed"`
+	// Indexes say what the scrub does to each index of the tables it
+	// rewrites (upgrade.Report.Indexes).
+	Indexes []convert.IndexNote `json:"indexes,omitempty"`
 }
 
 // Failure is an sstable or path and why it was not scrubbed.
@@ -162,8 +166,9 @@ func inPlaceOn(fsys vfs.FS, dirs []string, o InPlaceOptions) (*NodeReport, error
 		return res, err
 	}
 	uo := upgrade.Options{Force: o.Force, Jobs: o.Jobs, Access: o.Access, CommitLogs: o.CommitLogs, Progress: o.Progress,
-		Log: o.Log, Op: txnlog.OpScrub, Rewriter: rewriter}
+		Log: o.Log, Op: txnlog.OpScrub, Rewriter: rewriter, What: "the scrub"}
 	urep, err := upgrade.RunOn(fsys, plan, uo)
+	rep.Indexes = urep.Indexes
 	for _, r := range urep.Recovered {
 		line := r.Log + ": " + r.Action
 		if r.Problem != "" {

@@ -81,7 +81,13 @@ func (sc *scrubber) plan() rebuildPlan {
 	p.components = append(p.components, format.ComponentFilter, format.ComponentDigest)
 	p.toc = sc.bad(format.ComponentTOC)
 	if p.toc == "" {
-		have := slices.Clone(sc.src.TOC())
+		// The SAI and SASI files TOC.txt lists are not carried over
+		// (noteDropped); the output's TOC.txt leaves them out, which is no
+		// repair.
+		have := slices.DeleteFunc(slices.Clone(sc.src.TOC()), func(c string) bool {
+			_, ok := format.ParseIndexComponent(c)
+			return ok
+		})
 		want := append(slices.Clone(p.components), format.ComponentTOC)
 		slices.Sort(have)
 		slices.Sort(want)
@@ -177,7 +183,7 @@ func (b *builder) write(p *rebuildPlan) error {
 			return err
 		}
 	}
-	if p.toc == "" {
+	if p.toc == "" && len(format.IndexComponentsOf(sc.src.TOC())) == 0 {
 		return b.copy(format.ComponentTOC)
 	}
 	return b.whole(format.ComponentTOC, writer.TOCText(writer.TOCFor(sc.src.TOC(), p.components)))

@@ -81,6 +81,11 @@ type Options struct {
 	// may make a 3.x frozen UDT column read as frozen (FreezeColumn). Its
 	// error makes the sstable unscrubbable.
 	CheckSchema func(*sstable.SSTable) error
+	// DropIndexComponents removes, before writing into the output
+	// directory, the SAI and SASI files it holds under the output's name
+	// with no Data.db (convert.Options.DropIndexComponents); without it
+	// they are refused.
+	DropIndexComponents bool
 }
 
 // ErrAborted is returned in Abort mode when the scrub would lose, drop,
@@ -114,7 +119,17 @@ func scrubOn(fsys vfs.FS, srcPath, outDir string, o Options) (*Report, error) {
 	// repaired, and an output that already holds the sstable refused,
 	// before anything is read.
 	out := &stagedOutputs{fsys: fsys, dir: outDir, src: sc.src.Desc()}
-	if out.st, err = writer.NewStaging(fsys, outDir, out.src.WithVersion(sc.to).Prefix()); err != nil {
+	prefix := out.src.WithVersion(sc.to).Prefix()
+	if o.DropIndexComponents {
+		dropped, err := writer.DropStaleIndexFiles(fsys, outDir, prefix)
+		if err != nil {
+			return sc.rep, err
+		}
+		for _, n := range dropped {
+			sc.rep.note(fmt.Sprintf("removed %s: an index file left under the output's name without its Data.db (--drop-index-components)", n))
+		}
+	}
+	if out.st, err = writer.NewStaging(fsys, outDir, prefix); err != nil {
 		return sc.rep, err
 	}
 	sc.rep.Recovered = out.st.Recovered()
@@ -338,6 +353,14 @@ func (sc *scrubber) noteDropped(written []string) {
 	for _, e := range ents {
 		c, ok := strings.CutPrefix(e.Name(), prefix)
 		if !ok || e.IsDir() || slices.Contains(written, c) || c == format.ComponentTOC {
+			continue
+		}
+		if ic, ok := format.ParseIndexComponent(c); ok {
+			who := string(ic.Kind) + " index " + ic.Index
+			if ic.PerSSTable() {
+				who = "SAI's per-sstable components"
+			}
+			sc.rep.note(fmt.Sprintf("%s (%s) is not carried over: it describes the source's rows, and Cassandra builds the index anew for the sstable written", e.Name(), who))
 			continue
 		}
 		sc.rep.note(fmt.Sprintf("%s is not carried over: the output has no such component", e.Name()))

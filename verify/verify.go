@@ -188,6 +188,7 @@ func check(path string, opts sstable.Options, skimRows bool, progress func(done,
 	checkHeaderTypes(s, r)
 	checkChecksums(s, r)
 	checkStructure(s, r, skimRows, progress, follow)
+	checkIndexes(s, r)
 	return r
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -51,6 +52,7 @@ func convertCommand() *cli.Command {
 			&cli.BoolFlag{Name: "cap-deletion-times", Usage: "cap deletion times a legacy layout cannot hold (past 2038) instead of failing; the report counts them"},
 			&cli.BoolFlag{Name: "verify", Value: true, Usage: "re-read the output and compare it with the source before moving it into place (--verify=false to skip)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "write nothing; print what would be written"},
+			dropIndexComponentsFlag,
 			&cli.BoolFlag{Name: "merge", Usage: "merge each table's sstables into one (an offline major compaction): the table as Cassandra's read path and compaction reconcile it, as of --now"},
 			nowFlag, purgeFlag, gcGraceFlag, schemaFlag, tableFlag,
 			rewriteAccessFlag, jsonFlag, recursiveFlag, snapshotsFlag, backupsFlag,
@@ -128,7 +130,47 @@ func convertOptions(c *cli.Context) (convert.Options, error) {
 		return convert.Options{}, usageError("--column-index-size %d: expected KiB between 1 and %d", kib, 1<<21)
 	}
 	return convert.Options{To: to, Compression: comp, Uncompressed: none, CapDeletionTimes: c.Bool("cap-deletion-times"),
-		Verify: c.Bool("verify"), Access: a, ColumnIndexSize: kib << 10}, nil
+		Verify: c.Bool("verify"), Access: a, ColumnIndexSize: kib << 10, DropIndexComponents: c.Bool("drop-index-components")}, nil
+}
+
+// convertOutDir is where convert writes the sstable p: --out, or for an
+// sstable of a secondary index's own table (<table dir>/.<index>/) the
+// same .<index>/ inside --out, where Cassandra looks for that table's
+// sstables beside the table's (Directories.java): so that convert -r of a
+// table directory writes both as Cassandra lays them out, and an index
+// table's sstable never takes the name of the table's.
+func convertOutDir(out, p string) string {
+	if _, _, ok := format.IndexTableOf(filepath.Dir(p)); ok {
+		return filepath.Join(out, filepath.Base(filepath.Dir(p)))
+	}
+	return out
+}
+
+// dropIndexComponentsFlag is --drop-index-components for the rewrites
+// that write into a directory of the user's: the SAI and SASI files
+// there under the output's name, left by an sstable that is gone, are
+// removed first rather than refused (Cassandra would read them as the
+// index of the sstable written).
+var dropIndexComponentsFlag = &cli.BoolFlag{Name: "drop-index-components",
+	Usage: "remove SAI and SASI files the output directory holds under an output's name without its Data.db (left by an sstable that is gone; Cassandra would read them as the new sstable's index) instead of refusing"}
+
+// printIndexNotes says, before anything is written, what the rewrite of
+// the sstables found does to each index of their tables (convert.IndexNote).
+func printIndexNotes(found []format.Found, what string, inPlace bool) error {
+	var paths []string
+	for _, f := range found {
+		if f.Err == nil {
+			paths = append(paths, f.Path)
+		}
+	}
+	notes, err := convert.IndexNotes(paths)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stdout, n.Text(what, inPlace))
+	}
+	return nil
 }
 
 func convertAction(c *cli.Context) error {
@@ -152,6 +194,15 @@ func convertAction(c *cli.Context) error {
 		return err
 	}
 	sc.verb = "converted"
+	if !c.Bool("json") {
+		what := "the conversion"
+		if c.Bool("dry-run") {
+			what = "a conversion"
+		}
+		if err := printIndexNotes(sc.found, what, false); err != nil {
+			return err
+		}
+	}
 	rw := &rewrites{json: c.Bool("json")}
 	err = sc.each(func(p string) error {
 		res, err := withProgress("convert "+p, func(progress func(done, total int64)) (*convert.Result, error) {
@@ -159,14 +210,14 @@ func convertAction(c *cli.Context) error {
 			if c.Bool("dry-run") {
 				return convert.Estimate(p, o)
 			}
-			return convert.Convert(p, c.String("out"), o)
+			return convert.Convert(p, convertOutDir(c.String("out"), p), o)
 		})
 		if ok, err := rw.converted(res, err); !ok {
 			return err
 		}
 		if c.Bool("dry-run") {
 			d, _, _ := format.ParseDescriptor(p)
-			out := d.WithVersion(o.To).WithDir(c.String("out"))
+			out := d.WithVersion(o.To).WithDir(convertOutDir(c.String("out"), p))
 			if out.Dir == "" {
 				out.Dir = "<out>"
 			}

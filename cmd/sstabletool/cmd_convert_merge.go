@@ -67,5 +67,6 @@ func mergeConvertOptions(c *cli.Context, t *merge.Table, sf *inspect.SchemaSourc
 		return convert.MergeOptions{}, err
 	}
 	return convert.MergeOptions{To: o.To, Compression: o.Compression, Uncompressed: o.Uncompressed, ColumnIndexSize: o.ColumnIndexSize,
-		Verify: o.Verify, Merge: m, Access: o.Access}, nil
+		DropIndexComponents: o.DropIndexComponents,
+		Verify:              o.Verify, Merge: m, Access: o.Access}, nil
 }

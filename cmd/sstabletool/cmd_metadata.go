@@ -87,7 +87,11 @@ func metadataAction(c *cli.Context) error {
 			return err
 		}
 		defer s.Close()
-		m, err := inspect.ReadMetadataWith(s, inspect.MetadataOptions{GCGraceSeconds: gc})
+		mo := inspect.MetadataOptions{GCGraceSeconds: gc}
+		if sf != nil && sf.Resolves(s) {
+			mo.Table, _ = sf.Table(s) // names the indexes' columns
+		}
+		m, err := inspect.ReadMetadataWith(s, mo)
 		if err != nil {
 			return err
 		}

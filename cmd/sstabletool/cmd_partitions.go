@@ -169,7 +169,7 @@ func partitionsAction(c *cli.Context) error {
 		if len(keys) == 0 && len(c.StringSlice("key")) > 0 {
 			return nil // none of the keys is one of this table's
 		}
-		sum := &sstableSummary{path: s.Path("Data.db"), stats: inspect.NewPartitionStats(), listKeys: filtered}
+		sum := &sstableSummary{path: s.Path("Data.db"), stats: inspect.NewPartitionStats(), listKeys: filtered, indexes: inspect.IndexesOf(s, nil)}
 		if err := pr.begin(sum.path); err != nil {
 			return err
 		}
@@ -345,6 +345,9 @@ type sstableSummary struct {
 	matches  int64
 	listKeys bool // name the matching keys (only when something filtered them)
 	keys     []string
+	// indexes are the SAI and SASI files beside the sstable, whose bytes
+	// are said apart from the partitions'.
+	indexes []inspect.Index
 }
 
 func (s *sstableSummary) match(key string) {
@@ -514,6 +517,14 @@ func (p *partitionsPrinter) summary(sum *sstableSummary) error {
 	line("min", words.PrettyMemory(st.MinSize, " "), i64(st.MinRows), i64(st.MinCells), i64(st.MinTombstones))
 	line("max", words.PrettyMemory(st.MaxSize, " "), i64(st.MaxRows), i64(st.MaxCells), i64(st.MaxTombstones))
 	_, err := fmt.Fprintf(w, "  count  %20d\n", st.Count())
+	if err != nil || len(sum.indexes) == 0 {
+		return err
+	}
+	var ixs []string
+	for _, ix := range sum.indexes {
+		ixs = append(ixs, fmt.Sprintf("%s %s", ix.Label(), words.PrettyMemory(ix.Bytes, " ")))
+	}
+	_, err = fmt.Fprintf(w, "  Index files (%s, not in the partitions' sizes): %s\n", words.PrettyMemory(inspect.IndexBytes(sum.indexes), " "), strings.Join(ixs, "; "))
 	return err
 }
 

@@ -67,10 +67,13 @@ type savingsTotal struct {
 	// DataUncompressed sums Data.db's uncompressed lengths.
 	DataUncompressed convert.Component `json:"data_uncompressed"`
 	// Index sums the partition index components (Result.Index).
-	Index  convert.Component `json:"index"`
-	Before int64             `json:"before"`
-	After  int64             `json:"after"`
-	Counts convert.Counts    `json:"deletion_times"`
+	Index convert.Component `json:"index"`
+	// IndexFiles sums the SAI and SASI files (Result.IndexFiles): apart
+	// from the totals, which they are not part of.
+	IndexFiles convert.Component `json:"index_files"`
+	Before     int64             `json:"before"`
+	After      int64             `json:"after"`
+	Counts     convert.Counts    `json:"deletion_times"`
 	// Reclaimed (--compaction) adds up the tables' reclaimed bytes by reason.
 	Reclaimed *merge.Reclaim `json:"reclaimed,omitempty"`
 }
@@ -184,7 +187,7 @@ func savingsAction(c *cli.Context) error {
 		rep.add(res, filepath.Dir(p), 1)
 		if !c.Bool("json") {
 			fmt.Fprintf(stdout, "%s (%s -> %s, %d partitions)\n", p, res.From, res.To, res.Partitions)
-			printSavings(stdout, to.Name, append(slices.Clone(res.Components), res.Dropped...), res.DataUncompressed, res.Index, &res.Counts)
+			printSavings(stdout, to.Name, append(slices.Clone(res.Components), res.Dropped...), res.DataUncompressed, res.Index, res.IndexFiles, &res.Counts)
 			for _, why := range res.Refusals {
 				fmt.Fprintf(stdout, "  convert refuses this sstable as it stands (the sizes above assume it was fixed): %s\n", why)
 			}
@@ -205,7 +208,7 @@ func savingsAction(c *cli.Context) error {
 	}
 	if rep.Total.SSTables > 1 {
 		fmt.Fprintf(stdout, "TOTAL (%d sstables, %d partitions)\n", rep.Total.SSTables, rep.Total.Partitions)
-		printSavings(stdout, to.Name, rep.Total.Components, rep.Total.DataUncompressed, rep.Total.Index, &rep.Total.Counts)
+		printSavings(stdout, to.Name, rep.Total.Components, rep.Total.DataUncompressed, rep.Total.Index, rep.Total.IndexFiles, &rep.Total.Counts)
 	}
 	if len(rep.Tables) > 1 || len(rep.Tables) == 1 && rep.Tables[0].Table != "" {
 		fmt.Fprintln(stdout)
@@ -258,6 +261,7 @@ func (rep *savingsReport) add(res *convert.Result, dir string, n int) {
 	} else {
 		t.Index.Name = "index components of both formats"
 	}
+	t.IndexFiles.Before += res.IndexFiles.Before
 	t.Index.Before += res.Index.Before
 	t.Index.After += res.Index.After
 	for _, comp := range append(slices.Clone(res.Components), res.Dropped...) {
@@ -318,7 +322,7 @@ func printGroups(w io.Writer, to, title, col string, groups []savingsGroup) {
 	}
 }
 
-func printSavings(w io.Writer, to string, comps []convert.Component, data, idx convert.Component, counts *convert.Counts) {
+func printSavings(w io.Writer, to string, comps []convert.Component, data, idx, indexFiles convert.Component, counts *convert.Counts) {
 	fmt.Fprintf(w, "  %-20s %14s %14s %12s %8s\n", "component", "now", "as "+to, "saved", "saved%")
 	var before, after int64
 	for _, c := range comps {
@@ -327,6 +331,7 @@ func printSavings(w io.Writer, to string, comps []convert.Component, data, idx c
 		after += c.After
 	}
 	fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s\n", "all files", before, after, before-after, pct(before-after, before))
+	printIndexFiles(w, indexFiles)
 	fmt.Fprintf(w, "  %-20s %14d %14d %12d %8s   (not a file: what the rewrite removes before compression)\n",
 		"Data.db uncompressed", data.Before, data.After, data.Before-data.After, pct(data.Before-data.After, data.Before))
 	if before, after, _ := strings.Cut(idx.Name, " -> "); before != after {
@@ -342,6 +347,17 @@ func printSavings(w io.Writer, to string, comps []convert.Component, data, idx c
 		fmt.Fprintf(w, "    %-18s %10d %10d\n", pc.Place, pc.Live, pc.NonLive)
 	}
 	fmt.Fprintf(w, "    (index blocks without an end-open marker: %d)\n", counts.BlocksWithoutMarker)
+}
+
+// printIndexFiles prints the SAI and SASI files' bytes apart from the
+// table's: a rewrite leaves them out and Cassandra builds them again, so
+// they are not saved.
+func printIndexFiles(w io.Writer, c convert.Component) {
+	if c.Before == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %-20s %14d %14s %12s %8s   (not in the totals: the rewrite leaves them out, Cassandra builds them again)\n",
+		"SAI/SASI files", c.Before, "rebuilt", "-", "-")
 }
 
 func pct(part, whole int64) string {

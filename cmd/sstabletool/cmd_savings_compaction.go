@@ -65,7 +65,7 @@ func savingsCompaction(c *cli.Context) error {
 		rep.add(res, dir, len(ssts))
 		if !c.Bool("json") {
 			fmt.Fprintf(stdout, "%s: %d sstables (%s) compacted to one %s sstable, %d partitions\n", dir, len(ssts), res.From, res.To, res.Partitions)
-			printSavings(stdout, res.To+" compacted", append(slices.Clone(res.Components), res.Dropped...), res.DataUncompressed, res.Index, nil)
+			printSavings(stdout, res.To+" compacted", append(slices.Clone(res.Components), res.Dropped...), res.DataUncompressed, res.Index, res.IndexFiles, nil)
 			printReclaimed(res)
 			fmt.Fprintln(stdout)
 		}
@@ -80,7 +80,7 @@ func savingsCompaction(c *cli.Context) error {
 	}
 	if rep.Total.SSTables > 0 && len(rep.SSTables) > 1 {
 		fmt.Fprintf(stdout, "TOTAL (%d tables, %d sstables, %d partitions)\n", len(rep.SSTables), rep.Total.SSTables, rep.Total.Partitions)
-		printSavings(stdout, "compacted", rep.Total.Components, rep.Total.DataUncompressed, rep.Total.Index, nil)
+		printSavings(stdout, "compacted", rep.Total.Components, rep.Total.DataUncompressed, rep.Total.Index, rep.Total.IndexFiles, nil)
 		if rep.Total.Reclaimed != nil {
 			printReclaimed(&convert.Result{Reclaimed: rep.Total.Reclaimed, DataUncompressed: rep.Total.DataUncompressed})
 		}

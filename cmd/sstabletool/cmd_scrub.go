@@ -63,6 +63,7 @@ func scrubCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "with --in-place: skip the checks that the node is stopped"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), DefaultText: "the number of cores", Usage: "with --in-place: sstables scrubbed at once"},
 			&cli.StringSliceFlag{Name: "commitlog", Usage: "with --in-place: the node's commit log `DIR` (default: commitlog/ beside the data directory)"},
+			dropIndexComponentsFlag,
 			&cli.BoolFlag{Name: "recursive", Usage: "with --out: descend into subdirectories of directory arguments (skipping snapshots/, backups/ and staging directories)"},
 			snapshotsFlag, backupsFlag, rewriteAccessFlag, jsonFlag,
 		},
@@ -88,6 +89,7 @@ func scrubOptions(c *cli.Context) (scrub.Options, error) {
 		return o, usageError("--column-index-size %d: expected KiB between 1 and %d", kib, 1<<21)
 	}
 	o.ColumnIndexSize = kib << 10
+	o.DropIndexComponents = c.Bool("drop-index-components")
 	if o.Access, err = rewriteAccess(c); err != nil {
 		return o, err
 	}
@@ -114,6 +116,8 @@ func scrubAction(c *cli.Context) error {
 		return usageError("scrub: give --out DIR (a repaired copy) or --in-place (a stopped node's sstables), or --mode validate")
 	case !inPlace && (c.IsSet("force") || c.IsSet("commitlog") || c.IsSet("jobs")):
 		return usageError("scrub: --force, --commitlog and --jobs go with --in-place")
+	case inPlace && c.Bool("drop-index-components"):
+		return usageError("scrub: --drop-index-components goes with --out: --in-place writes each sstable under a new id, where no index file can be")
 	case inPlace && c.Bool("recursive"):
 		return usageError("scrub: --in-place scrubs every table directory under its arguments already; --recursive is for --out")
 	}
@@ -125,6 +129,11 @@ func scrubAction(c *cli.Context) error {
 		return err
 	}
 	sc.verb = "scrubbed"
+	if !c.Bool("json") && o.Mode != scrub.Validate {
+		if err := printIndexNotes(sc.found, "the scrub", false); err != nil {
+			return err
+		}
+	}
 	rw := &rewrites{json: c.Bool("json")}
 	err = sc.each(func(p string) error {
 		rep, err := withProgress("scrub "+p, func(progress func(done, total int64)) (*scrub.Report, error) {

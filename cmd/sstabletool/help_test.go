@@ -166,6 +166,8 @@ func TestHelpExamples(t *testing.T) {
 	}
 	t.Chdir(orders)
 	t.Setenv("CI", "1")
+	writeDumpOf(t, "rows.json", "dump", "-t", "nc-1-big-Data.db") // write's examples read them
+	writeDumpOf(t, "rows.jsonl", "dump", "-t", "-l", "nc-1-big-Data.db")
 
 	savedOut, savedErr, savedBrowse := stdout, stderr, browse
 	defer func() { stdout, stderr, browse = savedOut, savedErr, savedBrowse }()
@@ -232,6 +234,22 @@ func TestHelpExamples(t *testing.T) {
 	}
 	if ran < 25 {
 		t.Errorf("ran %d examples; the help texts hold more", ran)
+	}
+}
+
+// writeDumpOf writes what a command prints to file.
+func writeDumpOf(t *testing.T, file string, args ...string) {
+	t.Helper()
+	saved := stdout
+	var out bytes.Buffer
+	stdout = &out
+	code := run(append([]string{"sstabletool"}, args...))
+	stdout = saved
+	if code != exitOK {
+		t.Fatalf("sstabletool %v: exit %d", args, code)
+	}
+	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -47,6 +47,7 @@ func commands() []*cli.Command {
 		utilCommand(),
 		verifyCommand(),
 		versionCommand(),
+		writeCommand(),
 	}
 }
 

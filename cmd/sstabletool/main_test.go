@@ -14,8 +14,10 @@ import (
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/cqltype"
+	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/internal/format/txnlog"
+	"github.com/sstabletool/sstabletool/internal/testindexes"
 	"github.com/sstabletool/sstabletool/internal/testtables"
 	"github.com/sstabletool/sstabletool/internal/upgrade"
 	"github.com/sstabletool/sstabletool/internal/vfs"
@@ -54,6 +56,7 @@ func TestScripts(t *testing.T) {
 			"mkfifo":       cmdMkfifo,
 			"cpsstable":    cmdCpsstable,
 			"upgradecrash": cmdUpgradeCrash,
+			"mkindexes":    cmdMkindexes,
 			"mkdropnode":   cmdMkdropnode,
 			"mknode":       cmdMknode,
 			"mklog":        cmdMklog,
@@ -165,6 +168,36 @@ func cmdCpsstable(ts *testscript.TestScript, neg bool, args []string) {
 		d.Dir, d.Generation = dst, args[2]
 		ts.Check(os.WriteFile(d.Path(comp), b, 0o644))
 	}
+}
+
+// mkindexes DATA [COLUMN] writes beside the sstable DATA (a Data.db path)
+// a complete SAI build of an index val_sai (internal/testindexes, in the
+// layout of Cassandra 5.0's writer) and, with COLUMN, a SASI index
+// val_sasi of that text column, and lists them in TOC.txt as Cassandra
+// does.
+func cmdMkindexes(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: mkindexes DATA [COLUMN]")
+	}
+	data := ts.MkAbs(args[0])
+	s, err := sstable.Open(data, sstable.Options{})
+	ts.Check(err)
+	wide := len(s.ClusteringTypes()) > 0
+	s.Close()
+	names, err := testindexes.SAI(data, wide, "val_sai")
+	ts.Check(err)
+	if len(args) == 2 {
+		n, err := testindexes.SASI(data, "val_sasi", args[1])
+		ts.Check(err)
+		names = append(names, n)
+	}
+	toc := strings.Replace(data, "Data.db", "TOC.txt", 1)
+	b, err := os.ReadFile(toc)
+	ts.Check(err)
+	for _, n := range names {
+		b = append(b, n+"\n"...)
+	}
+	ts.Check(os.WriteFile(toc, b, 0o644))
 }
 
 // upgradecrash N DIR upgrades DIR as sstabletool upgrade does, stopping

@@ -42,6 +42,9 @@ func (r *rewrites) converted(res *convert.Result, err error) (bool, error) {
 		for _, n := range res.Recovered {
 			fmt.Fprintf(stdout, "recovered: %s\n", n)
 		}
+		for _, n := range res.DroppedIndexFiles {
+			fmt.Fprintf(stdout, "removed %s: an index file left under the output's name without its Data.db (--drop-index-components)\n", n)
+		}
 	}
 	if err != nil && res != nil && len(res.Problems) > 0 {
 		r.problems++

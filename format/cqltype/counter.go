@@ -98,8 +98,33 @@ func counterBody(ctx []byte) (int, error) {
 // (CounterContext.createGlobal): what a counter update leaves in a memtable
 // and in an sstable once CounterMutation has applied it.
 func AppendGlobalCounter(dst []byte, id [counterIDLen]byte, clock, count int64) []byte {
-	dst = append(dst, 0, 1, 0x80, 0) // one header entry: shard 0, global (index + Short.MIN_VALUE)
-	dst = append(dst, id[:]...)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(clock))
-	return binary.BigEndian.AppendUint64(dst, uint64(count))
+	return AppendCounterContext(dst, []CounterShard{{ID: id, Clock: clock, Count: count, Global: true}})
+}
+
+// AppendCounterContext appends a counter context of the shards in the
+// order given (CounterContext keeps them sorted by id): a header entry for
+// each global or local shard (a global one as its index + Short.MIN_VALUE),
+// then every shard. CounterShards reads it back.
+func AppendCounterContext(dst []byte, shards []CounterShard) []byte {
+	n := 0
+	for _, s := range shards {
+		if s.Global || s.Local {
+			n++
+		}
+	}
+	dst = binary.BigEndian.AppendUint16(dst, uint16(n))
+	for i, s := range shards {
+		switch {
+		case s.Global:
+			dst = binary.BigEndian.AppendUint16(dst, uint16(int16(i-32768)))
+		case s.Local:
+			dst = binary.BigEndian.AppendUint16(dst, uint16(i))
+		}
+	}
+	for _, s := range shards {
+		dst = append(dst, s.ID[:]...)
+		dst = binary.BigEndian.AppendUint64(dst, uint64(s.Clock))
+		dst = binary.BigEndian.AppendUint64(dst, uint64(s.Count))
+	}
+	return dst
 }

@@ -2,9 +2,9 @@ package rows
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format/clustering"
@@ -17,8 +17,9 @@ import (
 // Rows must carry every column of the schema in Cells order, or set
 // ColumnsPresent-compatible subsets through the Cells' Column indexes.
 type Encoder struct {
-	schema *Schema
-	body   []byte
+	schema  *Schema
+	body    []byte
+	present []int // scratch: the columns of a row
 }
 
 // NewEncoder returns an encoder for schema.
@@ -157,55 +158,39 @@ func (e *Encoder) rowBody(body []byte, u *Unfiltered, ext byte) ([]byte, byte, b
 	}
 	// Which columns are present, in schema order (cells must be sorted by
 	// column, and by path within a complex column).
-	var present uint64
-	npresent := 0
+	present := e.present[:0]
 	last := -1
-	mark := func(ci int) error {
+	for i := range u.Cells {
+		ci := u.Cells[i].Column
 		if ci < last || ci >= len(cols) {
-			return fmt.Errorf("rows: cell column %d out of order or outside the %d columns", ci, len(cols))
+			return body, 0, 0, fmt.Errorf("rows: cell column %d out of order or outside the %d columns", ci, len(cols))
 		}
 		if ci != last {
-			npresent++
-			if ci < 64 {
-				present |= 1 << uint(ci)
-			}
+			present = append(present, ci)
 			last = ci
-		}
-		return nil
-	}
-	for i := range u.Cells {
-		if err := mark(u.Cells[i].Column); err != nil {
-			return body, 0, 0, err
 		}
 	}
 	for _, cd := range u.ComplexDeletions {
 		if cd.Column >= len(cols) || !cols[cd.Column].Complex {
 			return body, 0, 0, fmt.Errorf("rows: complex deletion of column %d, which is not complex", cd.Column)
 		}
-		if cd.Column < 64 {
-			if present&(1<<uint(cd.Column)) == 0 {
-				npresent++
-			}
-			present |= 1 << uint(cd.Column)
+		if i, found := slices.BinarySearch(present, cd.Column); !found {
+			present = slices.Insert(present, i, cd.Column)
 		}
 	}
-	if len(cols) >= 64 && npresent != len(cols) {
-		return body, 0, 0, errors.New("rows: the encoder writes column subsets only for fewer than 64 columns")
-	}
-	if npresent == len(cols) {
+	e.present = present
+	if len(present) == len(cols) {
 		flags |= FlagHasAllColumns
 	} else {
-		missing := uint64(0)
-		for ci := range cols {
-			if present&(1<<uint(ci)) == 0 {
-				missing |= 1 << uint(ci)
-			}
-		}
-		body = vint.AppendUnsigned(body, missing)
+		body = appendSubset(body, present, len(cols))
+	}
+	isPresent := func(col int) bool {
+		_, found := slices.BinarySearch(present, col)
+		return found
 	}
 	ci := 0
 	for col := range cols {
-		if col < 64 && present&(1<<uint(col)) == 0 {
+		if !isPresent(col) {
 			continue
 		}
 		c := &cols[col]
@@ -235,6 +220,38 @@ func (e *Encoder) rowBody(body []byte, u *Unfiltered, ext byte) ([]byte, byte, b
 		}
 	}
 	return body, flags, ext, nil
+}
+
+// appendSubset writes the columns present in a row that does not have all
+// of the header's (Columns.serializeSubset): below 64 columns a bitmap of
+// the missing ones; from 64 on the count of missing columns, then the
+// indexes of the present ones or of the missing ones, whichever are fewer
+// (serializeLargeSubset).
+func appendSubset(body []byte, present []int, super int) []byte {
+	if super < 64 {
+		missing := uint64(1)<<uint(super) - 1
+		for _, ci := range present {
+			missing &^= 1 << uint(ci)
+		}
+		return vint.AppendUnsigned(body, missing)
+	}
+	body = vint.AppendUnsigned(body, uint64(super-len(present)))
+	if len(present) < super/2 {
+		for _, ci := range present {
+			body = vint.AppendUnsigned(body, uint64(ci))
+		}
+		return body
+	}
+	prev := -1
+	for _, ci := range present {
+		for prev++; prev != ci; prev++ {
+			body = vint.AppendUnsigned(body, uint64(prev))
+		}
+	}
+	for prev++; prev != super; prev++ {
+		body = vint.AppendUnsigned(body, uint64(prev))
+	}
+	return body
 }
 
 func (e *Encoder) appendCell(body []byte, c *Cell, col *Column, lv Liveness) []byte {

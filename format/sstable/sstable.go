@@ -336,32 +336,56 @@ func (s *SSTable) buildSchema() error {
 		return err
 	}
 	s.partitioner = p
+	hs, err := SchemaOfHeader(s.desc.Version, h)
+	if err != nil {
+		return err
+	}
+	sch := hs.Schema
+	s.keyType, s.clusteringTypes, s.staticTypes, s.regularTypes = hs.KeyType, hs.ClusteringTypes, hs.StaticTypes, hs.RegularTypes
+	s.schema = sch
+	s.indexCodec = &index.Codec{Version: s.desc.Version, ClusteringFixed: sch.ClusteringFixed}
+	return nil
+}
+
+// HeaderSchema is what a serialization header gives a decoder, an encoder
+// or a renderer: the decoder's schema (the columns in Cassandra's order,
+// the EncodingStats minima) and the types aligned with it.
+type HeaderSchema struct {
+	Schema                                     *rows.Schema
+	KeyType                                    *cqltype.Type
+	ClusteringTypes, StaticTypes, RegularTypes []*cqltype.Type
+}
+
+// SchemaOfHeader builds the schema of an sstable of version v whose
+// serialization header is h (an sstable being written has one before it
+// has a file).
+func SchemaOfHeader(v format.Version, h *stats.Header) (*HeaderSchema, error) {
 	sch := &rows.Schema{
-		Version:              s.desc.Version,
+		Version:              v,
 		MinTimestamp:         h.MinTimestamp,
 		MinLocalDeletionTime: h.MinLocalDeletionTime,
 		MinTTL:               h.MinTTL,
 	}
-	if s.keyType, err = typeOf(h.KeyType); err != nil {
-		return fmt.Errorf("key type: %w", err)
+	hs := &HeaderSchema{Schema: sch}
+	var err error
+	if hs.KeyType, err = typeOf(h.KeyType); err != nil {
+		return nil, fmt.Errorf("key type: %w", err)
 	}
 	for i, tn := range h.ClusteringTypes {
 		t, err := typeOf(tn)
 		if err != nil {
-			return fmt.Errorf("clustering type %d: %w", i, err)
+			return nil, fmt.Errorf("clustering type %d: %w", i, err)
 		}
-		s.clusteringTypes = append(s.clusteringTypes, t)
+		hs.ClusteringTypes = append(hs.ClusteringTypes, t)
 		sch.ClusteringFixed = append(sch.ClusteringFixed, t.FixedLength())
 	}
-	if sch.Static, s.staticTypes, err = columns(h.StaticColumns); err != nil {
-		return err
+	if sch.Static, hs.StaticTypes, err = columns(h.StaticColumns); err != nil {
+		return nil, err
 	}
-	if sch.Regular, s.regularTypes, err = columns(h.RegularColumns); err != nil {
-		return err
+	if sch.Regular, hs.RegularTypes, err = columns(h.RegularColumns); err != nil {
+		return nil, err
 	}
-	s.schema = sch
-	s.indexCodec = &index.Codec{Version: s.desc.Version, ClusteringFixed: sch.ClusteringFixed}
-	return nil
+	return hs, nil
 }
 
 func typeOf(tn stats.TypeName) (*cqltype.Type, error) {
@@ -492,3 +516,33 @@ func (s *SSTable) Partitions() *bti.PartitionIndex { return s.partitions }
 
 // Rows is a BTI sstable's Rows.db (nil for big format, or when missing).
 func (s *SSTable) Rows() *bti.RowIndex { return s.rowIndex }
+
+// IndexFile is one SAI or SASI file of the sstable.
+type IndexFile struct {
+	format.IndexComponent
+	Path string
+	Size int64 // -1 when TOC.txt lists it and it is not on disk
+}
+
+// IndexFiles lists the SAI and SASI files of the sstable (see
+// format.IndexComponent): those TOC.txt names (Cassandra adds each to it
+// as it writes it, SSTable.addComponents), or without a TOC.txt those in
+// the sstable's directory, with their sizes. Taking them from TOC.txt
+// keeps a scan of a directory of many sstables linear; a rewrite, which
+// must see files TOC.txt does not name, lists the directory itself
+// (format.Descriptor.IndexComponents).
+func (s *SSTable) IndexFiles() []IndexFile {
+	comps := format.IndexComponentsOf(s.toc)
+	if len(s.toc) == 0 {
+		comps, _ = s.desc.IndexComponents()
+	}
+	out := make([]IndexFile, 0, len(comps))
+	for _, c := range comps {
+		f := IndexFile{IndexComponent: c, Path: s.Path(c.Component), Size: -1}
+		if fi, err := os.Stat(f.Path); err == nil {
+			f.Size = fi.Size()
+		}
+		out = append(out, f)
+	}
+	return out
+}

@@ -33,8 +33,8 @@ func TestCollectorMerge(t *testing.T) {
 	}
 	defer s.Close()
 	kinds := map[string]func() *stats.Collector{
-		"full":       func() *stats.Collector { return stats.NewCollector(s.ClusteringTypes()) },
-		"bounds":     func() *stats.Collector { return stats.NewBoundsCollector(s.ClusteringTypes()) },
+		"full":   func() *stats.Collector { return stats.NewCollector(s.ClusteringTypes()) },
+		"bounds": func() *stats.Collector { return stats.NewBoundsCollector(s.ClusteringTypes()) },
 	}
 	for name, mk := range kinds {
 		for _, every := range []int{1, 3, 17, 1000} {

@@ -178,7 +178,12 @@ func (h *Header) appendTo(dst []byte, v format.Version) ([]byte, error) {
 	} else {
 		d := h.MinLocalDeletionTime - DeletionTimeEpoch
 		if d != int64(int32(d)) {
-			return dst, fmt.Errorf("stats: EncodingStats min local deletion time %d is more than an int away from the epoch", h.MinLocalDeletionTime)
+			if v.CheckedIntVInts || h.MinLocalDeletionTime != int64(int32(h.MinLocalDeletionTime)) {
+				return dst, fmt.Errorf("stats: EncodingStats min local deletion time %d is more than an int away from the epoch", h.MinLocalDeletionTime)
+			}
+			// 3.x/4.x subtract two ints: the delta wraps, and reads back
+			// (IntDelta) as the minimum.
+			d = int64(int32(d))
 		}
 		dst = vint.AppendUnsigned(dst, uint64(d))
 	}

@@ -2,6 +2,7 @@ package dump
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -148,4 +149,102 @@ func decimalLen(u uint64) int {
 		n++
 	}
 	return n
+}
+
+// parseDate is appendDate's inverse, for the reader: the text inside the
+// quotes, either a number (-t) or an instant as instant and appendDate
+// print it ("2023-11-14T22:13:20.123456Z", "+10000-01-01T00:00:00Z"), in
+// microseconds (micros) or seconds. ok is false for anything else, and
+// for an instant that does not fit (or, in seconds, has a fraction).
+func parseDate(s []byte, micros bool) (v int64, ok bool) {
+	if n, err := strconv.ParseInt(string(s), 10, 64); err == nil {
+		return n, true
+	}
+	neg := false
+	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	const rest = len("-01-02T15:04:05")
+	if i == 0 || i > 12 || len(s) < i+rest+1 || s[len(s)-1] != 'Z' {
+		return 0, false
+	}
+	y := digitsValue(s[:i])
+	if neg {
+		y = -y
+	}
+	t := s[i:]
+	if t[0] != '-' || t[3] != '-' || t[6] != 'T' || t[9] != ':' || t[12] != ':' {
+		return 0, false
+	}
+	mo, d, h, mi, sec := digitsValue(t[1:3]), digitsValue(t[4:6]), digitsValue(t[7:9]), digitsValue(t[10:12]), digitsValue(t[13:15])
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+		return 0, false
+	}
+	days := cqltype.DaysFromCivil(y, int(mo), int(d))
+	if y2, m2, d2 := cqltype.CivilFromDays(days); y2 != y || m2 != int(mo) || d2 != int(d) {
+		return 0, false
+	}
+	frac := t[15 : len(t)-1]
+	var sub int64 // the fraction in nanoseconds
+	switch {
+	case len(frac) == 0:
+	case frac[0] == '.' && (len(frac) == 4 || len(frac) == 7 || len(frac) == 10):
+		sub = digitsValue(frac[1:])
+		if sub < 0 {
+			return 0, false
+		}
+		sub *= pow10[10-len(frac)]
+	default:
+		return 0, false
+	}
+	secs, ok := mulAdd(days, 86400, h*3600+mi*60+sec)
+	if !ok {
+		return 0, false
+	}
+	if !micros {
+		return secs, sub == 0
+	}
+	if sub%1000 != 0 {
+		return 0, false
+	}
+	return mulAdd(secs, 1_000_000, sub/1000)
+}
+
+var pow10 = [...]int64{1, 10, 100, 1000, 10000, 100000, 1000000}
+
+// digitsValue reads decimal digits (at most 18); -1 for anything else.
+func digitsValue(b []byte) int64 {
+	if len(b) == 0 || len(b) > 18 {
+		return -1
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n
+}
+
+// mulAdd is a*b+c, ok false when it overflows.
+func mulAdd(a, b, c int64) (int64, bool) {
+	hi, lo := bits.Mul64(uint64(max(a, -a)), uint64(b))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	p := int64(lo)
+	if a < 0 {
+		p = -p
+	}
+	s := p + c
+	if (c > 0 && s < p) || (c < 0 && s > p) {
+		return 0, false
+	}
+	return s, true
 }

@@ -155,6 +155,17 @@ func (m *Metadata) Describe(unit time.Duration) []Field {
 	if fl := m.Filter; fl != nil {
 		f("Bloom filter", fmt.Sprintf("%s, %d bits, %d bytes on disk", words.Plural(fl.HashCount, "hash function"), fl.Bits, fl.SizeOnDisk), "")
 	}
+	for _, ix := range m.Indexes {
+		var comps []string
+		for _, c := range ix.Components {
+			size := fmt.Sprintf("%d", c.Bytes)
+			if c.Bytes < 0 {
+				size = "missing"
+			}
+			comps = append(comps, c.Component+" "+size)
+		}
+		f("Index", fmt.Sprintf("%s: %s, %d bytes", ix.Label(), words.Plural(len(ix.Components), "file"), ix.Bytes), strings.Join(comps, ", "))
+	}
 	out = append(out, Field{Kind: FieldHistograms, Section: "Histograms"})
 	section = "Keys and clustering"
 	if v.HasTokenSpaceCoverage {

@@ -69,6 +69,9 @@ type Metadata struct {
 	PartitionIndex        *PartitionIndexInfo `json:"partition_index,omitempty"` // BTI: Partitions.db
 	RowIndex              *RowIndexInfo       `json:"row_index,omitempty"`       // BTI: Rows.db
 	Filter                *FilterInfo         `json:"bloom_filter,omitempty"`
+	// Indexes are the SAI and SASI indexes whose files lie beside the
+	// sstable (IndexesOf).
+	Indexes []Index `json:"indexes,omitempty"`
 	Header                Header              `json:"header"`
 	DataSize              int64               `json:"data_size_on_disk"`
 	UncompressedDataSize  int64               `json:"data_size_uncompressed"`
@@ -189,6 +192,9 @@ type MetadataOptions struct {
 	// GCGraceSeconds moves the droppable-tombstone estimate back by that
 	// many seconds (sstablemetadata -g/--gc_grace_seconds).
 	GCGraceSeconds int64
+	// Table, when set, is the sstable's table in a schema: it names the
+	// columns of the indexes listed.
+	Table *cqltype.TableSchema
 }
 
 // ReadMetadata collects the metadata of an opened sstable, estimating
@@ -231,6 +237,7 @@ func ReadMetadataWith(s *sstable.SSTable, o MetadataOptions) (*Metadata, error) 
 	}
 	m.Components = append(slices.Clone(m.Components), m.UnlistedComponents...)
 	m.MissingComponents = s.MissingComponents()
+	m.Indexes = IndexesOf(s, o.Table)
 	if v := st.Validation; v != nil {
 		m.Partitioner = v.Partitioner
 		m.BloomFilterFPChance = v.BloomFilterFPChance

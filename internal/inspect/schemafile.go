@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -150,11 +151,16 @@ func (sf *SchemaSource) Table(s *sstable.SSTable) (*cqltype.TableSchema, error) 
 // table its directory names (in its keyspace when the name is in
 // several); else the only table of a one-table file.
 func (sf *SchemaSource) pick(s *sstable.SSTable) (*cqltype.TableSchema, error) {
+	return sf.pickDir(s.Desc().Dir)
+}
+
+// pickDir is pick for an sstable in dir.
+func (sf *SchemaSource) pickDir(dir string) (*cqltype.TableSchema, error) {
 	if sf.table != nil {
 		return sf.table, nil
 	}
 	path := strings.TrimPrefix(sf.origin, "--schema ")
-	ks, name, hasID := dirTable(s.Desc().Dir)
+	ks, name, hasID := dirTable(dir)
 	m := sf.sch.Lookup("", name)
 	if len(m) > 1 {
 		if inKs := sf.sch.Lookup(ks, name); len(inKs) > 0 {
@@ -166,13 +172,13 @@ func (sf *SchemaSource) pick(s *sstable.SSTable) (*cqltype.TableSchema, error) {
 		return m[0], nil
 	case len(m) > 1:
 		return nil, fmt.Errorf("--schema %s defines %s in %d keyspaces and the directory %s names none of them; choose with --table %s",
-			path, name, len(m), s.Desc().Dir, m[0].Name())
+			path, name, len(m), dir, m[0].Name())
 	case sf.sch.Unresolved[ks+"."+name] != nil:
 		return nil, fmt.Errorf("--schema %s: %v", path, sf.sch.Unresolved[ks+"."+name])
 	case len(sf.sch.Tables) == 1:
 		return sf.sch.Tables[0], nil
 	}
-	where := fmt.Sprintf("the directory %s does not name a table (<keyspace>/<table>-<id>/)", s.Desc().Dir)
+	where := fmt.Sprintf("the directory %s does not name a table (<keyspace>/<table>-<id>/)", dir)
 	if hasID {
 		where = fmt.Sprintf("its directory names %s.%s, which is not among them", ks, name)
 	}
@@ -185,7 +191,12 @@ func (sf *SchemaSource) pick(s *sstable.SSTable) (*cqltype.TableSchema, error) {
 // returns nil, with why, when the node does not speak for the sstable; a
 // why of "" is no node at all (nothing to say).
 func (sf *SchemaSource) nodeTable(s *sstable.SSTable) (*cqltype.TableSchema, string) {
-	td := format.TableOf(s.Desc().Dir)
+	return sf.nodeTableDir(s.Desc().Dir)
+}
+
+// nodeTableDir is nodeTable for an sstable in dir.
+func (sf *SchemaSource) nodeTableDir(dir string) (*cqltype.TableSchema, string) {
+	td := format.TableOf(dir)
 	node := sf.nodeFor(td)
 	if node == nil {
 		return nil, ""
@@ -206,6 +217,30 @@ func (sf *SchemaSource) nodeTable(s *sstable.SSTable) (*cqltype.TableSchema, str
 			td.ID, td.Keyspace, td.Table, ts.ID, node.Origin)
 	}
 	return ts, ""
+}
+
+// TableForDir is the source's table for an sstable to be written into
+// dir (which has none yet to check the table against), and the source's
+// name: a file's table as pick chooses it; a node's, that the directory
+// names (with its table id) or --table, where a node's schema is found for
+// dir. A node that does not speak for dir is an error saying why.
+func (sf *SchemaSource) TableForDir(dir string) (*cqltype.TableSchema, string, error) {
+	if sf.nodeFor == nil {
+		ts, err := sf.pickDir(dir)
+		return ts, sf.origin, err
+	}
+	ts, why := sf.nodeTableDir(dir)
+	if ts == nil {
+		if why == "" {
+			why = fmt.Sprintf("no node's schema found for %s (<data>/<keyspace>/<table>-<id>/ beside <data>/system_schema, or --schema-from DIR)", dir)
+		}
+		return nil, "", errors.New(why)
+	}
+	origin := sf.origin
+	if n := sf.nodeFor(format.TableOf(dir)); n != nil {
+		origin = n.Origin
+	}
+	return ts, origin, nil
 }
 
 // Resolves reports whether the source gives the sstable its table: a

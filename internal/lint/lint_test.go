@@ -69,6 +69,7 @@ var groups = []group{
 	{"workload", []string{"workload"}, []string{"format layer"}},
 	{"memsim", []string{"memsim/..."}, []string{"workload"}},
 	{"generate", []string{"internal/generate"}, []string{"workload", "writer"}},
+	{"undump", []string{"internal/undump"}, []string{"dump", "writer", "merge", "verify", "vfs"}},
 
 	// The terminal UI: tui -> convert (the savings column) and inspect.
 	// Its styles and value texts are shared with memview.
@@ -78,10 +79,10 @@ var groups = []group{
 
 	// The command: flags and output over every feature. Nothing imports
 	// it (Go refuses to import a main package anyway).
-	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "nodeschema", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck"}},
+	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "nodeschema", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck", "undump"}},
 
 	// Test support: no package but test support imports it (tests do).
-	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/realworld",
+	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/testindexes", "internal/realworld",
 		"internal/benchbase/...", "internal/vfs/errorfs", "internal/lint"}, []string{"generate"}},
 }
 

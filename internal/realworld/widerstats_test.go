@@ -180,4 +180,3 @@ func TestRealWorldConvertedStatisticsAreTheRows(t *testing.T) {
 		}
 	}
 }
-

@@ -62,6 +62,9 @@ type Options struct {
 	// Rewriter, when set, replaces each sstable in place of convert (scrub
 	// does); DryRun is then refused.
 	Rewriter Rewriter
+	// What names the rewrite in what Run says of the indexes ("the
+	// upgrade" unless set: "the scrub", "the split").
+	What string
 }
 
 // A Rewriter replaces the sstable whose Data.db is src: it writes each new
@@ -150,6 +153,11 @@ type Report struct {
 	Saved    int64  `json:"bytes_saved"`
 	// Warnings: in a dry run, why a real run would refuse to start.
 	Warnings []string `json:"warnings,omitempty"`
+	// Indexes say, for each index of the tables rewritten, what Cassandra
+	// does about the sstables rewritten (convert.IndexNote): their SAI and
+	// SASI files go with them, being right only for the Data.db they were
+	// built from.
+	Indexes []convert.IndexNote `json:"indexes,omitempty"`
 }
 
 type task struct {
@@ -241,6 +249,24 @@ func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
 		}
 	}
 	rep.Skipped = slices.DeleteFunc(rep.Skipped, func(s Skip) bool { return gone[s.Path] })
+
+	// Before anything is written: what the rewrite does to each index.
+	srcs := make([]string, len(tasks))
+	for i, tk := range tasks {
+		srcs[i] = tk.src
+	}
+	notes, err := convert.IndexNotes(srcs)
+	if err != nil {
+		return rep, err
+	}
+	rep.Indexes = notes
+	what := o.What
+	if what == "" {
+		what = "the upgrade"
+	}
+	for _, n := range notes {
+		say("%s", n.Text(what, true))
+	}
 
 	var total int64
 	sizes := make([]int64, len(tasks))

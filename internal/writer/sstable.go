@@ -265,6 +265,10 @@ func (w *SSTableWriter) Staging() *Staging { return w.st }
 // destination's).
 func (w *SSTableWriter) Descriptor() format.Descriptor { return w.desc }
 
+// Pos is the uncompressed Data.db position the next partition, row or
+// marker starts at (what a dump prints as its "position").
+func (w *SSTableWriter) Pos() int64 { return w.dw.Pos() }
+
 // StartPartition begins a partition.
 func (w *SSTableWriter) StartPartition(key []byte, d deletiontime.DeletionTime) error {
 	if w.inPartition {

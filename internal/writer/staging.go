@@ -36,6 +36,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sstabletool/sstabletool/format"
@@ -65,6 +66,74 @@ type Staging struct {
 	names       []string
 	done        bool
 	recovered   []string
+}
+
+// StaleIndexError is an output directory that holds SAI or SASI files
+// with the name of the sstable to be written there, and no Data.db: left
+// by an sstable that is gone. Cassandra finds these files by name
+// (IndexDescriptor.fileFor, DataTracker's SI_<index>.db) and checks only
+// their framing, so it would take them for the index of the sstable
+// written, whose rows they do not describe, and answer queries from them.
+type StaleIndexError struct {
+	Dir, Prefix string
+	Files       []string
+}
+
+func (e *StaleIndexError) Error() string {
+	return fmt.Sprintf("output directory %s holds index files of %s but no %sData.db (%s): Cassandra would read them as the index of the sstable written there, "+
+		"whose rows they do not describe; remove them (rm %s; convert and scrub do with --drop-index-components)",
+		e.Dir, strings.TrimSuffix(e.Prefix, "-"), e.Prefix, strings.Join(e.Files, ", "), filepath.Join(e.Dir, e.Prefix+"*"))
+}
+
+// allIndexFiles reports whether every name (with prefix) is an SAI or
+// SASI component.
+func allIndexFiles(names []string, prefix string) bool {
+	for _, n := range names {
+		if _, ok := format.ParseIndexComponent(strings.TrimPrefix(n, prefix)); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// DropStaleIndexFiles removes, through fsys, the SAI and SASI files in
+// dest named for the sstable prefix when no Data.db of that name is there
+// (what NewStaging refuses with a *StaleIndexError), and returns their
+// names. It removes nothing while Data.db is there: those files are that
+// sstable's.
+func DropStaleIndexFiles(fsys vfs.FS, dest, prefix string) ([]string, error) {
+	fsys = vfs.Or(fsys)
+	ents, err := fsys.ReadDir(dest)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	for _, e := range ents {
+		name, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		if name == format.ComponentData {
+			return nil, nil
+		}
+		if _, ok := format.ParseIndexComponent(name); ok && !e.IsDir() {
+			stale = append(stale, e.Name())
+		}
+	}
+	for _, n := range stale {
+		if err := fsys.Remove(filepath.Join(dest, n)); err != nil {
+			return nil, err
+		}
+	}
+	if len(stale) > 0 {
+		if err := fsys.SyncDir(dest); err != nil {
+			return nil, err
+		}
+	}
+	return stale, nil
 }
 
 // NewStaging creates, through fsys (nil: vfs.Default), a staging directory
@@ -111,6 +180,8 @@ func NewStaging(fsys vfs.FS, dest, prefix string) (*Staging, error) {
 			err = fmt.Errorf("%w (before looking, %s)", err, strings.Join(st.recovered, "; "))
 		}
 		return nil, err
+	case len(partial) > 0 && allIndexFiles(partial, prefix):
+		return nil, &StaleIndexError{Dir: dest, Prefix: prefix, Files: partial}
 	case len(partial) > 0:
 		return nil, fmt.Errorf("output directory %s holds %s but no %sData.db, and no staging directory there holds the rest: "+
 			"an interrupted copy or an older sstabletool left them; no sstable is visible without Data.db, so remove them (rm %s) and run again",
@@ -495,4 +566,22 @@ func (f *File) abandon() {
 		f.closed = true
 		f.f.Close()
 	}
+}
+
+// NextGeneration is the integer sstable id after every one in dir ("1"
+// in an empty or missing directory), for a new sstable beside others.
+func NextGeneration(fsys vfs.FS, dir string) (string, error) {
+	ents, err := vfs.Or(fsys).ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	n := 0
+	for _, e := range ents {
+		if d, _, err := format.ParseDescriptor(e.Name()); err == nil {
+			if g, ok := format.SequenceGeneration(d.Generation); ok {
+				n = max(n, g)
+			}
+		}
+	}
+	return strconv.Itoa(n + 1), nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/internal/generate"
+	"github.com/sstabletool/sstabletool/internal/testindexes"
 	"github.com/sstabletool/sstabletool/internal/tui/theme"
 	"github.com/sstabletool/sstabletool/internal/tui/views"
 	"github.com/sstabletool/sstabletool/reader"
@@ -582,4 +583,25 @@ func TestMetadataViewOfBTI(t *testing.T) {
 	if s := d.screen(); strings.Contains(s, "Index summary") {
 		t.Fatalf("a BTI sstable shows an index summary:\n%s", s)
 	}
+}
+
+// The sstables view names the SAI files beside an sstable and their
+// bytes, apart from its own; its metadata lists each index.
+func TestSstablesViewShowsIndexes(t *testing.T) {
+	dir := fixtures.CopyTable(t, fixtures.Table(t, "nc", "legacy_nc_clust"))
+	data := filepath.Join(dir, "nc-1-big-Data.db")
+	names, err := testindexes.SAI(data, true, "val_sai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	toc := filepath.Join(dir, "nc-1-big-TOC.txt")
+	b, _ := os.ReadFile(toc)
+	for _, n := range names {
+		b = append(b, n+"\n"...)
+	}
+	os.WriteFile(toc, b, 0o644)
+	d := newDriver(t, 120, 40, data, table(t, "oa", "legacy_oa_clust", "oa"))
+	d.expect("indexes beside it: SAI per-sstable components", "SAI val_sai 217 B", "a rewrite leaves them out")
+	d.keys("enter", "m", "G")
+	d.expect("› metadata", "SAI val_sai: 4 files, 217 bytes")
 }

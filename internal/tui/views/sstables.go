@@ -302,6 +302,16 @@ func (v *Sstables) detail() []string {
 				words.Thousands(m.EstimatedKeys), words.Thousands(m.TotalRows), cellfmt.Bytes(m.DataSize), cellfmt.Bytes(m.UncompressedDataSize)),
 			fmt.Sprintf("   timestamps %s .. %s", cellfmt.Micros(m.MinTimestamp), cellfmt.Micros(m.MaxTimestamp)),
 			fmt.Sprintf("   droppable tombstones %.4f", m.EstimatedDroppable))
+		if len(m.Indexes) > 0 {
+			var ixs []string
+			for _, ix := range m.Indexes {
+				ixs = append(ixs, ix.Label()+" "+cellfmt.Bytes(ix.Bytes))
+			}
+			text := "indexes beside it: " + strings.Join(ixs, " · ") + " (apart from the sizes above; a rewrite leaves them out and Cassandra builds them again)"
+			for _, l := range wrap(text, v.w-4) {
+				lines = append(lines, "   "+l)
+			}
+		}
 	} else {
 		lines = append(lines, "   "+th.Error.Render(err.Error()))
 	}
