@@ -199,8 +199,8 @@ func (c *partitionComparer) Unfiltered(ub *rows.Unfiltered) {
 		c.err = err
 	case ua == nil:
 		c.err = fmt.Errorf("partition %x: one has more unfiltereds than the other after %d", c.h.Key, c.i)
-	case !sameUnfiltered(ua, ub):
-		c.err = fmt.Errorf("partition %x, unfiltered %d (source byte %d) differs:\n%s", c.h.Key, c.i, ua.Offset, describeDiff(ua, ub))
+	case !SameUnfiltered(ua, ub):
+		c.err = fmt.Errorf("partition %x, unfiltered %d (source byte %d) differs:\n%s", c.h.Key, c.i, ua.Offset, DescribeDiff(ua, ub))
 	}
 	c.i++
 }
@@ -330,10 +330,10 @@ func sameContentBetween(a, b *sstable.SSTable, from boundary, to *boundary, capT
 	}
 }
 
-// describeDiff names the fields of two unfiltereds that differ (positions
+// DescribeDiff names the fields of two unfiltereds that differ (positions
 // and sizes, which a conversion changes, left out), for the error message
-// of a failed verification.
-func describeDiff(a, b *rows.Unfiltered) string {
+// of a failed verification (a is the source's, b the output's).
+func DescribeDiff(a, b *rows.Unfiltered) string {
 	var out strings.Builder
 	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
 	for i := 0; i < va.NumField(); i++ {
@@ -350,9 +350,13 @@ func describeDiff(a, b *rows.Unfiltered) string {
 	return out.String()
 }
 
-// sameUnfiltered compares content by hand: it runs once per row of every
-// converted sstable, where reflection would dominate the cost.
-func sameUnfiltered(a, b *rows.Unfiltered) bool {
+// SameUnfiltered reports whether two unfiltereds hold the same content:
+// kind, flags, liveness, deletions, clustering or bound and every cell
+// (positions and sizes, which a rewrite changes, are not content). The
+// rewrites of an sstable (convert, split, filter) verify their output
+// with it. It compares by hand: it runs once per row of every rewritten
+// sstable, where reflection would dominate the cost.
+func SameUnfiltered(a, b *rows.Unfiltered) bool {
 	// The deletion flags are compared as content by sameRowDeletion.
 	const delFlags = rows.FlagHasDeletion | rows.FlagExtension
 	const delExt = rows.ExtFlagShadowableDel | rows.ExtFlagScyllaShadowable

@@ -160,8 +160,8 @@ type Result struct {
 	// them; narrower ones, which verify reports): the output holds the
 	// rows' own, as Cassandra's writer collects them.
 	StatisticsRecollected []stats.Mismatch `json:"statistics_recollected,omitempty"`
-	Verified        bool                    `json:"verified"`
-	Problems        []string                `json:"problems,omitempty"`
+	Verified              bool             `json:"verified"`
+	Problems              []string         `json:"problems,omitempty"`
 	// Refusals (estimates only) say why Convert would refuse this sstable
 	// as it stands; the sizes then assume --cap-deletion-times and a
 	// scrubbed serialization header.

@@ -79,7 +79,7 @@ func FuzzRelink(f *testing.F) {
 				}
 				return
 			}
-			if !sameUnfiltered(ua, ub) {
+			if !SameUnfiltered(ua, ub) {
 				t.Fatalf("unfiltered changed:\n%+v\n%+v", ua, ub)
 			}
 		}

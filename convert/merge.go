@@ -232,6 +232,13 @@ func writeMerged(t *merge.Table, out writer.Output, dir string, desc format.Desc
 		toc = append(toc, c.Name)
 	}
 	seen := map[string]bool{}
+	res.IndexFiles = Component{Name: "SAI and SASI files"}
+	for _, s := range ssts {
+		for _, f := range s.IndexFiles() {
+			res.IndexFiles.Before += max(f.Size, 0)
+			seen[f.Component] = true // apart: not dropped for good, Cassandra builds them again
+		}
+	}
 	for _, s := range ssts {
 		for _, name := range s.TOC() {
 			if !slices.Contains(toc, name) && !seen[name] && s.HasComponent(name) {
@@ -341,7 +348,7 @@ func sameAsMerge(t *merge.Table, stagedData string, o MergeOptions) error {
 				break
 			}
 			if !sameMerged(a, b) {
-				return fmt.Errorf("partition %x, unfiltered %d differs:\n%s", h.Key, i, describeDiff(a, b))
+				return fmt.Errorf("partition %x, unfiltered %d differs:\n%s", h.Key, i, DescribeDiff(a, b))
 			}
 		}
 	}

@@ -86,3 +86,30 @@ func TestIndexTableOf(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseIndexComponent: any name either is no index component or parses
+// into parts that name it again, as Version.defaultFileNameFormat and
+// ColumnIndex.FILE_NAME_FORMAT build names.
+func FuzzParseIndexComponent(f *testing.F) {
+	for _, s := range []string{"SAI+aa+GroupComplete.db", "SAI+aa+idx+TermsData.db", "SI_idx.db", "SAI+aa+a+b+Meta.db", "Data.db"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		c, ok := ParseIndexComponent(name)
+		if !ok {
+			return
+		}
+		var again string
+		switch {
+		case c.Kind == IndexSASI:
+			again = "SI_" + c.Index + ".db"
+		case c.Index == "":
+			again = "SAI+" + c.Version + "+" + c.Part + ".db"
+		default:
+			again = "SAI+" + c.Version + "+" + c.Index + "+" + c.Part + ".db"
+		}
+		if again != name || c.Component != name {
+			t.Fatalf("%q parses to %+v, which names %q", name, c, again)
+		}
+	})
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -139,7 +138,7 @@ func inPlaceOn(fsys vfs.FS, dirs []string, o InPlaceOptions) (*NodeReport, error
 				return upgrade.Rewritten{Unchanged: true, Partitions: sc.rep.PartitionsKept, Verified: true}, nil
 			}
 		}
-		if err := snapshotSSTable(out, src, snapshot); err != nil {
+		if err := upgrade.Snapshot(out, src, snapshot); err != nil {
 			return upgrade.Rewritten{}, err
 		}
 		mu.Lock()
@@ -190,39 +189,6 @@ func inPlaceOn(fsys vfs.FS, dirs []string, o InPlaceOptions) (*NodeReport, error
 		rep.Snapshot = snapshot
 	}
 	return rep, err
-}
-
-// snapshotSSTable hard-links every file of the sstable at src into
-// <table dir>/snapshots/<name>/ (created if missing), fsynced.
-func snapshotSSTable(out upgrade.Outputs, src, name string) error {
-	d, _, err := format.ParseDescriptor(src)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Join(out.Dir(), format.SnapshotsDir, name)
-	if err := out.MkdirAll(dir); err != nil {
-		return fmt.Errorf("pre-scrub snapshot: %w", err)
-	}
-	ents, err := os.ReadDir(out.Dir())
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		if e.IsDir() || !strings.HasPrefix(e.Name(), d.Prefix()) {
-			continue
-		}
-		to := filepath.Join(dir, e.Name())
-		if _, err := os.Lstat(to); err == nil {
-			continue // a rerun after a crash linked it already
-		}
-		if err := out.Link(filepath.Join(out.Dir(), e.Name()), to); err != nil {
-			return fmt.Errorf("pre-scrub snapshot: %w", err)
-		}
-	}
-	if err := out.SyncDir(dir); err != nil {
-		return err
-	}
-	return out.SyncDir(filepath.Dir(dir))
 }
 
 // inPlaceOutputs creates the scrubbed sstables through the transaction.

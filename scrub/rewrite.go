@@ -534,23 +534,16 @@ func (s *writerSink) open() error {
 
 // carry copies into the rewritten Statistics.db what the rows cannot
 // give, as Cassandra's scrub writer takes it from the sstable it replaces
-// (CompactionManager.createWriter, MetadataCollector over the one
-// source): the level, the commit log bounds and intervals, the repair
-// state (unrepaired once a partition is lost, as the scrubber resets
-// repairedAt when it skips one), the originating host.
+// (stats.Stats.CarryFrom), except that the sstable is unrepaired once a
+// partition is lost, as the scrubber resets repairedAt when it skips one.
 func carry(st, src *stats.Statistics, lost bool) {
-	s, ss := st.Stats, src.Stats
-	if s == nil || ss == nil {
+	if st.Stats == nil || src.Stats == nil {
 		return
 	}
-	s.Level = ss.Level
-	s.CommitLogUpperBound, s.CommitLogLowerBound, s.CommitLogIntervals = ss.CommitLogUpperBound, ss.CommitLogLowerBound, ss.CommitLogIntervals
-	s.RepairedAt, s.PendingRepair, s.IsTransient = ss.RepairedAt, ss.PendingRepair, ss.IsTransient
+	st.Stats.CarryFrom(src.Stats)
 	if lost {
-		s.RepairedAt = 0
+		st.Stats.RepairedAt = 0
 	}
-	s.OriginatingHostID = ss.OriginatingHostID
-	s.HasLegacyCounterShards = ss.HasLegacyCounterShards
 }
 
 func (s *writerSink) finish() error {

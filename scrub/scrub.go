@@ -350,6 +350,8 @@ func (sc *scrubber) noteDropped(written []string) {
 		return
 	}
 	prefix := sc.src.Desc().Prefix()
+	var indexes []string
+	files := map[string][]string{}
 	for _, e := range ents {
 		c, ok := strings.CutPrefix(e.Name(), prefix)
 		if !ok || e.IsDir() || slices.Contains(written, c) || c == format.ComponentTOC {
@@ -360,10 +362,17 @@ func (sc *scrubber) noteDropped(written []string) {
 			if ic.PerSSTable() {
 				who = "SAI's per-sstable components"
 			}
-			sc.rep.note(fmt.Sprintf("%s (%s) is not carried over: it describes the source's rows, and Cassandra builds the index anew for the sstable written", e.Name(), who))
+			if files[who] == nil {
+				indexes = append(indexes, who)
+			}
+			files[who] = append(files[who], e.Name())
 			continue
 		}
 		sc.rep.note(fmt.Sprintf("%s is not carried over: the output has no such component", e.Name()))
+	}
+	for _, who := range indexes {
+		sc.rep.note(fmt.Sprintf("%s (%s) not carried over: they describe the source's rows, and Cassandra builds the index anew for the sstable written",
+			who, strings.Join(files[who], ", ")))
 	}
 }
 

@@ -155,8 +155,10 @@ var dropIndexComponentsFlag = &cli.BoolFlag{Name: "drop-index-components",
 	Usage: "remove SAI and SASI files the output directory holds under an output's name without its Data.db (left by an sstable that is gone; Cassandra would read them as the new sstable's index) instead of refusing"}
 
 // printIndexNotes says, before anything is written, what the rewrite of
-// the sstables found does to each index of their tables (convert.IndexNote).
-func printIndexNotes(found []format.Found, what string, inPlace bool) error {
+// the sstables found does to each index of their tables (convert.IndexNote);
+// skipTables leaves out the secondary index tables not among them (a
+// caller that rewrites them on their own).
+func printIndexNotes(found []format.Found, what string, inPlace, skipTables bool) error {
 	var paths []string
 	for _, f := range found {
 		if f.Err == nil {
@@ -168,6 +170,9 @@ func printIndexNotes(found []format.Found, what string, inPlace bool) error {
 		return err
 	}
 	for _, n := range notes {
+		if skipTables && n.Rewritten == 0 {
+			continue
+		}
 		fmt.Fprintln(stdout, n.Text(what, inPlace))
 	}
 	return nil
@@ -199,7 +204,7 @@ func convertAction(c *cli.Context) error {
 		if c.Bool("dry-run") {
 			what = "a conversion"
 		}
-		if err := printIndexNotes(sc.found, what, false); err != nil {
+		if err := printIndexNotes(sc.found, what, false, false); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/convert"
+	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/internal/inspect"
 	"github.com/sstabletool/sstabletool/merge"
 )
@@ -36,9 +37,20 @@ func convertMerged(c *cli.Context, o convert.Options) error {
 		if err != nil {
 			return err
 		}
+		if !c.Bool("json") {
+			// With -r a secondary index table is a group of its own.
+			if err := printIndexNotes(g.found, "the merge", false, c.Bool("recursive")); err != nil {
+				return err
+			}
+		}
 		out := c.String("out")
 		if c.Bool("recursive") {
-			out = filepath.Join(out, filepath.Base(filepath.Dir(g.dir)), filepath.Base(g.dir))
+			if _, base, ok := format.IndexTableOf(g.dir); ok {
+				// A secondary index's table: inside its table's directory.
+				out = filepath.Join(out, filepath.Base(filepath.Dir(base)), filepath.Base(base), filepath.Base(g.dir))
+			} else {
+				out = filepath.Join(out, filepath.Base(filepath.Dir(g.dir)), filepath.Base(g.dir))
+			}
 		}
 		res, err := withProgress("convert --merge "+t.Dir().Dir, func(progress func(done, total int64)) (*convert.Result, error) {
 			mo.Progress = progress

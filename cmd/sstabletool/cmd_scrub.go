@@ -130,7 +130,7 @@ func scrubAction(c *cli.Context) error {
 	}
 	sc.verb = "scrubbed"
 	if !c.Bool("json") && o.Mode != scrub.Validate {
-		if err := printIndexNotes(sc.found, "the scrub", false); err != nil {
+		if err := printIndexNotes(sc.found, "the scrub", false, false); err != nil {
 			return err
 		}
 	}
@@ -138,7 +138,7 @@ func scrubAction(c *cli.Context) error {
 	err = sc.each(func(p string) error {
 		rep, err := withProgress("scrub "+p, func(progress func(done, total int64)) (*scrub.Report, error) {
 			o.Progress = progress
-			return scrub.Scrub(p, c.String("out"), o)
+			return scrub.Scrub(p, convertOutDir(c.String("out"), p), o)
 		})
 		if rep == nil {
 			return err

@@ -95,6 +95,25 @@ type Stats struct {
 	TrailingBytes []byte
 }
 
+// CarryFrom copies into s, the stats of an sstable rewritten from src
+// alone (scrub, split, filter), what its rows cannot give and Cassandra's
+// writer takes from the one source (CompactionManager.createWriter and
+// MetadataCollector over one sstable): the level, the commit log bounds
+// and intervals, the repair state (repairedAt, pending repair, transient),
+// the originating host and the legacy counter shards flag. The caller
+// changes what its rewrite does otherwise (scrub's repairedAt once a
+// partition is lost, split's level).
+func (s *Stats) CarryFrom(src *Stats) {
+	if s == nil || src == nil {
+		return
+	}
+	s.Level = src.Level
+	s.CommitLogUpperBound, s.CommitLogLowerBound, s.CommitLogIntervals = src.CommitLogUpperBound, src.CommitLogLowerBound, src.CommitLogIntervals
+	s.RepairedAt, s.PendingRepair, s.IsTransient = src.RepairedAt, src.PendingRepair, src.IsTransient
+	s.OriginatingHostID = src.OriginatingHostID
+	s.HasLegacyCounterShards = src.HasLegacyCounterShards
+}
+
 func decodeStats(c *cursor, v format.Version) *Stats {
 	s := &Stats{}
 	s.PartitionSizes = c.histogram("estimated partition size histogram")

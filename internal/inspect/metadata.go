@@ -71,10 +71,10 @@ type Metadata struct {
 	Filter                *FilterInfo         `json:"bloom_filter,omitempty"`
 	// Indexes are the SAI and SASI indexes whose files lie beside the
 	// sstable (IndexesOf).
-	Indexes []Index `json:"indexes,omitempty"`
-	Header                Header              `json:"header"`
-	DataSize              int64               `json:"data_size_on_disk"`
-	UncompressedDataSize  int64               `json:"data_size_uncompressed"`
+	Indexes              []Index `json:"indexes,omitempty"`
+	Header               Header  `json:"header"`
+	DataSize             int64   `json:"data_size_on_disk"`
+	UncompressedDataSize int64   `json:"data_size_uncompressed"`
 	// Scan is what reading every partition found (metadata -s); nil
 	// unless asked for.
 	Scan *ScanInfo `json:"scan,omitempty"`

@@ -57,6 +57,10 @@ var groups = []group{
 	{"convert", []string{"convert"}, []string{"verify", "writer", "merge"}},
 	{"upgrade", []string{"internal/upgrade"}, []string{"convert", "livecheck"}},
 	{"scrub", []string{"scrub/..."}, []string{"upgrade", "merge"}},
+	// split and filter: an sstable's partitions into new sstables, in
+	// place through upgrade's transaction log; keys named as inspect
+	// prints them.
+	{"split", []string{"internal/split"}, []string{"upgrade", "merge", "inspect"}},
 	// The offline tools that change a node's files in place without
 	// rewriting sstables: Statistics.db's level and repair fields
 	// (repaired-set, level-reset, relevel), a table's files and the
@@ -79,7 +83,7 @@ var groups = []group{
 
 	// The command: flags and output over every feature. Nothing imports
 	// it (Go refuses to import a main package anyway).
-	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "nodeschema", "export", "convert", "scrub", "upgrade", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck", "undump"}},
+	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "nodeschema", "export", "convert", "scrub", "upgrade", "split", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck", "undump"}},
 
 	// Test support: no package but test support imports it (tests do).
 	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/testindexes", "internal/realworld",

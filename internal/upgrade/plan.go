@@ -124,6 +124,14 @@ func NewPlanAll(paths []string, to format.Version) (*Plan, error) {
 	return newPlan(paths, to, func(format.Descriptor) string { return "" })
 }
 
+// NewPlanSelect is NewPlanAll for the live sstables sel accepts (it
+// returns "" for those and why not for the others, which the plan lists
+// as skipped): split and filter, which rewrite the sstables named on the
+// command line, pass their directories and select those.
+func NewPlanSelect(paths []string, to format.Version, sel func(format.Descriptor) string) (*Plan, error) {
+	return newPlan(paths, to, sel)
+}
+
 func newPlan(paths []string, to format.Version, sel func(format.Descriptor) string) (*Plan, error) {
 	p := &Plan{To: to, sel: sel}
 	seen := map[string]bool{}

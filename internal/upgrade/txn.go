@@ -230,6 +230,11 @@ type Recovery struct {
 	Warning string `json:"warning,omitempty"`
 }
 
+// ownOps are the operations whose logs a run finishes or rolls back: the
+// ones sstabletool's in-place rewrites name theirs after (upgrade, scrub,
+// split as sstablesplit does, filter as a cleanup).
+var ownOps = []string{txnlog.OpUpgrade, txnlog.OpScrub, txnlog.OpUnknown, txnlog.OpCleanup}
+
 // recover finishes or rolls back the upgrade logs of t's directory
 // exactly as Cassandra's startup would (txnlog.Log.Verify), and says what
 // it did. dry only says what it would do.
@@ -246,9 +251,9 @@ func (d *disk) recover(t *Table, dry bool) ([]Recovery, error) {
 		}
 		v := l.Verify()
 		switch {
-		case op != txnlog.OpUpgrade && op != txnlog.OpScrub || len(l.Replicas) != 1 || !inDir:
+		case !slices.Contains(ownOps, op) || len(l.Replicas) != 1 || !inDir:
 			rec.Action = "left"
-			rec.Problem = "not the log of an sstable upgrade or scrub in this directory alone; Cassandra's startup cleans it up"
+			rec.Problem = "not the log of an sstable upgrade, scrub, split or filter in this directory alone; Cassandra's startup cleans it up"
 			out = append(out, rec)
 			continue
 		case !v.OK:

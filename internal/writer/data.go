@@ -129,6 +129,12 @@ type DataWriter struct {
 	done     chan struct{} // closed when the emitter has stopped
 	werr     error         // the emitter's first error, read after done or via failed
 	wmu      sync.Mutex
+	// emitted counts the chunks the emitter has written and emittedFile
+	// the file bytes they took (CRCs included), under wmu; settled is
+	// signalled (with wmu) after each, for SizeBound's wait.
+	emitted     int
+	emittedFile int64
+	settled     *sync.Cond
 }
 
 // dataJob is one chunk on its way through the pipeline: its uncompressed
@@ -188,6 +194,7 @@ func NewDataWriter(out io.Writer, comp *Compression, hasMaxCompressedLength bool
 		}
 	}
 	w.chunk = w.cur.chunk
+	w.settled = sync.NewCond(&w.wmu)
 	w.done = make(chan struct{})
 	w.workers.Add(compressors)
 	for i := 0; i < compressors; i++ {
@@ -215,17 +222,20 @@ func (w *DataWriter) emitter() {
 		w.wmu.Lock()
 		failed := w.werr != nil
 		w.wmu.Unlock()
+		var err error
 		if !failed {
-			err := j.err
-			if err == nil {
+			if err = j.err; err == nil {
 				err = w.emitChunk(j.chunk, j.stored)
 			}
-			if err != nil {
-				w.wmu.Lock()
-				w.werr = err
-				w.wmu.Unlock()
-			}
 		}
+		w.wmu.Lock()
+		if err != nil {
+			w.werr = err
+		}
+		w.emitted++
+		w.emittedFile = w.filePos
+		w.settled.Broadcast()
+		w.wmu.Unlock()
 		j.chunk, j.stored, j.err = j.chunk[:0], nil, nil
 		w.free <- j
 	}
@@ -311,6 +321,55 @@ func (w *DataWriter) grow(k int) {
 	b := make([]byte, len(w.chunk), c)
 	copy(b, w.chunk)
 	w.chunk = b
+}
+
+// SizeBound is an upper bound of Data.db's size on disk were n more
+// uncompressed bytes written and the file finished now: what the chunks
+// written so far take, plus the most the rest can take (the chunks on
+// their way through the compressors, the chunk being filled and n bytes
+// more, each chunk at its compressor's worst case and its CRC). The
+// bound is exact for an uncompressed Data.db, whose chunks are stored as
+// they are.
+//
+// A caller that cuts its output at a size (split) compares the bound
+// with limit, so that no output ever passes it. So that where it cuts does
+// not depend on how fast the compressors went, a bound over limit is made
+// again once every chunk handed off is written: that answer is the one
+// the same bytes always give, and a bound within limit before then
+// agrees with it (each chunk not yet written was counted at its worst).
+// Only the comparison with limit is the same on every run, not the value.
+func (w *DataWriter) SizeBound(n int64, limit int64) int64 {
+	if w.codec == nil {
+		return w.pos + n
+	}
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	b := w.emittedFile + int64(w.sent-w.emitted)*w.worstChunk(int64(w.size)) + w.worstSpan(int64(len(w.chunk))+n)
+	if b <= limit {
+		return b
+	}
+	for w.emitted < w.sent && w.werr == nil {
+		w.settled.Wait()
+	}
+	return w.emittedFile + w.worstSpan(int64(len(w.chunk))+n)
+}
+
+// worstChunk is the most a chunk of n uncompressed bytes takes on disk:
+// its compressed form at worst (every compressor Cassandra has stays
+// within n/6 + 64 bytes of its input: LZ4 n/255 + 16, Snappy n/6 + 32,
+// Zstd n/256 + 64, Deflate a few bytes per 16 KiB stored block), or the
+// raw bytes, no longer than that, then its CRC32.
+func (w *DataWriter) worstChunk(n int64) int64 {
+	if n == 0 {
+		return 0
+	}
+	return n + n/6 + 64 + 4
+}
+
+// worstSpan is worstChunk over n bytes cut into chunks.
+func (w *DataWriter) worstSpan(n int64) int64 {
+	size := int64(w.size)
+	return n/size*w.worstChunk(size) + w.worstChunk(n%size)
 }
 
 // Abort stops the pipeline without finishing the file (error paths).

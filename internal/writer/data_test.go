@@ -152,3 +152,71 @@ func TestDataWriterCompressorsKeepOrder(t *testing.T) {
 		}
 	}
 }
+
+// SizeBound never promises less than Data.db then takes: at random
+// points of a write, the bound for n more bytes is at least the file's
+// size once those n bytes are written and the file finished, for every
+// compressor on incompressible and compressible data, raw chunks
+// (maxCompressedLength) and uncompressed files (where it is exact). Over
+// the limit, its answer is the same whatever the number of compressors
+// and however far they got (split cuts its sstables on it: the cut must
+// not depend on timing).
+func TestSizeBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	random := make([]byte, 400_000)
+	for i := range random {
+		random[i] = byte(rng.IntN(256))
+	}
+	text := bytes.Repeat([]byte("the quick brown fox jumps over the lazy dog "), 10_000)
+	comps := []*Compression{
+		{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 4096, MaxCompressedLength: 1<<31 - 1},
+		{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 4096, MaxCompressedLength: 3000},
+		{Class: "SnappyCompressor", Options: map[string]string{}, ChunkLength: 16384, MaxCompressedLength: 1<<31 - 1},
+		{Class: "DeflateCompressor", Options: map[string]string{}, ChunkLength: 8192, MaxCompressedLength: 1<<31 - 1},
+		{Class: "ZstdCompressor", Options: map[string]string{}, ChunkLength: 2048, MaxCompressedLength: 1<<31 - 1},
+		nil,
+	}
+	for _, comp := range comps {
+		for _, data := range [][]byte{random, text} {
+			for trial := range 12 {
+				at := rng.IntN(len(data))
+				n := rng.IntN(len(data) - at + 1)
+				limit := int64(rng.IntN(len(data)))
+				var decisions []bool
+				var bounds []int64
+				for _, procs := range []int{1, 4} {
+					old := runtime.GOMAXPROCS(procs)
+					var out bytes.Buffer
+					w, err := NewDataWriter(&out, comp, true)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for p := data[:at]; len(p) > 0; {
+						k := min(len(p), 1+rng.IntN(5000))
+						w.Write(p[:k])
+						p = p[k:]
+					}
+					b := w.SizeBound(int64(n), limit)
+					exact := w.SizeBound(int64(n), -1) // always settled
+					decisions = append(decisions, b <= limit)
+					bounds = append(bounds, exact)
+					w.Write(data[at : at+n])
+					r, err := w.Finish()
+					runtime.GOMAXPROCS(old)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if r.FileSize > exact || r.FileSize > b {
+						t.Fatalf("%v trial %d: Data.db takes %d bytes, the bound said %d (settled %d)", comp, trial, r.FileSize, b, exact)
+					}
+					if comp == nil && exact != r.FileSize {
+						t.Fatalf("uncompressed: bound %d, file %d", exact, r.FileSize)
+					}
+				}
+				if decisions[0] != decisions[1] || bounds[0] != bounds[1] {
+					t.Fatalf("%v trial %d: one compressor says %v (%d), four %v (%d)", comp, trial, decisions[0], bounds[0], decisions[1], bounds[1])
+				}
+			}
+		}
+	}
+}

@@ -329,6 +329,11 @@ func (w *SSTableWriter) Add(u *rows.Unfiltered) error {
 	return w.idx.Add(u, pos-w.start, w.dw.Pos()-w.start)
 }
 
+// DataSizeBound is an upper bound of Data.db's size on disk were n more
+// uncompressed bytes written and the sstable closed now; a bound over
+// limit is exact for the bytes written so far (DataWriter.SizeBound).
+func (w *SSTableWriter) DataSizeBound(n, limit int64) int64 { return w.dw.SizeBound(n, limit) }
+
 // EndPartition closes the partition and writes its index entry.
 func (w *SSTableWriter) EndPartition() error {
 	if !w.inPartition {

@@ -24,11 +24,13 @@
 package sai
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/sstabletool/sstabletool/corrupt"
@@ -52,7 +54,14 @@ type Frame struct {
 	Version  string
 	BodyPos  int64  // where the component's own data starts
 	BodyLen  int64  // its length, up to the footer
-	Checksum uint32 // the footer's CRC32C, which matched
+	Checksum uint32 // the CRC32C of every byte before the last checksum
+	// Segments is how many framed segments the file holds: 1, or, for a
+	// file an index build appended to (one segment per flush of a
+	// compaction's SegmentBuilder), each segment framed and checksummed
+	// on its own. Cassandra's validateChecksum takes a whole-file CRC,
+	// which only a file of one segment passes; Check accepts a chain of
+	// segments whose every checksum is right.
+	Segments int
 }
 
 // maxVersionLen bounds the header's version string: Cassandra's are two
@@ -115,24 +124,98 @@ func Check(r io.ReaderAt, size int64) (*Frame, error) {
 	if sum>>32 != 0 {
 		return nil, corrupt.New("", "", foot+8, "a checksum whose top 32 bits are zero", fmt.Errorf("found 0x%016X", sum))
 	}
-	crc, err := crcOf(r, size-8)
+	crc, err := crcUpdate(0, r, 0, size-8)
 	if err != nil {
 		return nil, err
 	}
-	if uint32(sum) != crc {
-		return nil, corrupt.New("", "", foot+8, fmt.Sprintf("the CRC32C of bytes 0..%d", size-8),
-			fmt.Errorf("%w: stored 0x%08X, computed 0x%08X", corrupt.ErrChecksum, uint32(sum), crc))
+	f.Checksum, f.Segments = crc, 1
+	if uint32(sum) == crc {
+		return f, nil
 	}
-	f.Checksum = crc
-	return f, nil
+	// Written in segments? (See Frame.Segments.)
+	if n, err := segments(r, size); err != nil {
+		return nil, err
+	} else if n > 1 {
+		f.Segments = n
+		return f, nil
+	}
+	return nil, corrupt.New("", "", foot+8, fmt.Sprintf("the CRC32C of bytes 0..%d", size-8),
+		fmt.Errorf("%w: stored 0x%08X, computed 0x%08X", corrupt.ErrChecksum, uint32(sum), crc))
 }
 
-// crcOf is the CRC32C of r's first n bytes, read a block at a time.
-func crcOf(r io.ReaderAt, n int64) (uint32, error) {
-	buf := make([]byte, min(n, 1<<20))
+// segments reads the file as the segments a compaction's index build
+// appends to TermsData, PostingLists and BalancedTree (they are opened
+// with append set: TrieTermsDictionaryWriter, PostingsWriter,
+// NumericIndexWriter), each framed on its own, with a checksum of its own
+// bytes only (IndexFileUtils.ChecksummingWriter counts what one opening
+// writes): header, body, footer, the next header right after. It returns
+// how many segments chain from the start to the end of the file with
+// every checksum right; 0 when they do not.
+func segments(r io.ReaderAt, size int64) (int, error) {
+	var magic [8]byte
+	binary.BigEndian.PutUint32(magic[:], FooterMagic) // and the algorithm id 0
+	const block = 1 << 20
+	buf := make([]byte, block+FooterLength)
+	start, hashed := int64(0), int64(0) // the segment's start; how far crc covers
 	var crc uint32
-	for off := int64(0); off < n; {
-		k := min(int64(len(buf)), n-off)
+	n := 0
+	if ok, err := headerAt(r, 0, size); !ok || err != nil {
+		return 0, err
+	}
+	for off := int64(0); off < size; off += block {
+		m := min(int64(len(buf)), size-off)
+		if _, err := r.ReadAt(buf[:m], off); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		b := buf[:m]
+		for j := 0; j < int(min(block, m)); {
+			k := bytes.Index(b[j:], magic[:])
+			if k < 0 {
+				break
+			}
+			i := off + int64(j+k) // a footer candidate
+			j += k + 1
+			if i < start+5 || i+FooterLength > size || i+8 < hashed {
+				continue
+			}
+			var err error
+			if crc, err = crcUpdate(crc, r, hashed, i+8); err != nil {
+				return 0, err
+			}
+			hashed = i + 8
+			var sb [8]byte
+			if _, err := r.ReadAt(sb[:], i+8); err != nil && !errors.Is(err, io.EOF) {
+				return 0, err
+			}
+			sum := binary.BigEndian.Uint64(sb[:])
+			if sum>>32 != 0 || uint32(sum) != crc {
+				continue
+			}
+			end := i + FooterLength
+			if end < size {
+				if ok, err := headerAt(r, end, size); err != nil || !ok {
+					if err != nil {
+						return 0, err
+					}
+					continue
+				}
+			}
+			n++
+			if end == size {
+				return n, nil
+			}
+			start, hashed, crc = end, end, 0
+		}
+	}
+	return 0, nil
+}
+
+// crcUpdate adds r's bytes from..to to the CRC32C crc, read a block at a
+// time.
+func crcUpdate(crc uint32, r io.ReaderAt, from, to int64) (uint32, error) {
+	buf := make([]byte, max(min(to-from, 1<<20), 0))
+	for off := from; off < to; {
+		k := min(int64(len(buf)), to-off)
 		if _, err := r.ReadAt(buf[:k], off); err != nil && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
@@ -140,6 +223,27 @@ func crcOf(r io.ReaderAt, n int64) (uint32, error) {
 		off += k
 	}
 	return crc, nil
+}
+
+// headerAt reports whether a codec header with a version Cassandra knows
+// starts at off.
+func headerAt(r io.ReaderAt, off, size int64) (bool, error) {
+	var h [4 + 1 + 8]byte
+	n := min(int64(len(h)), size-off)
+	if n < 5 {
+		return false, nil
+	}
+	if _, err := r.ReadAt(h[:n], off); err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	if binary.BigEndian.Uint32(h[:]) != CodecMagic {
+		return false, nil
+	}
+	l := int64(h[4])
+	if l >= 0x80 || 5+l > n {
+		return false, nil
+	}
+	return slices.Contains(Versions, string(h[5:5+l])), nil
 }
 
 // vint reads Lucene's DataInput.readVInt: 7 bits a byte, low groups

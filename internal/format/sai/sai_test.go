@@ -89,5 +89,30 @@ func FuzzCheck(f *testing.F) {
 		if _, err := Check(bytes.NewReader(framed), int64(len(framed))); err != nil {
 			t.Fatalf("framed: %v", err)
 		}
+		two := AppendFramed(bytes.Clone(framed), "aa", b)
+		if f, err := Check(bytes.NewReader(two), int64(len(two))); err != nil || f.Segments < 2 {
+			t.Fatalf("two segments: %+v %v", f, err)
+		}
 	})
+}
+
+// A file an index build appended segments to (each framed and checksummed
+// on its own, IndexFileUtils.ChecksummingWriter counting one opening's
+// bytes) passes; a flipped byte in any segment fails it.
+func TestCheckSegments(t *testing.T) {
+	var b []byte
+	for _, body := range []string{"first segment", "second", "third segment's postings"} {
+		b = AppendFramed(b, "aa", []byte(body))
+	}
+	f, err := Check(bytes.NewReader(b), int64(len(b)))
+	if err != nil || f.Segments != 3 {
+		t.Fatalf("%+v %v", f, err)
+	}
+	for i := range b {
+		c := bytes.Clone(b)
+		c[i] ^= 0x01
+		if _, err := Check(bytes.NewReader(c), int64(len(c))); err == nil {
+			t.Errorf("byte %d flipped: passed", i)
+		}
+	}
 }

@@ -234,8 +234,10 @@ func Name(version, op string, id UUID) string {
 // Operation file names (OperationType.fileName: the type's description in
 // lower case without spaces).
 const (
-	OpUpgrade    = "upgradesstables" // "Upgrade sstables"
-	OpScrub      = "scrub"           // "Scrub"
+	OpUpgrade    = "upgradesstables"       // "Upgrade sstables"
+	OpScrub      = "scrub"                 // "Scrub"
+	OpUnknown    = "unknowncompactiontype" // "Unknown compaction type": sstablesplit's (LifecycleTransaction.offline(UNKNOWN))
+	OpCleanup    = "cleanup"               // "Cleanup"
 	OpCompaction = "compaction"
 	OpFlush      = "flush"
 )
