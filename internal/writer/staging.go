@@ -380,7 +380,7 @@ func (s *Staging) Create(name string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	wf := &File{st: s, f: f, name: name}
+	wf := &File{st: s, f: f, name: name, wb: vfs.NewWriteback(f)}
 	wf.bw = bufio.NewWriterSize(f, 256<<10)
 	s.files = append(s.files, wf)
 	s.names = append(s.names, name)
@@ -511,8 +511,7 @@ type File struct {
 	name   string
 	n      int64
 	closed bool
-	// writeback: the bytes before it were handed to vfs.StartWriteback.
-	writeback int64
+	wb     vfs.Writeback // the disk writes what was flushed as it comes
 }
 
 // Name is the file's name.
@@ -531,17 +530,9 @@ func (f *File) Write(p []byte) (int, error) {
 	}
 	n, err := f.bw.Write(p)
 	f.n += int64(n)
-	if flushed := f.n - int64(f.bw.Buffered()); flushed-f.writeback >= writebackBytes {
-		vfs.StartWriteback(f.f, f.writeback, flushed-f.writeback)
-		f.writeback = flushed
-	}
+	f.wb.Written(f.n - int64(f.bw.Buffered()))
 	return n, err
 }
-
-// writebackBytes: every this many bytes a File has written to the file,
-// the disk is asked to start writing them, so that the fsync at its Close
-// has little left to wait for.
-const writebackBytes = 8 << 20
 
 // Close flushes the buffer, fsyncs and closes the file.
 func (f *File) Close() error {

@@ -136,7 +136,7 @@ func TestAbortRemovesCreatedDest(t *testing.T) {
 }
 
 // TestFileStartsWriteback: a staged file hands what it has written to
-// the disk's writeback every writebackBytes (so that its fsync at Close
+// the disk's writeback every vfs.WritebackEvery (so that its fsync at Close
 // has little left), and what it holds after Close is what was written,
 // in pieces of every size across those steps.
 func TestFileStartsWriteback(t *testing.T) {
@@ -150,7 +150,7 @@ func TestFileStartsWriteback(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []byte
-	for i := 0; len(want) < 3*writebackBytes+12345; i++ {
+	for i := 0; len(want) < 3*vfs.WritebackEvery+12345; i++ {
 		p := make([]byte, (i*7919)%(1<<20)+1)
 		for j := range p {
 			p[j] = byte(i + j)
@@ -160,8 +160,8 @@ func TestFileStartsWriteback(t *testing.T) {
 		}
 		want = append(want, p...)
 	}
-	if f.writeback < 3*writebackBytes || f.writeback > f.Pos() {
-		t.Errorf("writeback started for %d of %d bytes written", f.writeback, f.Pos())
+	if f.wb.Started() < 3*vfs.WritebackEvery || f.wb.Started() > f.Pos() {
+		t.Errorf("writeback started for %d of %d bytes written", f.wb.Started(), f.Pos())
 	}
 	path := f.Path()
 	if err := f.Close(); err != nil {
