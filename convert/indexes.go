@@ -2,6 +2,7 @@ package convert
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,6 +55,44 @@ type IndexNote struct {
 	// Data.db bytes: what Cassandra reads to build the index for them.
 	Rewritten int   `json:"sstables_rewritten"`
 	DataBytes int64 `json:"bytes_to_index"`
+	// Done says, once a rewrite whose outputs are not one per source
+	// (split, filter) has run, what it did to the sstables Rewritten
+	// counts; nil before, and for the other rewrites.
+	Done *IndexDone `json:"done,omitempty"`
+
+	// sources are the Data.db paths of the sstables Rewritten counts.
+	sources []string
+}
+
+// IndexDone is what a split or filter did to the sstables an index note
+// counted as rewritten: how many it replaced (or copied, out of place; a
+// failure leaves an sstable and its files as they were) and how many
+// sstables it wrote for them, none with the index's files.
+type IndexDone struct {
+	Rewritten int `json:"sstables_rewritten"`
+	Written   int `json:"sstables_written"`
+}
+
+// Sources are the Data.db paths, as the rewrite named them, of the
+// sstables the note counts as rewritten.
+func (n IndexNote) Sources() []string { return n.sources }
+
+// NoteWords says how an IndexNote's text names the rewrite.
+type NoteWords struct {
+	// What is the rewrite ("the upgrade", "the split").
+	What string
+	// InPlace: it replaces the sstables where they are; else its outputs
+	// are copies elsewhere, loaded later.
+	InPlace bool
+	// Verb is what the rewrite does to each sstable it takes ("splits",
+	// "filters") when its outputs are not one per source, so the note
+	// counts the sources and says what becomes of the sstables it leaves
+	// as they are; "" for a rewrite of each into one (convert, upgrade,
+	// scrub).
+	Verb string
+	// AtMost: the outputs may hold less than the sources (a filter), so
+	// the bytes to index are at most the sources'.
+	AtMost bool
 }
 
 // Name is the index as nodetool names it: "ks.t.idx", or the index in its
@@ -70,10 +109,24 @@ func (n IndexNote) Name() string {
 // replaces the sstables where they are (else its outputs are copies
 // elsewhere, loaded later).
 func (n IndexNote) Text(what string, inPlace bool) string {
-	covers := fmt.Sprintf("index %s (%s) covers %s", n.Name(), n.Kind, words.Plural(n.Covers, "sstable"))
-	rebuild := "`nodetool rebuild_index " + n.Keyspace + " " + n.Table + " " + n.Index + "`"
+	return n.TextWith(NoteWords{What: what, InPlace: inPlace})
+}
+
+// rebuild is the nodetool command that builds the index at once.
+func (n IndexNote) rebuild() string {
 	if n.Keyspace == "" || n.Table == "" {
-		rebuild = "`nodetool rebuild_index KEYSPACE TABLE " + n.Index + "`"
+		return "`nodetool rebuild_index KEYSPACE TABLE " + n.Index + "`"
+	}
+	return "`nodetool rebuild_index " + n.Keyspace + " " + n.Table + " " + n.Index + "`"
+}
+
+// TextWith is Text for a rewrite that w names.
+func (n IndexNote) TextWith(w NoteWords) string {
+	what, inPlace := w.What, w.InPlace
+	covers := fmt.Sprintf("index %s (%s) covers %s", n.Name(), n.Kind, words.Plural(n.Covers, "sstable"))
+	rebuild := n.rebuild()
+	if w.Verb != "" && n.Kind != indexTable {
+		return n.severalText(w, covers)
 	}
 	them := "the " + words.Plural(n.Rewritten, "sstable") + " it rewrites"
 	if !inPlace {
@@ -93,6 +146,12 @@ func (n IndexNote) Text(what string, inPlace bool) string {
 	}
 	tail := "its sstables are rewritten too"
 	switch {
+	case w.Verb != "" && n.Rewritten == 0:
+		tail = fmt.Sprintf("%s rewrites none of its sstables", what)
+	case w.Verb != "" && inPlace:
+		tail = fmt.Sprintf("%s %s %s of its sstables too", what, w.Verb, words.Plural(n.Rewritten, "sstable"))
+	case w.Verb != "":
+		tail = fmt.Sprintf("%s %s %s of its sstables too, into .<index>/ under the output directory", what, w.Verb, words.Plural(n.Rewritten, "sstable"))
 	case n.Rewritten == 0:
 		tail = "its sstables are not among those rewritten (Cassandra reads them as they are; name the table's directory, with -r for convert, to rewrite them too)"
 	case !inPlace:
@@ -102,23 +161,95 @@ func (n IndexNote) Text(what string, inPlace bool) string {
 		n.Name(), n.Index, words.Plural(n.Covers, "sstable"), what, tail)
 }
 
+// severalText is TextWith for an SAI or SASI index and a rewrite whose
+// outputs are not one per source (w.Verb): how many of the sstables the
+// index covers it rewrites, or that it rewrites none and the index stays
+// as it is.
+func (n IndexNote) severalText(w NoteWords, covers string) string {
+	if n.Rewritten == 0 {
+		if w.InPlace {
+			return fmt.Sprintf("%s; %s rewrites none of them, so their index files stay and the index stays valid", covers, w.What)
+		}
+		return fmt.Sprintf("%s; %s writes nothing from them, so there is nothing to index", covers, w.What)
+	}
+	them := fmt.Sprintf("the sstables written in place of the %s it %s", words.Plural(n.Rewritten, "sstable"), w.Verb)
+	when := "at startup"
+	if !w.InPlace {
+		them = fmt.Sprintf("the sstables written from the %s it %s", words.Plural(n.Rewritten, "sstable"), w.Verb)
+		when = "when it loads them (at startup, or nodetool import or refresh)"
+	}
+	var bytes []string
+	if rest := n.Covers - n.Rewritten; rest > 0 && w.InPlace {
+		if rest == 1 {
+			bytes = append(bytes, "the other keeps its files")
+		} else {
+			bytes = append(bytes, fmt.Sprintf("the other %d keep theirs", rest))
+		}
+	}
+	size := words.PluralGrouped(n.DataBytes, "byte") + " of Data.db to index"
+	if w.AtMost {
+		size = "at most " + size
+	}
+	bytes = append(bytes, size)
+	if n.Kind == string(format.IndexSASI) {
+		return fmt.Sprintf("%s; after %s Cassandra builds it %s for %s, which have no SI_%s.db (%s; queries miss their rows until then), or run %s",
+			covers, w.What, when, them, n.Index, strings.Join(bytes, "; "), n.rebuild())
+	}
+	return fmt.Sprintf("%s; after %s Cassandra rebuilds it %s for %s (%s; until then the index is not queryable), or run %s",
+		covers, w.What, when, them, strings.Join(bytes, "; "), n.rebuild())
+}
+
+// DoneText says, once a split or filter has run (Done), what it wrote in
+// place of the sstables that lost the index's files; "" when there is
+// nothing to say (a secondary index table, or nothing rewritten).
+func (n IndexNote) DoneText(w NoteWords) string {
+	if n.Done == nil || n.Done.Rewritten == 0 || n.Kind == indexTable {
+		return ""
+	}
+	from, when := "in place of", "at startup"
+	if !w.InPlace {
+		from, when = "from", "when it loads them"
+	}
+	if n.Done.Written == 0 {
+		return fmt.Sprintf("index %s (%s): %s wrote no sstable %s %s (every partition dropped): nothing to index",
+			n.Name(), n.Kind, w.What, from, words.Plural(n.Done.Rewritten, "sstable"))
+	}
+	return fmt.Sprintf("index %s (%s): %s wrote %s without its files %s %d; Cassandra builds it for them %s, or run %s",
+		n.Name(), n.Kind, w.What, words.Plural(n.Done.Written, "sstable"), from, n.Done.Rewritten, when, n.rebuild())
+}
+
+// indexTable is IndexNote.Kind for Cassandra's own secondary indexes.
+const indexTable = "secondary index table"
+
 // IndexNotes says, for the sstables a rewrite replaces (Data.db paths),
 // which indexes of their tables lose files and how much they cover, and
 // which of them are secondary index tables. It reads each of their
 // directories once.
 func IndexNotes(rewritten []string) ([]IndexNote, error) {
-	byDir := map[string]map[string]bool{} // dir -> prefixes rewritten
+	return IndexNotesFor(rewritten, nil)
+}
+
+// IndexNotesFor is IndexNotes for a rewrite that takes the sstables
+// considered and replaces those rewrites accepts (nil: all): an index
+// that covers sstables considered but none rewritten has a note too
+// (Rewritten 0: it stays as it is), as split and filter say of the
+// sstables they leave alone.
+func IndexNotesFor(considered []string, rewrites func(data string) bool) ([]IndexNote, error) {
+	byDir := map[string]map[string]string{} // dir -> prefix considered -> its Data.db path, "" when not rewritten
 	var dirs []string
-	for _, p := range rewritten {
+	for _, p := range considered {
 		d, _, err := format.ParseDescriptor(p)
 		if err != nil {
 			return nil, err
 		}
 		if byDir[d.Dir] == nil {
-			byDir[d.Dir] = map[string]bool{}
+			byDir[d.Dir] = map[string]string{}
 			dirs = append(dirs, d.Dir)
 		}
-		byDir[d.Dir][d.Prefix()] = true
+		byDir[d.Dir][d.Prefix()] = ""
+		if rewrites == nil || rewrites(p) {
+			byDir[d.Dir][d.Prefix()] = p
+		}
 	}
 	var out []IndexNote
 	for _, dir := range dirs {
@@ -131,8 +262,10 @@ func IndexNotes(rewritten []string) ([]IndexNote, error) {
 	return out, nil
 }
 
-// dirIndexNotes is IndexNotes for one directory.
-func dirIndexNotes(dir string, rewritten map[string]bool, all map[string]map[string]bool) ([]IndexNote, error) {
+// dirIndexNotes is IndexNotesFor for one directory: considered maps the
+// prefixes of the sstables considered there to their Data.db path when
+// they are rewritten, "" when not.
+func dirIndexNotes(dir string, considered map[string]string, all map[string]map[string]string) ([]IndexNote, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -144,15 +277,16 @@ func dirIndexNotes(dir string, rewritten map[string]bool, all map[string]map[str
 	}
 	if ix, base, ok := format.IndexTableOf(dir); ok {
 		// A secondary index's own table: its sstables are the index.
-		n := IndexNote{Dir: base, Index: ix, Kind: "secondary index table"}
+		n := IndexNote{Dir: base, Index: ix, Kind: indexTable}
 		if btd := format.TableOf(base); btd.HasID() {
 			n.Keyspace, n.Table = btd.Keyspace, btd.Table
 		}
 		for _, e := range ents {
 			if strings.HasSuffix(e.Name(), "-"+format.ComponentData) {
 				n.Covers++
-				if d, _, err := format.ParseDescriptor(filepath.Join(dir, e.Name())); err == nil && rewritten[d.Prefix()] {
+				if d, _, err := format.ParseDescriptor(filepath.Join(dir, e.Name())); err == nil && considered[d.Prefix()] != "" {
 					n.Rewritten++
+					n.sources = append(n.sources, considered[d.Prefix()])
 				}
 			}
 		}
@@ -167,7 +301,7 @@ func dirIndexNotes(dir string, rewritten map[string]bool, all map[string]map[str
 			if err != nil {
 				return nil, err
 			}
-			n := IndexNote{Dir: dir, Keyspace: ks, Table: table, Index: ix, Kind: "secondary index table"}
+			n := IndexNote{Dir: dir, Keyspace: ks, Table: table, Index: ix, Kind: indexTable}
 			for _, se := range subEnts {
 				if strings.HasSuffix(se.Name(), "-"+format.ComponentData) {
 					n.Covers++
@@ -207,17 +341,21 @@ func dirIndexNotes(dir string, rewritten map[string]bool, all map[string]map[str
 	slices.SortFunc(keys, func(a, b key) int { return strings.Compare(a.kind+a.name, b.kind+b.name) })
 	for _, k := range keys {
 		n := IndexNote{Dir: dir, Keyspace: ks, Table: table, Index: k.name, Kind: k.kind}
-		for prefix := range covers[k] {
+		touched := false
+		for _, prefix := range slices.Sorted(maps.Keys(covers[k])) {
 			if _, live := dataSize[prefix]; !live {
 				continue // files of no sstable: not the rewrite's business
 			}
 			n.Covers++
-			if rewritten[prefix] {
+			p, ok := considered[prefix]
+			touched = touched || ok
+			if p != "" {
 				n.Rewritten++
 				n.DataBytes += dataSize[prefix]
+				n.sources = append(n.sources, p)
 			}
 		}
-		if n.Rewritten > 0 {
+		if touched {
 			out = append(out, n)
 		}
 	}

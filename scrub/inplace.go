@@ -165,7 +165,7 @@ func inPlaceOn(fsys vfs.FS, dirs []string, o InPlaceOptions) (*NodeReport, error
 		return res, err
 	}
 	uo := upgrade.Options{Force: o.Force, Jobs: o.Jobs, Access: o.Access, CommitLogs: o.CommitLogs, Progress: o.Progress,
-		Log: o.Log, Op: txnlog.OpScrub, Rewriter: rewriter, What: "the scrub"}
+		Log: o.Log, Op: txnlog.OpScrub, Rewriter: rewriter, Words: convert.NoteWords{What: "the scrub"}}
 	urep, err := upgrade.RunOn(fsys, plan, uo)
 	rep.Indexes = urep.Indexes
 	for _, r := range urep.Recovered {

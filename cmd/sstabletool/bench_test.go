@@ -10,18 +10,20 @@ import (
 	"github.com/sstabletool/sstabletool/internal/benchbase"
 )
 
-// BenchmarkVsFloor is the table of README's performance section: each
-// command run whole, in this process, on the same table as its floor
-// measured in the same round (benchbase.Floor: map Data.db, CRC32 and
-// LZ4-decompress every chunk; for convert, also recompress every chunk and
-// take its CRC32). Each sub-benchmark reports the command's share of its
-// floor (share-%: floor time / command time over all rounds, so 100% is
-// the floor's speed; cpu-share-% the same in CPU time) and both speeds
-// (benchbase.Floor.Report). The floor runs on one core; with -cpu 2 the
-// commands may use two.
+// BenchmarkVsFloor is the table of docs/performance.md: each command run
+// whole, in this process, on the same table as its floor measured in the
+// same round (benchbase.Floor: map Data.db, CRC32 and LZ4-decompress every
+// chunk; for convert, also recompress every chunk and take its CRC32),
+// once on one core and once with the chunks split across every core
+// (GOMAXPROCS). Each sub-benchmark reports the command's share of both
+// floors (share-%: the one-core floor's time / the command's over all
+// rounds, so 100% is the floor's speed; all-share-% the same against the
+// floor on every core; cpu-share-% against the one-core floor in CPU
+// time) and the speeds (benchbase.Report).
 //
 // The table is a generated one of benchbase.GeneratedPartitions
-// partitions unless SSTABLE_BENCH names a Data.db; the README's figures:
+// partitions unless SSTABLE_BENCH names a Data.db; the figures of
+// docs/performance.md:
 //
 //	sstabletool generate --format nc --partitions 300000 --out /tmp/big
 //	SSTABLE_BENCH=/tmp/big/nc-1-big-Data.db GOMAXPROCS=1 go test ./cmd/sstabletool \
@@ -41,6 +43,7 @@ func BenchmarkVsFloor(b *testing.B) {
 	if floor == nil {
 		b.Skipf("%s is not LZ4-compressed: no floor", p)
 	}
+	floors := benchbase.Floors{floor}
 	// Converted tables go beside the source (the same file system, as an
 	// operator's would), each round's removed before the next.
 	outDir, err := os.MkdirTemp(filepath.Dir(filepath.Dir(p)), "bench-convert-")
@@ -64,16 +67,17 @@ func BenchmarkVsFloor(b *testing.B) {
 	saved := stdout
 	defer func() { stdout = saved }()
 	stdout = &discard{}
-	buf := floor.NewBuffers()
 	for _, w := range works {
 		b.Run(w.name, func(b *testing.B) {
 			b.SetBytes(floor.Length)
-			var tFloor, tWork benchbase.Times
+			var tOne, tAll, tWork benchbase.Times
 			for i := 0; i < b.N; i++ {
 				if w.rewrite {
-					tFloor = tFloor.Add(floor.Rewrite(b, buf))
+					tOne = tOne.Add(floors.Rewrite(b, 1))
+					tAll = tAll.Add(floors.Rewrite(b, 0))
 				} else {
-					tFloor = tFloor.Add(floor.Read(b, buf))
+					tOne = tOne.Add(floors.Read(b, 1))
+					tAll = tAll.Add(floors.Read(b, 0))
 				}
 				tWork = tWork.Add(benchbase.Measure(func() {
 					if code := run(append([]string{"sstabletool"}, w.args...)); code != exitOK {
@@ -82,7 +86,7 @@ func BenchmarkVsFloor(b *testing.B) {
 				}))
 				os.RemoveAll(filepath.Join(outDir, "oa"))
 			}
-			floor.Report(b, tFloor, tWork)
+			benchbase.Report(b, floor.Length, tOne, tAll, tWork)
 			// The cores the commands had: with several -cpu values, the
 			// testing package runs the first round of a sub-benchmark
 			// before it sets GOMAXPROCS to the first of them.

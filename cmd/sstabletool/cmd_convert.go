@@ -27,7 +27,8 @@ func convertCommand() *cli.Command {
 			"--column-index-size (Cassandra's default for the target format). Sources are only read. Files are written into a hidden staging\n" +
 			"directory inside DIR (so DIR may be a mount point), fsynced, and renamed into place only when complete\n" +
 			"(and, with --verify, re-read and compared with the source cell by cell), Data.db last. A DIR that\n" +
-			"already holds the sstable is refused. Leftovers of a killed convert in DIR are repaired first and\n" +
+			"already holds the sstable is refused; sstables of several tables (-r over a keyspace or a data directory)\n" +
+			"go into DIR/<keyspace>/<table directory>/, since their ids collide. Leftovers of a killed convert in DIR are repaired first and\n" +
 			"named: an unfinished staging directory is removed, a commit that was under way is completed.\n" +
 			"To rewrite a stopped node's data directory in place, use sstabletool upgrade.\n\n" +
 			"--merge is an offline major compaction: each table's sstables (a table directory, or its files; with -r\n" +
@@ -138,12 +139,38 @@ func convertOptions(c *cli.Context) (convert.Options, error) {
 // same .<index>/ inside --out, where Cassandra looks for that table's
 // sstables beside the table's (Directories.java): so that convert -r of a
 // table directory writes both as Cassandra lays them out, and an index
-// table's sstable never takes the name of the table's.
-func convertOutDir(out, p string) string {
-	if _, _, ok := format.IndexTableOf(filepath.Dir(p)); ok {
-		return filepath.Join(out, filepath.Base(filepath.Dir(p)))
+// table's sstable never takes the name of the table's. With tree (the
+// sstables converted lie in several tables' directories: convert -r of a
+// keyspace or a data directory) each table's go into
+// --out/<keyspace>/<table directory>/, as convert --merge -r lays them
+// out, since the tables' sstable ids collide.
+func convertOutDir(out, p string, tree bool) string {
+	dir := filepath.Dir(p)
+	index, table, isIndex := format.IndexTableOf(dir)
+	if !isIndex {
+		table = dir
+	}
+	if tree {
+		out = filepath.Join(out, filepath.Base(filepath.Dir(table)), filepath.Base(table))
+	}
+	if isIndex {
+		return filepath.Join(out, "."+index)
 	}
 	return out
+}
+
+// severalTables says whether the sstables found lie in more than one
+// table's directory (a secondary index table's counts as its table's).
+func severalTables(found []format.Found) bool {
+	tables := map[string]bool{}
+	for _, f := range found {
+		dir := filepath.Dir(f.Path)
+		if _, table, ok := format.IndexTableOf(dir); ok {
+			dir = table
+		}
+		tables[filepath.Clean(dir)] = true
+	}
+	return len(tables) > 1
 }
 
 // dropIndexComponentsFlag is --drop-index-components for the rewrites
@@ -209,20 +236,21 @@ func convertAction(c *cli.Context) error {
 		}
 	}
 	rw := &rewrites{json: c.Bool("json")}
+	tree := severalTables(sc.found)
 	err = sc.each(func(p string) error {
 		res, err := withProgress("convert "+p, func(progress func(done, total int64)) (*convert.Result, error) {
 			o.Progress = progress
 			if c.Bool("dry-run") {
 				return convert.Estimate(p, o)
 			}
-			return convert.Convert(p, convertOutDir(c.String("out"), p), o)
+			return convert.Convert(p, convertOutDir(c.String("out"), p, tree), o)
 		})
 		if ok, err := rw.converted(res, err); !ok {
 			return err
 		}
 		if c.Bool("dry-run") {
 			d, _, _ := format.ParseDescriptor(p)
-			out := d.WithVersion(o.To).WithDir(convertOutDir(c.String("out"), p))
+			out := d.WithVersion(o.To).WithDir(convertOutDir(c.String("out"), p, tree))
 			if out.Dir == "" {
 				out.Dir = "<out>"
 			}

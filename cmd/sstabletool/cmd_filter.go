@@ -31,9 +31,13 @@ func filterCommand() *cli.Command {
 			"repair state, and is verified (checksums, structure, derived components, and its content against the\n" +
 			"source's) before anything is committed. The report names every partition dropped (key, token, bytes)\n" +
 			"and the keys given that no sstable holds.\n\n" +
-			"--out DIR writes one sstable per source into DIR (an empty directory; staged and committed at once),\n" +
-			"even when nothing is dropped, and none for a source whose every partition is dropped, as ScyllaDB's\n" +
-			"filter does. --in-place replaces the sstables of a stopped node through Cassandra's transaction log\n" +
+			"SAI and SASI files describe their sstable's Data.db: an sstable filtered loses them, and Cassandra builds\n" +
+			"the index for its output. Before anything is written, each index is named with the sstables it covers,\n" +
+			"those the filter rewrites and the nodetool rebuild_index that builds it at once (docs/indexes.md).\n\n" +
+			"--out DIR writes one sstable per source into DIR (an empty directory, holding no SAI or SASI file whose\n" +
+			"sstable is gone: --drop-index-components removes those; staged and committed at once), even when\n" +
+			"nothing is dropped, and none for a source whose every partition is dropped, as ScyllaDB's filter does.\n" +
+			"--in-place replaces the sstables of a stopped node through Cassandra's transaction log\n" +
 			"(<version>_txn_cleanup_<uuid>.log) after a snapshot (snapshots/pre-filter-<ms>/, hard links;\n" +
 			"--no-snapshot skips it): an sstable the filter drops nothing from is left as it is, one it drops\n" +
 			"everything from is removed. A kill at any moment leaves, after the next run or Cassandra's startup,\n" +
@@ -54,6 +58,7 @@ func filterCommand() *cli.Command {
 			listFlag("token-range", "keep only the partitions whose token is in (L, R] (repeatable), as `L,R`"),
 			listFlag("drop-token-range", "drop the partitions whose token is in (L, R] (repeatable), as `L,R`"),
 			&cli.StringFlag{Name: "out", Usage: "write the filtered copies into `DIR` (an empty directory, created if missing)"},
+			dropIndexComponentsFlag,
 			&cli.BoolFlag{Name: "in-place", Usage: "replace the sstables of a stopped node in their own directories"},
 			&cli.BoolFlag{Name: "no-snapshot", Usage: "in place: don't snapshot the sstables before replacing them"},
 			dataFlag,
@@ -191,6 +196,9 @@ func filterAction(c *cli.Context) error {
 	case !inPlace && out == "":
 		return usageError("filter: give --out DIR (filtered copies) or --in-place (a stopped node's sstables, replaced)")
 	}
+	if inPlace && c.Bool("drop-index-components") {
+		return usageError("filter: --drop-index-components goes with --out: in place each output takes a new id, which no index file has")
+	}
 	paths, err := rewriteArgs(c)
 	if err != nil {
 		return err
@@ -214,8 +222,8 @@ func filterAction(c *cli.Context) error {
 			return err
 		}
 	} else {
-		io := split.InPlaceOptions{Options: o, Op: txnlog.OpCleanup, Snapshot: "pre-filter", What: "the filter", Force: c.Bool("force"),
-			Jobs: c.Int("jobs"), CommitLogs: c.StringSlice("commitlog")}
+		io := split.InPlaceOptions{Options: o, Op: txnlog.OpCleanup, Snapshot: "pre-filter", Words: noteWords(c, true), Force: c.Bool("force"),
+			Jobs: c.Int("jobs"), CommitLogs: c.StringSlice("commitlog"), Notes: sayIndexNote(c)}
 		if c.Bool("no-snapshot") {
 			io.Snapshot = ""
 		}
@@ -274,9 +282,6 @@ func printFilterReport(c *cli.Context, rep *rewriteReport, notFound []string) {
 	for _, r := range rep.Recovered {
 		fmt.Fprintf(stdout, "recovered: %s\n", r)
 	}
-	if !c.Bool("debug") {
-		sayIndexNotes(c, rep)
-	}
 	for _, r := range rep.SSTables {
 		if r.Unchanged {
 			fmt.Fprintf(stdout, "%s: left as it is: %s\n", r.Source, r.Why)
@@ -299,6 +304,7 @@ func printFilterReport(c *cli.Context, rep *rewriteReport, notFound []string) {
 			fmt.Fprintf(stdout, "  ... and %s more\n", words.Plural(int(r.DroppedNotListed), "partition"))
 		}
 	}
+	sayIndexesDone(c, rep)
 	if rep.Snapshot != "" {
 		fmt.Fprintf(stdout, "Pre-filter sstables snapshotted into snapshot %s\n", rep.Snapshot)
 	}

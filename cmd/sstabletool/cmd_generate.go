@@ -31,6 +31,12 @@ func generateCommand() *cli.Command {
 			"version (ties), and add TTLs, some of which have run out by the history's \"now\" (printed; pass it\n" +
 			"to dump --merge --now). Its profiles: history (the default with --sstables), counters (counter\n" +
 			"updates by three nodes, merged by shard), or any other.\n\n" +
+			"--window D with --sstables N writes a TWCS-like history instead: sstable k holds only writes of time\n" +
+			"window k (D long, from the profile's timestamp_start), every row with the TTL --ttl (default two\n" +
+			"windows), nothing overwritten or deleted; its \"now\" is the end of the last window. --late-window K\n" +
+			"adds sstable N+1: rows written late with the timestamps of window K and no TTL (a client's USING\n" +
+			"TIMESTAMP, or a repair stream), which keeps expired windows from K on from being dropped: see\n" +
+			"expired-blockers.\n\n" +
 			"Examples:\n" +
 			"  sstabletool generate --out /tmp/gen --partitions 300                                            # the demo profile, as oa\n" +
 			"  sstabletool generate --format nc --profile wide-partitions --partitions 20 --out /tmp/wide\n" +
@@ -38,7 +44,8 @@ func generateCommand() *cli.Command {
 			"  sstabletool generate --out /tmp/ts --profile time-series-ttl --seed 7 --partitions 200 --json\n" +
 			"  sstabletool generate --out /tmp/orders --profile orders-stress.yaml --partitions 40                # a cassandra-stress profile\n" +
 			"  sstabletool generate --sstables 4 --out /tmp/hist                                               # a history; then dump --merge /tmp/hist\n" +
-			"  sstabletool generate --sstables 3 --profile counters --out /tmp/counters",
+			"  sstabletool generate --sstables 3 --profile counters --out /tmp/counters\n" +
+			"  sstabletool generate --sstables 5 --window 1h --ttl 2h --late-window 2 --out /tmp/twcs           # then expired-blockers /tmp/twcs",
 		Flags: []cli.Flag{
 			versionFlag(&cli.StringFlag{Name: "format", Value: "oa", Usage: "sstable version: nb, nc, oa (any of ma..oa), or da (BTI: Partitions.db and Rows.db in place of Index.db and Summary.db)"}),
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR`", Required: true},
@@ -49,6 +56,9 @@ func generateCommand() *cli.Command {
 			&cli.IntFlag{Name: "chunk-length", Usage: "chunk length in KiB (default 16)"},
 			&cli.IntFlag{Name: "column-index-size", Usage: "index block size in KiB (column_index_size; default 64 for big format, 16 for da)"},
 			&cli.IntFlag{Name: "sstables", Usage: "write a flush history of `N` sstables of one table (see above)"},
+			&cli.DurationFlag{Name: "window", Usage: "with --sstables: a TWCS-like history of time windows `D` long (1h, 24h)"},
+			&cli.DurationFlag{Name: "ttl", Usage: "with --window: every write's TTL `D` (default: two windows)"},
+			&cli.IntFlag{Name: "late-window", Usage: "with --window: one more sstable, of rows written late with window `K`'s timestamps and no TTL (1..N)"},
 			jsonFlag,
 		},
 		Action: generateAction,
@@ -100,6 +110,11 @@ func generateAction(c *cli.Context) error {
 	if n > 0 {
 		return generateHistory(c, p, o, n)
 	}
+	for _, f := range []string{"window", "ttl", "late-window"} {
+		if c.IsSet(f) {
+			return usageError("--%s works with --sstables N (a history)", f)
+		}
+	}
 	prog := newProgress("generate", p.Partitions)
 	prog.unit = "partitions"
 	o.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
@@ -133,7 +148,20 @@ func generateHistory(c *cli.Context, p *workload.Profile, o generate.Options, n 
 	prog := newProgress("generate", p.Partitions*int64(n))
 	prog.unit = "partition versions"
 	o.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
-	res, err := generate.GenerateHistory(p, c.String("out"), generate.HistoryOptions{Options: o, SSTables: n})
+	ho := generate.HistoryOptions{Options: o, SSTables: n}
+	win, ttl := c.Duration("window"), c.Duration("ttl")
+	switch {
+	case c.IsSet("window") && (win < time.Second || win%time.Second != 0):
+		return usageError("--window %v: give a whole number of seconds, at least 1s", win)
+	case (c.IsSet("ttl") || c.IsSet("late-window")) && !c.IsSet("window"):
+		return usageError("--ttl and --late-window work with --window (a TWCS-like history)")
+	case c.IsSet("ttl") && (ttl < time.Second || ttl%time.Second != 0):
+		return usageError("--ttl %v: give a whole number of seconds, at least 1s", ttl)
+	case c.IsSet("late-window") && (c.Int("late-window") < 1 || c.Int("late-window") > n):
+		return usageError("--late-window %d: give one of the windows, 1 to %d", c.Int("late-window"), n)
+	}
+	ho.Window, ho.TTL, ho.LateWindow = int64(win/time.Second), int64(ttl/time.Second), c.Int("late-window")
+	res, err := generate.GenerateHistory(p, c.String("out"), ho)
 	prog.done()
 	if err != nil {
 		return badData(err)
@@ -147,6 +175,18 @@ func generateHistory(c *cli.Context, p *workload.Profile, o generate.Options, n 
 	}
 	for _, d := range res.DataPaths {
 		fmt.Fprintf(stdout, "wrote %s\n", d)
+	}
+	if ho.Window > 0 {
+		late := ""
+		if ho.LateWindow > 0 {
+			late = fmt.Sprintf(" and one of rows written late with window %d's timestamps, no TTL", ho.LateWindow)
+		}
+		if ttl == 0 {
+			ttl = 2 * win
+		}
+		fmt.Fprintf(stdout, "a TWCS-like history of %d windows of %v, TTL %v%s (%s, profile %s): %d partitions, %d rows; its now is %d (%s)\n",
+			n, win, ttl, late, o.Version.Name, p.Name, res.Partitions, res.Rows, res.Now, time.Unix(res.Now, 0).UTC().Format(time.RFC3339))
+		return nil
 	}
 	fmt.Fprintf(stdout, "a history of %d sstables (%s, profile %s): %d partitions, %d row versions; its now is %d (%s)\n",
 		len(res.DataPaths), o.Version.Name, p.Name, res.Partitions, res.Rows, res.Now, time.Unix(res.Now, 0).UTC().Format(time.RFC3339))

@@ -135,10 +135,11 @@ func scrubAction(c *cli.Context) error {
 		}
 	}
 	rw := &rewrites{json: c.Bool("json")}
+	tree := severalTables(sc.found)
 	err = sc.each(func(p string) error {
 		rep, err := withProgress("scrub "+p, func(progress func(done, total int64)) (*scrub.Report, error) {
 			o.Progress = progress
-			return scrub.Scrub(p, convertOutDir(c.String("out"), p), o)
+			return scrub.Scrub(p, convertOutDir(c.String("out"), p, tree), o)
 		})
 		if rep == nil {
 			return err

@@ -39,7 +39,12 @@ func splitCommand() *cli.Command {
 			"be stopped: split refuses while a process holds a file of the table open (naming it), when the commit log\n" +
 			"is newer than the sstables, or when a file changes under it (--force skips these checks, as upgrade's).\n" +
 			"--out DIR writes the outputs into DIR instead (staged and committed at once; the sources are only read;\n" +
-			"DIR must hold no sstable).\n\n" +
+			"DIR must hold no sstable, and no SAI or SASI file whose sstable is gone: --drop-index-components removes\n" +
+			"those).\n\n" +
+			"SAI and SASI files describe their sstable's Data.db: an sstable split loses them, and Cassandra builds the\n" +
+			"index for its outputs. Before anything is written, each index is named with the sstables it covers,\n" +
+			"those the split rewrites (the others keep their files) and the nodetool rebuild_index that builds it at\n" +
+			"once; after the run, how many sstables were written in their place (docs/indexes.md).\n\n" +
 			"Arguments: sstables (any component), or table, keyspace or data directories (every live sstable under\n" +
 			"them; snapshots/ and backups/ are left alone); or --data DATA_DIR KEYSPACE TABLE.\n\n" +
 			"Exit codes: 0 split (or nothing needed splitting), 2 an sstable could not be split (it is left as it\n" +
@@ -54,6 +59,7 @@ func splitCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-snapshot", Usage: "don't snapshot the sstables before splitting them"},
 			&cli.BoolFlag{Name: "debug", Usage: "print each transaction's steps as they happen, and the whole of each error"},
 			&cli.StringFlag{Name: "out", Usage: "write the outputs into `DIR` (an empty directory, created if missing) instead of replacing the sstables"},
+			dropIndexComponentsFlag,
 			dataFlag,
 			&cli.StringFlag{Name: "to", Usage: "output version (default: each source's): oa, nc, nb (any of ma..oa) or da"},
 			&cli.BoolFlag{Name: "force", Usage: "skip the checks that the node is stopped (no process holds a file of the table open; in place also: the commit log is not newer, no file changes under it)"},
@@ -153,14 +159,27 @@ func writeOut(c *cli.Context, paths []string, dir string, o split.Options) (*rew
 			srcs = append(srcs, f.Path)
 		}
 	}
-	if rep.Indexes, err = convert.IndexNotes(srcs); err != nil {
-		return nil, badData(err)
-	}
-	recovered, err := split.PrepareOut(dir)
+	recovered, dropped, err := split.PrepareOut(dir, c.Bool("drop-index-components"))
 	rep.Recovered = append(rep.Recovered, recovered...)
+	if !c.Bool("json") {
+		for _, n := range dropped {
+			fmt.Fprintf(stdout, "removed %s: an index file left without its Data.db (--drop-index-components)\n", n)
+		}
+	}
 	if err != nil {
 		return rep, usageError("%s: %v", c.Command.Name, err)
 	}
+	// Before anything is written: what becomes of each index (the
+	// sstables copied have none of its files).
+	writes := map[string]bool{}
+	for _, src := range srcs {
+		w, err := split.Writes(src, o)
+		writes[src] = w || err != nil // one that cannot be read fails below
+	}
+	if rep.Indexes, err = convert.IndexNotesFor(srcs, func(src string) bool { return writes[src] }); err != nil {
+		return nil, badData(err)
+	}
+	sayIndexNotes(c, rep.Indexes, false)
 	var total int64
 	for _, f := range res.SSTables {
 		if fi, err := os.Stat(f.Path); err == nil {
@@ -197,6 +216,7 @@ func writeOut(c *cli.Context, paths []string, dir string, o split.Options) (*rew
 		rep.Recovered = append(rep.Recovered, r.Recovered...)
 		rep.SSTables = append(rep.SSTables, r)
 	}
+	rep.CountIndexes()
 	return rep, nil
 }
 
@@ -221,6 +241,9 @@ func splitAction(c *cli.Context) error {
 	if c.Int("jobs") < 1 {
 		return usageError("--jobs %d: give at least 1", c.Int("jobs"))
 	}
+	if c.String("out") == "" && c.Bool("drop-index-components") {
+		return usageError("split: --drop-index-components goes with --out: in place each output takes a new id, which no index file has")
+	}
 	var rep *rewriteReport
 	var runErr error
 	if out := c.String("out"); out != "" {
@@ -228,8 +251,8 @@ func splitAction(c *cli.Context) error {
 			return err
 		}
 	} else {
-		io := split.InPlaceOptions{Options: o, Op: txnlog.OpUnknown, Snapshot: "pre-split", What: "the split", Force: c.Bool("force"),
-			Jobs: c.Int("jobs"), CommitLogs: c.StringSlice("commitlog")}
+		io := split.InPlaceOptions{Options: o, Op: txnlog.OpUnknown, Snapshot: "pre-split", Words: noteWords(c, true), Force: c.Bool("force"),
+			Jobs: c.Int("jobs"), CommitLogs: c.StringSlice("commitlog"), Notes: sayIndexNote(c)}
 		if c.Bool("no-snapshot") {
 			io.Snapshot = ""
 		}
@@ -275,12 +298,44 @@ func past(verb string) string {
 	return verb + "ed"
 }
 
-// sayIndexNotes says what the rewrite does to each index of the tables
-// it touches (convert.IndexNote).
-func sayIndexNotes(c *cli.Context, rep *rewriteReport) {
-	inPlace := c.String("out") == ""
+// noteWords name split's or filter's rewrite in what is said of the
+// indexes (convert.NoteWords): their outputs are not one per source, and
+// a filter's may hold less than its source.
+func noteWords(c *cli.Context, inPlace bool) convert.NoteWords {
+	w := convert.NoteWords{What: "the " + c.Command.Name, InPlace: inPlace, Verb: "splits"}
+	if c.Command.Name == "filter" {
+		w.Verb, w.AtMost = "filters", true
+	}
+	return w
+}
+
+// sayIndexNote prints a line said of an index before anything is
+// written (nil with --json, whose report holds the notes).
+func sayIndexNote(c *cli.Context) func(line string) {
+	if c.Bool("json") {
+		return nil
+	}
+	return func(line string) { hideBar(); fmt.Fprintln(stdout, line) }
+}
+
+// sayIndexNotes says, before anything is written, what the rewrite does
+// to each index of the tables it touches (convert.IndexNote).
+func sayIndexNotes(c *cli.Context, notes []convert.IndexNote, inPlace bool) {
+	if say := sayIndexNote(c); say != nil {
+		for _, n := range notes {
+			say(n.TextWith(noteWords(c, inPlace)))
+		}
+	}
+}
+
+// sayIndexesDone says, after the run, what it wrote in place of the
+// sstables that lost each index's files (convert.IndexNote.DoneText).
+func sayIndexesDone(c *cli.Context, rep *rewriteReport) {
+	w := noteWords(c, c.String("out") == "")
 	for _, n := range rep.Indexes {
-		fmt.Fprintln(stdout, n.Text("the "+c.Command.Name, inPlace))
+		if line := n.DoneText(w); line != "" {
+			fmt.Fprintln(stdout, line)
+		}
 	}
 }
 
@@ -290,9 +345,6 @@ func printSplitReport(c *cli.Context, rep *rewriteReport) {
 	hideBar()
 	for _, r := range rep.Recovered {
 		fmt.Fprintf(stdout, "recovered: %s\n", r)
-	}
-	if !c.Bool("debug") { // with --debug, the run has said them already
-		sayIndexNotes(c, rep)
 	}
 	split0 := 0
 	for _, r := range rep.SSTables {
@@ -313,6 +365,7 @@ func printSplitReport(c *cli.Context, rep *rewriteReport) {
 	if split0 == 0 && len(rep.Failed) == 0 {
 		fmt.Fprintln(stdout, "No sstables needed splitting.")
 	}
+	sayIndexesDone(c, rep)
 	if rep.Snapshot != "" {
 		fmt.Fprintf(stdout, "Pre-split sstables snapshotted into snapshot %s\n", rep.Snapshot)
 	}

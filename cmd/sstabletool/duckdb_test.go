@@ -18,7 +18,7 @@ import (
 	"github.com/sstabletool/sstabletool/workload"
 )
 
-// The queries README shows, run on the export of two nodes.
+// Queries like those docs/export.md shows, run on the export of two nodes.
 const (
 	largestPartitions = `SELECT node, keyspace, "table", key, size, rows
 FROM read_parquet('EXPORT/partitions/**/*.parquet', hive_partitioning = true)

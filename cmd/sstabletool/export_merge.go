@@ -105,11 +105,20 @@ func mergedName(t *merge.Table) string {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	rel, err := filepath.Rel(format.TableOf(dir).Dir, dir)
+	td := format.TableOf(dir)
+	rel, err := filepath.Rel(td.BaseDir(), dir)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return "merged"
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if td.Index != "" {
+		// A secondary index's table: .<index>/ in the table's directory,
+		// or in a snapshot's or the backups'.
+		parts = parts[:len(parts)-1]
+		if len(parts) == 0 {
+			return "merged"
+		}
+	}
 	switch {
 	case parts[0] == format.BackupsDir:
 		return "merged-backups"

@@ -27,6 +27,7 @@ func commands() []*cli.Command {
 		convertCommand(),
 		demoCommand(),
 		dumpCommand(),
+		expiredBlockersCommand(),
 		explainCommand(),
 		exportCommand(),
 		filterCommand(),

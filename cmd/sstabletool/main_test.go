@@ -62,6 +62,7 @@ func TestScripts(t *testing.T) {
 			"mkdropnode":   cmdMkdropnode,
 			"mknode":       cmdMknode,
 			"mklog":        cmdMklog,
+			"systemschema": cmdSystemSchema,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", root+"/cassandra")
@@ -277,6 +278,30 @@ func cmdMklog(ts *testscript.TestScript, neg bool, args []string) {
 		b.WriteString(txnlog.NewRecord(t, path, newest, n).Raw + "\n")
 	}
 	ts.Check(os.WriteFile(filepath.Join(dir, args[1]), []byte(b.String()), 0o644))
+}
+
+// systemschema DATA CQLFILE writes, as a node does, the system_schema of
+// DATA for the tables CQLFILE creates (testtables.SystemSchema, 5.0's
+// layout), each table's id that of its directory DATA/<keyspace>/<table>-<id>.
+func cmdSystemSchema(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: systemschema DATA CQLFILE")
+	}
+	data := ts.MkAbs(args[0])
+	src, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	sch, err := cqltype.ParseSchema(string(src))
+	ts.Check(err)
+	for _, t := range sch.Tables {
+		dirs, err := format.TableDirsIn(data, t.Keyspace, t.Table)
+		ts.Check(err)
+		if len(dirs) != 1 || !dirs[0].HasID() {
+			ts.Fatalf("systemschema: %s.%s: want one directory %s/%s/%s-<id>, found %v", t.Keyspace, t.Table, data, t.Keyspace, t.Table, dirs)
+		}
+		id := dirs[0].ID
+		t.ID = id[:8] + "-" + id[8:12] + "-" + id[12:16] + "-" + id[16:20] + "-" + id[20:]
+	}
+	ts.Check(testtables.SystemSchema(data, sch, testtables.SystemSchemaOptions{Layout: "5.0", Version: format.MustVersion("oa"), Timestamp: 1_700_000_000_000_000}))
 }
 
 // Exit codes are part of the interface: 0 clean, 1 problems found, 2 bad

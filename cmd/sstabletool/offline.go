@@ -29,7 +29,8 @@ var (
 // tableTargets is what the arguments name: the paths themselves, or with
 // --data, KEYSPACE TABLE's directory in each data directory. A name with
 // several directories (a table dropped and created again) takes the one
-// that holds sstables; with more than one, the user names it.
+// whose id the node's system_schema gives the table, else the one that
+// holds sstables; with more than one, the user names it.
 func tableTargets(c *cli.Context) ([]string, error) {
 	data := c.StringSlice("data")
 	if len(data) == 0 {
@@ -46,15 +47,28 @@ func tableTargets(c *cli.Context) ([]string, error) {
 		if err != nil {
 			return nil, badData(err)
 		}
-		var live []format.TableDir
+		var live, byID []format.TableDir
+		id, origin, hasID := "", "", false
+		if len(dirs) > 1 {
+			id, origin, hasID = nodeTableID(d, ks, table)
+		}
 		for _, t := range dirs {
 			if hasSSTables(t.Dir) {
 				live = append(live, t)
+			}
+			if hasID && t.ID == id {
+				byID = append(byID, t)
 			}
 		}
 		switch {
 		case len(dirs) == 1:
 			out = append(out, dirs[0].Dir)
+		case len(byID) == 1:
+			fmt.Fprintf(stderr, "sstabletool: %s.%s: taking %s, the table's id in %s; the other %s (a dropped table's) left alone\n",
+				ks, table, byID[0].Dir, origin, words.Plural(len(dirs)-1, "directory"))
+			out = append(out, byID[0].Dir)
+		case hasID && len(byID) == 0:
+			return nil, usageError("%s: %s.%s has %d directories in %s, and none has the table's id in %s, %s; give the directory instead of KEYSPACE TABLE", name, ks, table, len(dirs), d, origin, id)
 		case len(live) == 1:
 			out = append(out, live[0].Dir)
 		case len(dirs) > 1:

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/urfave/cli/v2"
@@ -53,6 +54,7 @@ func loadSchema(c *cli.Context) (*inspect.SchemaSource, error) {
 		if err != nil {
 			return nil, usageError("%v", err)
 		}
+		sf.OnWarning = (&nodeSchemas{}).warn // a secondary index's own table: the header's names
 		return sf, nil
 	}
 	nodes := &nodeSchemas{o: o, read: map[string]*inspect.NodeSchema{}}
@@ -103,7 +105,7 @@ func (ns *nodeSchemas) find(td format.TableDir) *inspect.NodeSchema {
 	if !td.HasID() || td.Keyspace == "" {
 		return nil
 	}
-	data := filepath.Dir(filepath.Dir(td.Dir))
+	data := filepath.Dir(filepath.Dir(td.BaseDir())) // a secondary index's .<index>/ lies in its table's
 	key := data + "\x00" + td.Keyspace
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
@@ -151,4 +153,29 @@ func (ns *nodeSchemas) say(line string) {
 	}
 	ns.said[line] = true
 	fmt.Fprintln(stderr, line)
+}
+
+// nodeTableID is the id the node whose data directory is data gives
+// keyspace.table in its system_schema (32 hex digits, as a table
+// directory's name ends), and the source's name; ok is false when the
+// directory has no readable system_schema or it has no such table.
+// KEYSPACE TABLE with --data takes the table's directory by it when the
+// name has several (a table dropped and created again).
+func nodeTableID(data, keyspace, table string) (id, origin string, ok bool) {
+	if fi, err := os.Stat(filepath.Join(data, "system_schema")); err != nil || !fi.IsDir() {
+		return "", "", false
+	}
+	s, err := nodeschema.Read(data, nodeschema.Options{Keyspaces: []string{keyspace}})
+	if err != nil {
+		return "", "", false
+	}
+	for _, t := range s.CQL.Lookup(keyspace, table) {
+		if t.ID != "" && t.ViewOf == "" {
+			if abs, err := filepath.Abs(data); err == nil {
+				data = abs
+			}
+			return strings.ReplaceAll(t.ID, "-", ""), "system_schema of " + data, true
+		}
+	}
+	return "", "", false
 }

@@ -314,7 +314,7 @@ func (t *Type) appendCompositeFromString(dst []byte, s string) ([]byte, error) {
 			}
 		} else {
 			if i >= len(t.Params) {
-				return dst, fmt.Errorf("%q has %d components, the type %d", s, len(parts), len(t.Params))
+				return dst, fmt.Errorf("%q has %d components, the composite type has %d", s, len(parts), len(t.Params))
 			}
 			ct = t.Params[i]
 		}

@@ -24,7 +24,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	s, err := sstable.Open(path, sstable.Options{})
+	s, err := sstable.Open(path, sstable.Options{}) // any component of the sstable
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -3,7 +3,7 @@
 // only what no reader of a compressed Data.db can avoid: map the file,
 // check each stored chunk's CRC32 and LZ4-decompress it, in one pass
 // (Floor.Read); for a rewrite, also compress every chunk again and take the
-// CRC32 of the result (Floor.Rewrite). It is written against the libraries
+// CRC32 of the result (Floors.Rewrite). It is written against the libraries
 // directly (edsrzf/mmap-go, pierrec/lz4, internal/lz4fast, hash/crc32), not
 // through the reader, so that it stays a floor when the reader changes. A
 // benchmark that times its own work and the floor in the same loop reports
@@ -35,7 +35,7 @@ import (
 // BenchEnv names the big tables a benchmark runs on instead of its
 // default: comma-separated Data.db paths, for example one made by
 // `sstabletool generate --format nc --partitions 300000` (the table of
-// the figures in README's performance section).
+// the figures in docs/performance.md).
 const BenchEnv = "SSTABLE_BENCH"
 
 // GeneratedPartitions is the size of the default generated table: the demo
@@ -209,21 +209,14 @@ func (f *Floor) Read(b testing.TB, buf *Buffers) Times {
 	return Measure(func() { fatal(b, f.Pass(buf, false)) })
 }
 
-// Rewrite is the rewrite floor, timed: Read, and every decompressed chunk
-// compressed again (internal/lz4fast, as convert compresses) and the
-// CRC32 of the result taken.
-func (f *Floor) Rewrite(b testing.TB, buf *Buffers) Times {
-	return Measure(func() { fatal(b, f.Pass(buf, true)) })
-}
-
 func fatal(b testing.TB, err error) {
 	if err != nil {
 		b.Fatal(err)
 	}
 }
 
-// Pass is one pass of the floor, untimed: the read floor, and with
-// rewrite the rewrite floor.
+// Pass is one pass of the floor on the calling goroutine, untimed: the
+// read floor, and with rewrite the rewrite floor.
 func (f *Floor) Pass(buf *Buffers, rewrite bool) error {
 	m, file, err := f.mapFile()
 	if err != nil {
@@ -231,24 +224,32 @@ func (f *Floor) Pass(buf *Buffers, rewrite bool) error {
 	}
 	defer file.Close()
 	defer m.Unmap()
+	sum, err := f.span(m, 0, len(f.chunks), buf, rewrite)
+	Sink ^= sum
+	return err
+}
+
+// span takes chunks [from, to) of the mapped file m through the floor:
+// each CRC-checked and decompressed, and with rewrite compressed again
+// and the CRC32 of the result taken (their XOR returned).
+func (f *Floor) span(m []byte, from, to int, buf *Buffers, rewrite bool) (uint32, error) {
 	var sum uint32
-	for i := range f.chunks {
+	for i := from; i < to; i++ {
 		plain, err := f.chunk(m, i, buf)
 		if err != nil {
-			return err
+			return sum, err
 		}
 		if rewrite {
 			packed := binary.LittleEndian.AppendUint32(buf.packed[:0], uint32(len(plain)))
 			packed, err := lz4fast.Compress(packed, plain)
 			if err != nil {
-				return err
+				return sum, err
 			}
 			sum ^= crc32.ChecksumIEEE(packed)
 			buf.packed = packed
 		}
 	}
-	Sink ^= sum
-	return nil
+	return sum, nil
 }
 
 // Sink keeps the floor's CRCs of recompressed chunks observable.
@@ -306,22 +307,30 @@ func (f *Floor) chunk(m []byte, i int, buf *Buffers) ([]byte, error) {
 	return buf.plain[:n], nil
 }
 
-// Report reports a work's shares of its floor over the same rounds:
-// share-% is the floor's wall time over the work's, summed (100% is the
-// floor's speed); best-share-% the same for the shortest round of each,
-// which the other tenants of a busy machine disturb least; cpu-share-%
-// the same for CPU time, summed (with several cores it counts what the
-// work spent on all of them, so it shows the cost of parallel work, not
-// its speed). With the floor's and the work's MB/s of uncompressed
-// Data.db.
-func (f *Floor) Report(b *testing.B, floor, work Times) {
-	mb := float64(f.Length) * float64(b.N) / 1e6
-	b.ReportMetric(mb/floor.Wall.Seconds(), "floor-MB/s")
+// Report reports a work's shares of its floor over the same rounds, the
+// floor measured on one core (one) and on every core (all; zero Times if
+// not measured): share-% is the one-core floor's wall time over the
+// work's, summed (100% is the floor's speed), all-share-% the same for
+// the floor on every core; best-share-% and best-all-share-% the same for
+// the shortest round of each, which the other tenants of a busy machine
+// disturb least; cpu-share-% the one-core floor's CPU time over the
+// work's, summed (with several cores it counts what the work spent on
+// all of them, so it shows the cost of parallel work, not its speed).
+// With the floors' and the work's MB/s of uncompressed Data.db (length
+// bytes a round).
+func Report(b *testing.B, length int64, one, all, work Times) {
+	mb := float64(length) * float64(b.N) / 1e6
+	b.ReportMetric(mb/one.Wall.Seconds(), "floor-MB/s")
 	b.ReportMetric(mb/work.Wall.Seconds(), "MB/s")
-	b.ReportMetric(Share(floor.Wall, work.Wall), "share-%")
-	b.ReportMetric(Share(floor.BestWall, work.BestWall), "best-share-%")
+	b.ReportMetric(Share(one.Wall, work.Wall), "share-%")
+	b.ReportMetric(Share(one.BestWall, work.BestWall), "best-share-%")
+	if all.Wall > 0 {
+		b.ReportMetric(mb/all.Wall.Seconds(), "all-floor-MB/s")
+		b.ReportMetric(Share(all.Wall, work.Wall), "all-share-%")
+		b.ReportMetric(Share(all.BestWall, work.BestWall), "best-all-share-%")
+	}
 	if work.CPU > 0 {
-		b.ReportMetric(Share(floor.CPU, work.CPU), "cpu-share-%")
+		b.ReportMetric(Share(one.CPU, work.CPU), "cpu-share-%")
 	}
 }
 

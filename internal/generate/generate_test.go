@@ -11,6 +11,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/verify"
 	"github.com/sstabletool/sstabletool/workload"
 )
@@ -216,4 +217,56 @@ func rowIndexBlocks(t *testing.T, dataPath string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// A TWCS-like history: each window's sstable holds timestamps of its
+// window only, every cell expiring TTL after it was written; the late
+// sstable's rows carry window L's timestamps and never expire.
+func TestWindowsHistory(t *testing.T) {
+	p, err := workload.ParseProfile([]byte(HistoryProfile), "history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Partitions = 40
+	dir := t.TempDir()
+	const window, ttl = 3600, 7200
+	res, err := GenerateHistory(p, dir, HistoryOptions{SSTables: 4, Window: window, TTL: ttl, LateWindow: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.DataPaths) != 5 {
+		t.Fatalf("%d sstables", len(res.DataPaths))
+	}
+	w0 := p.TimestampStart / 1_000_000
+	if res.Now != w0+4*window {
+		t.Fatalf("now %d, want %d", res.Now, w0+4*window)
+	}
+	for k, path := range res.DataPaths {
+		if rep := verify.SSTable(path, sstable.Options{}, nil); !rep.OK() {
+			t.Fatalf("%s does not verify: %+v", path, rep)
+		}
+		s, err := sstable.Open(path, sstable.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := s.Stats().Stats
+		lo, hi := (w0+int64(k)*window)*1_000_000, (w0+int64(k+1)*window)*1_000_000
+		wantTTL := int32(ttl)
+		if k == 4 { // late: window 2's first microseconds, no TTL
+			lo, hi, wantTTL = (w0+window)*1_000_000, (w0+window)*1_000_000+1000, 0
+		}
+		if st.MinTimestamp < lo || st.MaxTimestamp >= hi {
+			t.Errorf("%s: timestamps %d..%d outside [%d, %d)", path, st.MinTimestamp, st.MaxTimestamp, lo, hi)
+		}
+		if st.MinTTL != wantTTL || st.MaxTTL != wantTTL {
+			t.Errorf("%s: TTL %d..%d, want %d", path, st.MinTTL, st.MaxTTL, wantTTL)
+		}
+		switch {
+		case k == 4 && st.MaxLocalDeletionTime != stats.NoDeletionTime:
+			t.Errorf("late sstable: max local deletion time %d", st.MaxLocalDeletionTime)
+		case k < 4 && st.MaxLocalDeletionTime != st.MaxTimestamp/1_000_000+ttl:
+			t.Errorf("%s: max local deletion time %d, want its newest write + TTL %d", path, st.MaxLocalDeletionTime, st.MaxTimestamp/1_000_000+ttl)
+		}
+		s.Close()
+	}
 }

@@ -36,8 +36,19 @@ import (
 // HistoryOptions controls a history.
 type HistoryOptions struct {
 	Options
-	// SSTables is how many sstables (days) the history has.
+	// SSTables is how many sstables (days, or windows) the history has.
 	SSTables int
+	// Window, in seconds, makes the history TWCS-like instead (see
+	// windows.go): sstable k holds only the writes of time window k, each
+	// with a TTL, nothing overwritten or deleted.
+	Window int64
+	// TTL is every write's TTL in a TWCS-like history, in seconds (0: two
+	// windows).
+	TTL int64
+	// LateWindow, from 1 to SSTables, adds one more sstable to a TWCS-like
+	// history: rows written after the last window with the timestamps of
+	// window LateWindow and no TTL. 0: none.
+	LateWindow int
 }
 
 // HistoryResult describes a history written.
@@ -139,6 +150,9 @@ func GenerateHistory(p *workload.Profile, dir string, o HistoryOptions) (*Histor
 		comp = nil
 	}
 	res := &HistoryResult{Partitions: n, Now: (h.w0+int64(h.n)*dayMicros)/1_000_000 + 3600}
+	if o.Window > 0 {
+		return h.windows(dir, o, order, comp, res)
+	}
 	for k := 0; k < h.n; k++ {
 		w, err := writer.NewSSTableWriter(dir, writer.Config{Version: o.Version, Generation: strconv.Itoa(k + 1), Header: t.header,
 			Schema: t.schema, Partitioner: stats.Murmur3Partitioner, Compression: comp, ColumnIndexSize: o.ColumnIndexSize, ExpectedKeys: n})

@@ -35,7 +35,9 @@ type SchemaSource struct {
 	// (nil: none, the header's names); set for node sources only.
 	nodeFor func(format.TableDir) *NodeSchema
 	// OnWarning, when set, is told each fallback and type difference a
-	// node's schema meets, naming the sstable.
+	// node's schema meets, and each secondary index's own table either
+	// source meets (its sstables keep their header's names), naming the
+	// sstable.
 	OnWarning func(string)
 }
 
@@ -144,7 +146,48 @@ func (sf *SchemaSource) Table(s *sstable.SSTable) (*cqltype.TableSchema, error) 
 	if sf.nodeFor != nil {
 		return sf.applyNode(s)
 	}
-	return sf.pick(s)
+	ts, err := sf.pick(s)
+	if errors.As(err, new(*indexTableError)) {
+		return nil, nil // no schema defines a secondary index's own table
+	}
+	return ts, err
+}
+
+// indexTableError is a secondary index's own table (<table>-<id>/.<index>/)
+// asked of a schema: Cassandra derives its layout from the index
+// (CassandraIndex.indexCfsMetadata: the indexed value as partition key,
+// the base table's key and clustering as clustering), and no CREATE
+// TABLE defines it, so its sstables keep their header's names.
+type indexTableError struct{ why string }
+
+func (e *indexTableError) Error() string { return e.why }
+
+// indexTable says what the schema sch (named origin) knows of the index
+// whose own table the directory td is: the index and its target, or
+// that the base table has no such index.
+func indexTable(td format.TableDir, sch *cqltype.Schema, origin string) *indexTableError {
+	what := fmt.Sprintf("its directory (.%s/ in %s.%s's) is the own table of secondary index %s.%s.%s", td.Index, td.Keyspace, td.BaseTable(), td.Keyspace, td.BaseTable(), td.Index)
+	const derived = ", which Cassandra derives from the index (CassandraIndex.indexCfsMetadata), not from a table the schema defines"
+	if sch == nil {
+		return &indexTableError{what + derived}
+	}
+	m := sch.Lookup(td.Keyspace, td.BaseTable())
+	if len(m) == 0 {
+		return &indexTableError{fmt.Sprintf("%s, and %s has no table %s.%s (dropped?)", what, origin, td.Keyspace, td.BaseTable())}
+	}
+	if id := strings.ReplaceAll(m[0].ID, "-", ""); id != "" && id != td.ID {
+		return &indexTableError{fmt.Sprintf("%s, but its table id %s is not %s's, %s, in %s: the directory is a dropped or recreated table's",
+			what, td.ID, m[0].Name(), m[0].ID, origin)}
+	}
+	for _, ix := range m[0].Indexes {
+		if ix.Name == td.Index {
+			if target := ix.Options["target"]; target != "" {
+				what += " on " + target
+			}
+			return &indexTableError{what + derived}
+		}
+	}
+	return &indexTableError{fmt.Sprintf("%s, and %s has no index %s on %s (dropped?)", what, origin, td.Index, m[0].Name())}
 }
 
 // pick chooses a schema file's table for an sstable: --table; else the
@@ -160,6 +203,9 @@ func (sf *SchemaSource) pickDir(dir string) (*cqltype.TableSchema, error) {
 		return sf.table, nil
 	}
 	path := strings.TrimPrefix(sf.origin, "--schema ")
+	if td := format.TableOf(dir); td.Index != "" {
+		return nil, indexTable(td, sf.sch, path)
+	}
 	ks, name, hasID := dirTable(dir)
 	m := sf.sch.Lookup("", name)
 	if len(m) > 1 {
@@ -206,6 +252,9 @@ func (sf *SchemaSource) nodeTableDir(dir string) (*cqltype.TableSchema, string) 
 	}
 	if !td.HasID() {
 		return nil, fmt.Sprintf("its directory %s is not a table's (<keyspace>/<table>-<id>/), so %s cannot say which table it is (--table names one)", td.Dir, node.Origin)
+	}
+	if td.Index != "" {
+		return nil, indexTable(td, node.Schema, node.Origin).why
 	}
 	m := node.Schema.Lookup(td.Keyspace, td.Table)
 	if len(m) == 0 {
@@ -274,6 +323,10 @@ func (sf *SchemaSource) Apply(s *sstable.SSTable) (Names, error) {
 		return namesOf(s, ts), nil
 	}
 	ts, err := sf.pick(s)
+	if ie := (*indexTableError)(nil); errors.As(err, &ie) {
+		sf.warn(s, ie.why+"; names from the sstable's header")
+		return DefaultNames(s), nil
+	}
 	if err != nil {
 		return Names{}, err
 	}

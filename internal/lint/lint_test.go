@@ -41,6 +41,8 @@ var groups = []group{
 	{"dump", []string{"internal/dump"}, []string{"format layer"}},
 	{"inspect", []string{"internal/inspect"}, []string{"format layer"}},
 	{"verify", []string{"verify"}, []string{"format layer"}},
+	// expired: getFullyExpiredSSTables' answer and its blockers.
+	{"expired", []string{"internal/expired"}, []string{"format layer"}},
 	{"merge", []string{"merge/..."}, []string{"format layer"}},
 	{"export", []string{"export/..."}, []string{"format layer", "inspect", "vfs"}},
 	// query: a CQL SELECT (internal/cql, which imports nothing) run on a
@@ -83,11 +85,11 @@ var groups = []group{
 
 	// The command: flags and output over every feature. Nothing imports
 	// it (Go refuses to import a main package anyway).
-	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "nodeschema", "export", "convert", "scrub", "upgrade", "split", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck", "undump"}},
+	{"cmd", []string{"cmd/..."}, []string{"dump", "inspect", "verify", "merge", "query", "nodeschema", "export", "convert", "scrub", "upgrade", "split", "generate", "tui", "memview", "statsedit", "tablefiles", "livecheck", "undump", "expired"}},
 
 	// Test support: no package but test support imports it (tests do).
 	{"test support", []string{"internal/fixtures", "internal/fixturekeys", "internal/testtables", "internal/testindexes", "internal/realworld",
-		"internal/benchbase/...", "internal/vfs/errorfs", "internal/lint"}, []string{"generate"}},
+		"internal/benchbase/...", "internal/vfs/errorfs", "internal/lint", "internal/docs"}, []string{"generate"}},
 }
 
 // groupOf is the group of pkg (a path below the module): its longest

@@ -11,6 +11,8 @@ import (
 
 	"github.com/pierrec/lz4/v4"
 
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/benchbase"
 	"github.com/sstabletool/sstabletool/internal/fixtures"
 	"github.com/sstabletool/sstabletool/internal/lz4fast"
 	"github.com/sstabletool/sstabletool/reader"
@@ -129,4 +131,77 @@ func BenchmarkCompress(b *testing.B) {
 			c.CompressBlock(in, dst)
 		}
 	})
+}
+
+// BenchmarkCompressChunks compresses the chunks of real tables (the
+// generated benchmark table, the fixtures; SSTABLE_BENCH names others:
+// see package benchbase) with lz4fast and with pierrec/lz4's block
+// compressor: the speed each has over the same input (MB/s of
+// uncompressed bytes) and what each writes (out-%: compressed bytes over
+// uncompressed; lz4fast writes liblz4's bytes, pierrec/lz4 other ones).
+func BenchmarkCompressChunks(b *testing.B) {
+	for _, p := range benchbase.Tables(b) {
+		chunks := plainChunks(b, p, 32<<20)
+		if len(chunks) == 0 {
+			continue
+		}
+		var in int64
+		for _, c := range chunks {
+			in += int64(len(c))
+		}
+		b.Run(benchbase.Name(p)+"/lz4fast", func(b *testing.B) {
+			b.SetBytes(in)
+			var dst []byte
+			var out int64
+			for i := 0; i < b.N; i++ {
+				out = 0
+				for _, c := range chunks {
+					dst, _ = lz4fast.Compress(dst[:0], c)
+					out += int64(len(dst))
+				}
+			}
+			b.ReportMetric(100*float64(out)/float64(in), "out-%")
+		})
+		b.Run(benchbase.Name(p)+"/pierrec", func(b *testing.B) {
+			b.SetBytes(in)
+			var c lz4.Compressor
+			var out int64
+			dst := make([]byte, lz4.CompressBlockBound(64<<10))
+			for i := 0; i < b.N; i++ {
+				out = 0
+				for _, ch := range chunks {
+					n, _ := c.CompressBlock(ch, dst)
+					out += int64(n)
+				}
+			}
+			b.ReportMetric(100*float64(out)/float64(in), "out-%")
+		})
+	}
+}
+
+// plainChunks is up to max bytes of p's chunks, decompressed (none for a
+// table that is not LZ4-compressed).
+func plainChunks(b *testing.B, p string, max int64) [][]byte {
+	s, err := sstable.Open(p, sstable.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ci := s.Data().Info()
+	if ci == nil || !strings.HasSuffix(ci.Compressor, "LZ4Compressor") || ci.ChunkLength > 64<<10 {
+		return nil
+	}
+	var out [][]byte
+	var total int64
+	for off := int64(0); off < s.Data().Length() && total < max; off += int64(ci.ChunkLength) {
+		c := s.Data().Cursor(off)
+		n := int(min(int64(ci.ChunkLength), s.Data().Length()-off))
+		chunk, err := c.Next(n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, bytes.Clone(chunk))
+		total += int64(n)
+	}
+	return out
 }

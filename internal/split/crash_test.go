@@ -194,7 +194,7 @@ func TestCrashWrite(t *testing.T) {
 				}
 			}
 		}
-		recovered, err := PrepareOut(out)
+		recovered, _, err := PrepareOut(out, false)
 		if err == nil {
 			_, err = Write(n.big, out, o)
 			if err != nil {

@@ -42,8 +42,13 @@ type InPlaceOptions struct {
 	// Log, when set, hears the transactions' steps as they happen
 	// (internal/upgrade's lines: logs recovered, sstables replaced).
 	Log func(line string)
-	// What names the rewrite in what is said of the indexes ("the split").
-	What string
+	// Words name the rewrite in what is said of the indexes: "the split",
+	// "splits" (InPlace is set).
+	Words convert.NoteWords
+	// Notes, when set, hears what is said of each index before anything
+	// is written (else Log does): the sstables the rewrite replaces lose
+	// their SAI and SASI files, the others keep them.
+	Notes func(line string)
 }
 
 // NodeReport is what a rewrite in place did.
@@ -114,6 +119,18 @@ func inPlaceOn(fsys vfs.FS, paths []string, o InPlaceOptions) (*NodeReport, erro
 	var mu sync.Mutex
 	results := map[string]*Result{}
 	snapped := false
+	// Whether each sstable needs the rewrite is decided before anything
+	// is written (upgrade.Options.Rewrites), so that what is said of the
+	// indexes counts only the sstables replaced; the rewrite takes the
+	// decision from there.
+	decided := map[string]decision{}
+	decide := func(src string) bool {
+		d := decideOne(src, o.Options)
+		mu.Lock()
+		decided[src] = d
+		mu.Unlock()
+		return d.err != nil || d.why == ""
+	}
 	rewrite := func(src string, out upgrade.Outputs, prog func(done, total int64)) (upgrade.Rewritten, error) {
 		so := o.Options
 		so.Progress = prog
@@ -127,16 +144,17 @@ func inPlaceOn(fsys vfs.FS, paths []string, o InPlaceOptions) (*NodeReport, erro
 			results[src] = rw.res
 			mu.Unlock()
 		}()
-		why := rw.unneeded()
-		if why == "" && rw.filter != nil {
-			drops, err := rw.dropsAny()
-			if err != nil {
-				return upgrade.Rewritten{}, err
-			}
-			if !drops {
-				why = "the filter drops none of its partitions"
-			}
+		mu.Lock()
+		d, ok := decided[src]
+		mu.Unlock()
+		if !ok || d.err != nil {
+			d = rw.decide()
 		}
+		if d.err != nil {
+			return upgrade.Rewritten{}, d.err
+		}
+		why := d.why
+		rw.res.named = d.named
 		if why != "" {
 			rw.res.Unchanged, rw.res.Why = true, why
 			return upgrade.Rewritten{Unchanged: true}, nil
@@ -164,7 +182,7 @@ func inPlaceOn(fsys vfs.FS, paths []string, o InPlaceOptions) (*NodeReport, erro
 		jobs = 1
 	}
 	uo := upgrade.Options{Force: o.Force, Jobs: jobs, Access: o.Access, CommitLogs: o.CommitLogs, Progress: o.Progress,
-		Log: o.Log, Op: o.Op, Rewriter: rewrite, What: o.What}
+		Log: o.Log, Op: o.Op, Rewriter: rewrite, Words: o.Words, Rewrites: decide, Notes: o.Notes}
 	urep, runErr := upgrade.RunOn(fsys, plan, uo)
 	rep.Indexes = urep.Indexes
 	for _, r := range urep.Recovered {
@@ -191,7 +209,74 @@ func inPlaceOn(fsys vfs.FS, paths []string, o InPlaceOptions) (*NodeReport, erro
 	if snapped {
 		rep.Snapshot = snapshot
 	}
+	rep.CountIndexes()
 	return rep, runErr
+}
+
+// decision is whether an sstable needs the rewrite: why not ("" when it
+// does), and the filter's keys found on the way (Result.named).
+type decision struct {
+	why   string
+	named [][]byte
+	err   error
+}
+
+// decideOne opens the sstable at src to decide whether it needs the
+// rewrite.
+func decideOne(src string, o Options) decision {
+	rw, err := open(src, o)
+	if err != nil {
+		return decision{err: err}
+	}
+	defer rw.close()
+	return rw.decide()
+}
+
+// decide says whether the sstable needs the rewrite in place: a split's
+// (no larger than the size, or one partition: unneeded) and a filter's
+// (it drops none of its partitions: the sstable is left as it is).
+func (rw *rewriter) decide() decision {
+	why := rw.unneeded()
+	if why == "" && rw.filter != nil {
+		drops, err := rw.dropsAny()
+		if err != nil {
+			return decision{err: err}
+		}
+		if !drops {
+			why = "the filter drops none of its partitions"
+		}
+	}
+	return decision{why: why, named: rw.res.named}
+}
+
+// CountIndexes fills in each index note's Done (convert.IndexDone) from
+// the sstables rewritten: how many of those the note counted were
+// replaced or copied, and how many sstables were written for them.
+func (rep *NodeReport) CountIndexes() {
+	done := map[string]*Result{}
+	for _, r := range rep.SSTables {
+		if !r.Unchanged {
+			done[absPath(r.Source)] = r
+		}
+	}
+	for i := range rep.Indexes {
+		n := &rep.Indexes[i]
+		d := &convert.IndexDone{}
+		for _, src := range n.Sources() {
+			if r := done[absPath(src)]; r != nil {
+				d.Rewritten++
+				d.Written += len(r.Outputs)
+			}
+		}
+		n.Done = d
+	}
+}
+
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
 }
 
 // selection turns the command line's paths into the directories to plan

@@ -72,35 +72,83 @@ func writeOn(fsys vfs.FS, srcPath, outDir string, o Options) (*Result, error) {
 	return rw.res, nil
 }
 
+// Writes reports whether Write writes anything for the sstable at
+// srcPath: not for a split of one no larger than the size or holding one
+// partition; a filter always does (a copy even when it drops nothing,
+// nothing only when it drops everything). Commands ask before writing,
+// to say what becomes of each index.
+func Writes(srcPath string, o Options) (bool, error) {
+	rw, err := open(srcPath, o)
+	if err != nil {
+		return false, err
+	}
+	defer rw.close()
+	return rw.unneeded() == "", nil
+}
+
 // PrepareOut readies an output directory for a run of Write: the
 // leftovers of a killed run are repaired first (a staging directory
 // without its COMMIT marker removed, one with it completed: package
 // writer), and a directory that then holds any sstable is refused, so that
 // a run after a kill never writes a second copy of what the killed one
 // committed. Outputs of several sources may then go into it in one run.
-func PrepareOut(outDir string) (recovered []string, err error) {
-	return prepareOutOn(vfs.Default, outDir)
+//
+// SAI and SASI files whose sstable is gone (no Data.db of their name) are
+// refused as convert refuses them under its output's name
+// (*writer.StaleIndexError): Cassandra finds them by name alone and would
+// take them for the index of an sstable written under that name. With
+// dropIndexFiles they are removed instead, and named in dropped.
+func PrepareOut(outDir string, dropIndexFiles bool) (recovered, dropped []string, err error) {
+	return prepareOutOn(vfs.Default, outDir, dropIndexFiles)
 }
 
-func prepareOutOn(fsys vfs.FS, outDir string) ([]string, error) {
+func prepareOutOn(fsys vfs.FS, outDir string, dropIndexFiles bool) (recovered, dropped []string, err error) {
 	if _, err := fsys.Stat(outDir); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	recovered, err := writer.Recover(fsys, outDir)
+	recovered, err = writer.Recover(fsys, outDir)
 	if err != nil {
-		return recovered, err
+		return recovered, nil, err
 	}
 	ents, err := fsys.ReadDir(outDir)
 	if err != nil {
-		return recovered, err
+		return recovered, nil, err
 	}
-	var held []string
+	type files struct {
+		names   []string
+		hasData bool
+		index   int // SAI and SASI files
+	}
+	byPrefix := map[string]*files{}
+	var prefixes []string
 	for _, e := range ents {
-		if _, _, err := format.ParseDescriptor(e.Name()); err == nil && !e.IsDir() {
-			held = append(held, e.Name())
+		d, comp, err := format.ParseDescriptor(e.Name())
+		if err != nil || e.IsDir() {
+			continue
+		}
+		f := byPrefix[d.Prefix()]
+		if f == nil {
+			f = &files{}
+			byPrefix[d.Prefix()] = f
+			prefixes = append(prefixes, d.Prefix())
+		}
+		f.names = append(f.names, e.Name())
+		f.hasData = f.hasData || comp == format.ComponentData
+		if _, ok := format.ParseIndexComponent(comp); ok {
+			f.index++
+		}
+	}
+	var held, stale, stalePrefixes []string
+	for _, p := range prefixes {
+		switch f := byPrefix[p]; {
+		case !f.hasData && f.index == len(f.names):
+			stale = append(stale, f.names...)
+			stalePrefixes = append(stalePrefixes, p)
+		default:
+			held = append(held, f.names...)
 		}
 	}
 	if len(held) > 0 {
@@ -108,9 +156,23 @@ func prepareOutOn(fsys vfs.FS, outDir string) ([]string, error) {
 		if len(recovered) > 0 {
 			why = fmt.Sprintf(" (%s)", strings.Join(recovered, "; "))
 		}
-		return recovered, fmt.Errorf("output directory %s already holds sstables (%s)%s: give an empty directory, so that no partition is written twice", outDir, strings.Join(held, ", "), why)
+		return recovered, nil, fmt.Errorf("output directory %s already holds sstables (%s)%s: give an empty directory, so that no partition is written twice", outDir, strings.Join(held, ", "), why)
 	}
-	return recovered, nil
+	if len(stale) > 0 && !dropIndexFiles {
+		e := &writer.StaleIndexError{Dir: outDir, Files: stale}
+		if len(stalePrefixes) == 1 {
+			e.Prefix = stalePrefixes[0]
+		}
+		return recovered, nil, e
+	}
+	for _, p := range stalePrefixes {
+		names, err := writer.DropStaleIndexFiles(fsys, outDir, p)
+		dropped = append(dropped, names...)
+		if err != nil {
+			return recovered, dropped, err
+		}
+	}
+	return recovered, dropped, nil
 }
 
 // unneeded says why an sstable needs no rewrite ("" when it does): a split

@@ -62,9 +62,20 @@ type Options struct {
 	// Rewriter, when set, replaces each sstable in place of convert (scrub
 	// does); DryRun is then refused.
 	Rewriter Rewriter
-	// What names the rewrite in what Run says of the indexes ("the
-	// upgrade" unless set: "the scrub", "the split").
-	What string
+	// Words name the rewrite in what Run says of the indexes: What is
+	// "the upgrade" unless set ("the scrub", "the split"); a Verb for a
+	// Rewriter whose outputs are not one per source (split, filter).
+	// InPlace is always true.
+	Words convert.NoteWords
+	// Rewrites, when set with Rewriter, says before anything is written
+	// whether the Rewriter will replace the sstable src (false: it will
+	// leave it Unchanged, as a split leaves one smaller than its size), so
+	// that what is said of the indexes counts only those; it is asked
+	// once per sstable, Jobs at a time.
+	Rewrites func(src string) bool
+	// Notes, when set, hears what is said of each index before anything
+	// is written, in place of Log.
+	Notes func(line string)
 }
 
 // A Rewriter replaces the sstable whose Data.db is src: it writes each new
@@ -255,17 +266,26 @@ func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
 	for i, tk := range tasks {
 		srcs[i] = tk.src
 	}
-	notes, err := convert.IndexNotes(srcs)
+	var rewrites func(string) bool
+	if o.Rewrites != nil && o.Rewriter != nil {
+		rewrites = askRewrites(srcs, o.Rewrites, o.Jobs)
+	}
+	notes, err := convert.IndexNotesFor(srcs, rewrites)
 	if err != nil {
 		return rep, err
 	}
 	rep.Indexes = notes
-	what := o.What
-	if what == "" {
-		what = "the upgrade"
+	w := o.Words
+	if w.What == "" {
+		w.What = "the upgrade"
 	}
+	w.InPlace = true
 	for _, n := range notes {
-		say("%s", n.Text(what, true))
+		if o.Notes != nil {
+			o.Notes(n.TextWith(w))
+		} else {
+			say("%s", n.TextWith(w))
+		}
 	}
 
 	var total int64
@@ -372,6 +392,32 @@ func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
 		return rep, stopErr
 	}
 	return rep, nil
+}
+
+// askRewrites asks ask about each sstable, jobs at a time (0: one per
+// core), and returns the answers.
+func askRewrites(srcs []string, ask func(string) bool, jobs int) func(string) bool {
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	answers := make([]bool, len(srcs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(jobs, max(len(srcs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(srcs); i = int(next.Add(1) - 1) {
+				answers[i] = ask(srcs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	yes := map[string]bool{}
+	for i, src := range srcs {
+		yes[src] = answers[i]
+	}
+	return func(src string) bool { return yes[src] }
 }
 
 func past(dry bool, did, would string) string {

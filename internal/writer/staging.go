@@ -74,15 +74,27 @@ type Staging struct {
 // (IndexDescriptor.fileFor, DataTracker's SI_<index>.db) and checks only
 // their framing, so it would take them for the index of the sstable
 // written, whose rows they do not describe, and answer queries from them.
+//
+// Prefix is "" when the files are of several sstables' names (an output
+// directory that must hold no sstable: split's and filter's --out).
 type StaleIndexError struct {
 	Dir, Prefix string
 	Files       []string
 }
 
 func (e *StaleIndexError) Error() string {
+	const drop = "convert, scrub, split and filter do with --drop-index-components"
+	if e.Prefix == "" {
+		rm := make([]string, len(e.Files))
+		for i, f := range e.Files {
+			rm[i] = filepath.Join(e.Dir, f)
+		}
+		return fmt.Sprintf("output directory %s holds index files of sstables whose Data.db is gone (%s): Cassandra would read them as the index of an sstable "+
+			"written there under their name, whose rows they do not describe; remove them (rm %s; %s)", e.Dir, strings.Join(e.Files, ", "), strings.Join(rm, " "), drop)
+	}
 	return fmt.Sprintf("output directory %s holds index files of %s but no %sData.db (%s): Cassandra would read them as the index of the sstable written there, "+
-		"whose rows they do not describe; remove them (rm %s; convert and scrub do with --drop-index-components)",
-		e.Dir, strings.TrimSuffix(e.Prefix, "-"), e.Prefix, strings.Join(e.Files, ", "), filepath.Join(e.Dir, e.Prefix+"*"))
+		"whose rows they do not describe; remove them (rm %s; %s)",
+		e.Dir, strings.TrimSuffix(e.Prefix, "-"), e.Prefix, strings.Join(e.Files, ", "), filepath.Join(e.Dir, e.Prefix+"*"), drop)
 }
 
 // allIndexFiles reports whether every name (with prefix) is an SAI or

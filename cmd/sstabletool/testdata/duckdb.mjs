@@ -1,6 +1,6 @@
 // Runs SQL with DuckDB (npm @duckdb/node-api, installed in the directory
 // $DUCKDB_NODE_DIR) and prints each statement's rows: as one JSON array
-// per statement, or with --table as aligned text (what README shows).
+// per statement, or with --table as aligned text (what docs/export.md shows).
 import { createRequire } from 'node:module';
 
 const require = createRequire(process.env.DUCKDB_NODE_DIR + '/');
