@@ -74,7 +74,7 @@ func shellWords(line string) []string {
 }
 
 // copyInto copies the files of a fixture sstable directory into dst.
-func copyInto(t *testing.T, src, dst string) {
+func copyInto(t testing.TB, src, dst string) {
 	t.Helper()
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)
