@@ -160,7 +160,7 @@ func exportMerged(c *cli.Context, ex *export.Exporter, sf *inspect.SchemaSource,
 				return sum.failed(g, err)
 			}
 		}
-		n := export.Names{Keyspace: names.Keyspace, Table: names.Table}
+		n := exportNames(sf, first, names)
 		*size = 0
 		for _, s := range t.SSTables() {
 			if fi, err := os.Stat(s.Path(format.ComponentData)); err == nil {
