@@ -44,8 +44,8 @@ func expiredBlockersCommand() *cli.Command {
 			"  sstabletool expired-blockers /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2 --gc-grace 0\n" +
 			"  sstabletool expired-blockers --data /var/lib/cassandra/data shop orders --schema shop.cql --json\n" +
 			"  sstabletool expired-blockers -r /var/lib/cassandra/data/shop --now 2030-01-01T00:00:00Z --gc-grace 3600   # every table, as of a later time\n" +
-			"  sstabletool generate --sstables 5 --window 1h --ttl 2h --late-window 2 --out /tmp/twcs   # a TWCS history to try it on:\n" +
-			"  sstabletool expired-blockers /tmp/twcs --now 2024-01-01T05:00:00Z --gc-grace 0             # its now, from generate's output",
+			"  sstabletool generate --sstables 5 --window 1h --ttl 2h --late-window 2 --out /tmp/twcs-history   # a TWCS history to try it on:\n" +
+			"  sstabletool expired-blockers /tmp/twcs-history --now 2024-01-01T05:00:00Z --gc-grace 0     # its now, from generate's output; exit 1: blocked",
 		Flags: []cli.Flag{
 			&cli.Int64Flag{Name: "gc-grace", DefaultText: "the table's, from its schema, else 864000", Usage: "the table's gc_grace_seconds, `SECONDS`"},
 			&cli.StringFlag{Name: "now", DefaultText: "the current time", Usage: "as of time `T`: epoch seconds or RFC 3339"},

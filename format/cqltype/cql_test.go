@@ -1,6 +1,7 @@
 package cqltype
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -342,5 +343,39 @@ CREATE TABLE ks.u (k int PRIMARY KEY);`)
 	}
 	if len(sc.Tables) != 1 || sc.Unresolved["ks.v"] == nil || !strings.Contains(sc.Unresolved["ks.v"].Error(), "ks.t") {
 		t.Errorf("tables %d, unresolved %v", len(sc.Tables), sc.Unresolved)
+	}
+}
+
+// OptionMap reads a map option as a node's schema prints it (nodeschema's
+// option text, DESCRIBE's), quotes doubled inside strings; a value that
+// is not a map of strings is an error naming the option.
+func TestOptionMap(t *testing.T) {
+	ts := &TableSchema{Options: []Option{
+		{Name: "compression", Value: "{'chunk_length_in_kb': '16', 'class': 'org.apache.cassandra.io.compress.LZ4Compressor'}"},
+		{Name: "caching", Value: "{'keys': 'ALL', 'rows_per_partition': 'it''s'}"},
+		{Name: "extensions", Value: "{}"},
+		{Name: "bloom_filter_fp_chance", Value: "0.01"},
+		{Name: "comment", Value: "{'a': 1}"},
+	}}
+	for name, want := range map[string]map[string]string{
+		"compression": {"chunk_length_in_kb": "16", "class": "org.apache.cassandra.io.compress.LZ4Compressor"},
+		"caching":     {"keys": "ALL", "rows_per_partition": "it's"},
+		"extensions":  {},
+	} {
+		got, ok, err := ts.OptionMap(name)
+		if !ok || err != nil || !maps.Equal(got, want) {
+			t.Errorf("%s: %v %v %v, want %v", name, got, ok, err, want)
+		}
+	}
+	for _, name := range []string{"bloom_filter_fp_chance", "comment"} {
+		if _, ok, err := ts.OptionMap(name); !ok || err == nil || !strings.Contains(err.Error(), "option "+name) {
+			t.Errorf("%s: ok %v, error %v; want an error naming it", name, ok, err)
+		}
+	}
+	if _, ok, _ := ts.OptionMap("compaction"); ok {
+		t.Error("an option the table does not have")
+	}
+	if v, ok := ts.Option("bloom_filter_fp_chance"); !ok || v != "0.01" {
+		t.Errorf("Option: %q %v", v, ok)
 	}
 }

@@ -53,6 +53,49 @@ type TableSchema struct {
 // Option is one table option: its name and its value as CQL text.
 type Option struct{ Name, Value string }
 
+// Option is the table option name's value as CQL text ("0.01",
+// "{'keys': 'ALL'}"); ok is false when the table has no such option.
+func (s *TableSchema) Option(name string) (value string, ok bool) {
+	i := slices.IndexFunc(s.Options, func(o Option) bool { return o.Name == name })
+	if i < 0 {
+		return "", false
+	}
+	return s.Options[i].Value, true
+}
+
+// OptionMap is the table option name read as a map of strings, as
+// compression, compaction and caching are written ({'class': '...',
+// 'chunk_length_in_kb': '16'}); ok is false when the table has no such
+// option (a schema parsed from CQL keeps none: see TableSchema).
+func (s *TableSchema) OptionMap(name string) (m map[string]string, ok bool, err error) {
+	v, ok := s.Option(name)
+	if !ok {
+		return nil, false, nil
+	}
+	lx := newLexer(v)
+	if !lx.accept("{") {
+		return nil, true, fmt.Errorf("option %s: %w", name, lx.errorf(lx.peek(), "expected a map {'key': 'value', ...}"))
+	}
+	m = map[string]string{}
+	for !lx.accept("}") {
+		if len(m) > 0 && !lx.accept(",") {
+			return nil, true, fmt.Errorf("option %s: %w", name, lx.errorf(lx.peek(), "expected , or }"))
+		}
+		k, v := lx.next(), token{}
+		if k.kind == tokString && lx.accept(":") {
+			v = lx.next()
+		}
+		if k.kind != tokString || v.kind != tokString {
+			return nil, true, fmt.Errorf("option %s: %w", name, lx.errorf(k, "expected 'key': 'value'"))
+		}
+		m[k.text] = v.text
+	}
+	if t := lx.peek(); t.kind != tokEOF {
+		return nil, true, fmt.Errorf("option %s: %w", name, lx.errorf(t, "expected the end of the map, found %q", t.text))
+	}
+	return m, true, nil
+}
+
 // Index is a secondary index as system_schema.indexes holds it: its
 // kind (KEYS, COMPOSITES or CUSTOM) and options, among them "target" (the
 // indexed column, or keys(c), values(c), entries(c), full(c)) and, for a

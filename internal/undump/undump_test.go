@@ -23,7 +23,7 @@ import (
 var pinnedNow = func() time.Time { return time.Unix(1_700_003_000, 0) }
 
 // dumpOf is `dump -t` (or -l) of an sstable, with a fixed now.
-func dumpOf(t *testing.T, path string, lines bool) []byte {
+func dumpOf(t testing.TB, path string, lines bool) []byte {
 	t.Helper()
 	s, err := sstable.Open(path, sstable.Options{})
 	if err != nil {
@@ -73,7 +73,7 @@ func dumpable(t *testing.T) []string {
 
 // likeOptions are the options --like the sstable gives: its header,
 // partitioner, version and compression.
-func likeOptions(t *testing.T, path string) Options {
+func likeOptions(t testing.TB, path string) Options {
 	t.Helper()
 	s, err := sstable.Open(path, sstable.Options{})
 	if err != nil {
