@@ -63,7 +63,9 @@ type Report struct {
 	// Warnings are metadata wider than the data: Statistics.db bounds or
 	// counts that cover more than the rows (as ScyllaDB writes some). A
 	// read or compaction only looks at more than it needs, so they do not
-	// make OK false; metadata that covers less is a problem.
+	// make OK false; metadata that covers less is a problem. The verify
+	// command adds what the table's schema says of the sstable (a column
+	// type other than the header's, a table it cannot speak for).
 	Warnings []Problem `json:"warnings,omitempty"`
 	// raw makes add keep every problem, repeats included and past
 	// maxProblems: a segment's list, which the report takes in order.

@@ -217,15 +217,9 @@ func gcGraceOf(c *cli.Context, sf *inspect.SchemaSource, path string) (int64, st
 		if err != nil {
 			return 0, "", usageError("%v", err)
 		}
-		// A one-table schema file speaks for any directory (the schema
-		// source's rule for names); a gc_grace_seconds is taken only for
-		// the table the directory names, unless --table says otherwise.
-		td := format.TableOf(filepath.Dir(path))
-		other := ts != nil && c.String("schema") != "" && !c.IsSet("table") && td.HasID() && (ts.Keyspace != td.Keyspace || ts.Table != td.Table)
-		if other {
-			fmt.Fprintf(stderr, "sstabletool: expired-blockers: --schema %s defines %s.%s, not %s.%s\n", c.String("schema"), ts.Keyspace, ts.Table, td.Keyspace, td.Table)
-		}
-		if ts != nil && ts.HasGCGrace && !other {
+		// A one-table schema file does not speak for another table's
+		// directory (inspect.SchemaSource: ts is nil, and it said why).
+		if ts != nil && ts.HasGCGrace {
 			from := "--schema " + c.String("schema")
 			if c.String("schema") == "" {
 				_, from = sf.Describe(s, false) // the node's system_schema
