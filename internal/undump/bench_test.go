@@ -15,12 +15,13 @@ import (
 )
 
 // BenchmarkWriteVsFloor measures `write` against the rewrite floor on the
-// same machine (benchbase.Floor.Rewrite: Data.db mapped, every chunk's
-// CRC32 checked, LZ4-decompressed, compressed again and its CRC32 taken),
+// same machine, on one core (benchbase.Floors.Rewrite: Data.db mapped,
+// every chunk's CRC32 checked, LZ4-decompressed, compressed again and its
+// CRC32 taken),
 // each round the floor then the write: the table's dump -t (made once,
 // untimed) written back --like the table, verified before it is
 // committed, as the command does. Besides the shares of the floor
-// (benchbase.Floor.Report) it reports the input's speed (json-MB/s) and
+// (benchbase.Report) it reports the input's speed (json-MB/s) and
 // the live heap's peak during the write (heap-peak-MB, sampled every
 // millisecond) and that peak as a share of the input (heap-peak-%): the
 // input is streamed, so the peak stays flat as the input grows.
@@ -44,11 +45,11 @@ func BenchmarkWriteVsFloor(b *testing.B) {
 			defer in.R.(*os.File).Close()
 			o := likeOptions(b, p)
 			b.SetBytes(f.Length)
-			buf := f.NewBuffers()
+			floors := benchbase.Floors{f}
 			var floor, work benchbase.Times
 			var peak uint64
 			for i := 0; i < b.N; i++ {
-				floor = floor.Add(f.Rewrite(b, buf))
+				floor = floor.Add(floors.Rewrite(b, 1))
 				dest := b.TempDir()
 				runtime.GC()
 				stop := samplePeakHeap(&peak)
@@ -60,7 +61,7 @@ func BenchmarkWriteVsFloor(b *testing.B) {
 				stop()
 				os.RemoveAll(dest)
 			}
-			f.Report(b, floor, work)
+			benchbase.Report(b, f.Length, floor, benchbase.Times{}, work)
 			b.ReportMetric(float64(in.Size)*float64(b.N)/1e6/work.Wall.Seconds(), "json-MB/s")
 			b.ReportMetric(float64(peak)/1e6, "heap-peak-MB")
 			b.ReportMetric(100*float64(peak)/float64(in.Size), "heap-peak-%")
