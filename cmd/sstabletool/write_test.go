@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,7 +18,8 @@ import (
 // system_schema, takes the table's columns and types from that
 // system_schema (said on stderr), its version from the node's sstables
 // there (me) and its compression and bloom filter from the table's
-// options (uncompressed), dumps to the same bytes and verifies; and what
+// options (uncompressed), dumps to the same bytes and is verified before
+// it is committed (the summary says so); and what
 // Cassandra wrote from the data alone (Data.db, CRC.db, Index.db,
 // Summary.db, Filter.db) is the same, byte for byte.
 func TestWriteFromNodeSchema(t *testing.T) {
@@ -64,9 +66,6 @@ func TestWriteFromNodeSchema(t *testing.T) {
 			if again != doc {
 				t.Errorf("dump -t of the written sstable differs from its input:\n%s\n--- input ---\n%s", again, doc)
 			}
-			if code, out, errOut := runCaptured(t, "verify", dest); code != exitOK {
-				t.Errorf("verify: exit %d: %s%s", code, out, errOut)
-			}
 			for _, comp := range []string{"Data.db", "CRC.db", "Index.db", "Summary.db", "Filter.db"} {
 				want, err := os.ReadFile(filepath.Join(src, "me-1-big-"+comp))
 				if err != nil {
@@ -84,5 +83,94 @@ func TestWriteFromNodeSchema(t *testing.T) {
 	}
 	if tables < 6 {
 		t.Fatalf("only %d tables in %s", tables, node)
+	}
+}
+
+// The command's round trips, run in the test's process (an exec of the
+// race-instrumented binary costs a second each): dump -t of a real
+// sstable, written back with the columns from --like, a CQL file, a
+// node's system_schema (--schema-from) or `schema`'s output, dumps to the
+// same bytes; data verify flags is not committed unless --no-verify.
+func TestWriteRoundTrips(t *testing.T) {
+	root := fixtures.Dir(t)
+	fix := func(rel string) string { return filepath.Join(root, "cassandra", rel) }
+	real := func(rel string) string { return filepath.Join(root, "realworld", rel) }
+	work := t.TempDir()
+	countersCQL := filepath.Join(work, "counters.cql")
+	code, cql, errOut := runCaptured(t, "schema", real("scylla/3.x/uncompressed/counters"))
+	if code != exitOK {
+		t.Fatalf("schema: exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(countersCQL, []byte(cql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, src string
+		args      []string // write's, after the input and --out DIR
+		out       string   // a regexp write's stdout matches
+		errOut    string   // a regexp its stderr matches
+		file      string   // a component the output has
+	}{
+		{"like-counters", fix("nc/legacy_nc_clust_counter"), []string{"--like", fix("nc/legacy_nc_clust_counter")},
+			`^wrote .*nc-1-big-Data.db \(nc, 5 partitions, 250 rows, 0 range tombstone markers, 250 cells\)\n  positions: kept; verified; 2 passes over the input\n$`, `^$`, "nc-1-big-CompressionInfo.db"},
+		{"schema-file", fix("me-collections/table_with_map-901f2c70a1c711eeae8c6d2c86545d91"),
+			[]string{"--schema", fix("me-collections/populate_test_schema.cql"), "--table", "sina_test.table_with_map", "--to", "me", "--compression", "none"},
+			`positions: kept; verified`, `^schema: .*populate_test_schema.cql\n$`, "me-1-big-CRC.db"},
+		{"schema-from", real("cassandra/node-3.11/sina_test/table_with_set-8fe7efd0a1c711eeae8c6d2c86545d91"),
+			[]string{"--schema-from", real("cassandra/node-3.11"), "--table", "sina_test.table_with_set", "--to", "me"},
+			`positions: kept; verified`, `^schema: system_schema of .*node-3.11\n$`, "me-1-big-Data.db"},
+		// The header's minimum timestamp is below the data's: searched for.
+		{"schema-min-below", real("scylla/3.x/uncompressed/counters"), []string{"--schema", countersCQL, "--to", "mc"},
+			`positions: kept; verified; 3 passes over the input`, `^schema: .*counters.cql\n$`, "mc-1-big-Data.db"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, doc, errOut := runCaptured(t, "dump", "-t", tc.src)
+			if code != exitOK {
+				t.Fatalf("dump: exit %d: %s", code, errOut)
+			}
+			in := filepath.Join(t.TempDir(), "in.json")
+			if err := os.WriteFile(in, []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dest := filepath.Join(t.TempDir(), "out")
+			code, out, errOut := runCaptured(t, append([]string{"write", in, "--out", dest}, tc.args...)...)
+			if code != exitOK {
+				t.Fatalf("write: exit %d: %s%s", code, out, errOut)
+			}
+			if !regexp.MustCompile(tc.out).MatchString(out) || !regexp.MustCompile(tc.errOut).MatchString(errOut) {
+				t.Errorf("write printed %q, %q on stderr; want %q, %q", out, errOut, tc.out, tc.errOut)
+			}
+			if _, err := os.Stat(filepath.Join(dest, tc.file)); err != nil {
+				t.Error(err)
+			}
+			if code, again, errOut := runCaptured(t, "dump", "-t", dest); code != exitOK || again != doc {
+				t.Errorf("dump -t of the written sstable (exit %d, %s) differs from its input:\n%s\n--- input ---\n%s", code, errOut, again, doc)
+			}
+		})
+	}
+
+	// Data that verify flags is not committed (exit 1), unless --no-verify.
+	neg := real("cassandra/negative-local-expiration/table3")
+	code, doc, errOut := runCaptured(t, "dump", "-t", neg)
+	if code != exitOK {
+		t.Fatalf("dump: exit %d: %s", code, errOut)
+	}
+	in := filepath.Join(work, "negative.json")
+	if err := os.WriteFile(in, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(work, "neg")
+	code, _, errOut = runCaptured(t, "write", in, "--like", neg, "--out", dest)
+	if want := regexp.MustCompile(`the written sstable does not verify, so nothing was committed: .*cell local deletion time: stored delta 0, read as -2146700400`); code != exitProblem || !want.MatchString(errOut) {
+		t.Errorf("write of data verify flags: exit %d, %q; want %d and %q", code, errOut, exitProblem, want)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "mc-1-big-Data.db")); !os.IsNotExist(err) {
+		t.Errorf("an sstable that did not verify was committed (%v)", err)
+	}
+	if code, out, errOut := runCaptured(t, "write", in, "--like", neg, "--no-verify", "--out", dest); code != exitOK {
+		t.Fatalf("write --no-verify: exit %d: %s%s", code, out, errOut)
+	}
+	if code, again, errOut := runCaptured(t, "dump", "-t", dest); code != exitOK || again != doc {
+		t.Errorf("dump -t of the --no-verify sstable (exit %d, %s) differs from its input", code, errOut)
 	}
 }
