@@ -2,11 +2,14 @@ package convert
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
@@ -15,35 +18,236 @@ import (
 	"github.com/sstabletool/sstabletool/verify"
 )
 
-// verifyOutput checks the staged output: verify.SSTable (every checksum and
-// the structure) must pass and the content must equal the source's.
-func verifyOutput(src *sstable.SSTable, stagedData string, o Options, res *Result) error {
-	// verify.SSTable and the two halves of the comparison read
-	// independently; three goroutines keep both cores busy to the end.
-	repc := make(chan *verify.Report, 1)
-	go func() { repc <- verify.SSTableChecksumsAndStructure(stagedData, sstable.Options{Access: o.Access}) }()
-	cmpErr := compareWith(src, stagedData, o, res.cut)
-	return checkWritten("converted "+src.Path(format.ComponentData), <-repc, cmpErr, res)
+// verifyOutput checks the written output: verify's checks (every
+// checksum and the structure) must pass and its content must equal the
+// source's, partition by partition, unfiltered by unfiltered, cell by
+// cell.
+func verifyOutput(src *sstable.SSTable, data string, o Options, res *Result) error {
+	rep, _, cmpErr := checkConverted(src, data, o, res)
+	return checkWritten("converted "+src.Path(format.ComponentData), rep, cmpErr, res)
 }
 
-// compareWith compares src with the staged output in two halves at once,
-// split at cut (a partition boundary the rewrite recorded near the middle);
-// a zero cut compares in one pass. The cut is only a hint: the first half
-// must reach it in both sstables after exactly cut.n whole partitions, so a
-// wrong cut fails the comparison and never skips content.
-func compareWith(src *sstable.SSTable, stagedData string, o Options, cut boundary) error {
-	out, err := sstable.Open(stagedData, sstable.Options{Access: o.Access})
+// checkConverted returns verify's report on the output and the verdict of
+// its comparison with the source (and, for the tests, the follower, nil
+// where none rode). Data.db is decoded once: the comparison
+// rides on verify's walk (verify.SSTableFollowed), which decodes every
+// unfiltered of the output and hands it to a sourceFollower, and the
+// source is decoded beside it, a segment of the walk at a time. A
+// trie-indexed output is walked by verify on one core, so there it is
+// compared on its own beside verify's walk instead, in two halves
+// (compareWith), which keeps both cores busy.
+func checkConverted(src *sstable.SSTable, data string, o Options, res *Result) (*verify.Report, *sourceFollower, error) {
+	opts := sstable.Options{Access: o.Access}
+	if o.To.IsBTI() {
+		repc := make(chan *verify.Report, 1)
+		go func() { repc <- verify.SSTableChecksumsAndStructure(data, opts) }()
+		cmpErr := compareWith(src, data, o, middle(res.segments))
+		return <-repc, nil, cmpErr
+	}
+	f := &sourceFollower{src: src, capTo: cappedTo(o), segments: res.segments}
+	rep := verify.SSTableFollowed(data, opts, f)
+	if !rep.OK() {
+		return rep, f, nil // the output is damaged: that is the verdict
+	}
+	if followed, err := f.result(res.DataUncompressed.After); followed {
+		return rep, f, err
+	}
+	// verify's walk was not cut where the rewrite said it would be: compare
+	// on its own, so that nothing goes uncompared.
+	f.alone = true
+	return rep, f, compareWith(src, data, o, middle(res.segments))
+}
+
+// cappedTo is the layout the source's partition deletions were capped to
+// (--cap-deletion-times: a deletion the output layout cannot hold was
+// capped on purpose, and is compared capped), nil when none was.
+func cappedTo(o Options) *deletiontime.Layout {
+	if !o.CapDeletionTimes {
+		return nil
+	}
+	l := o.To.DeletionTimeLayout()
+	return &l
+}
+
+// sourceFollower compares the output with the source as verify's walk
+// decodes the output (a verify.Follower): each segment of the walk is
+// compared by a partitionComparer, with the source's partitions from the
+// one the rewrite wrote at the segment's start (Result.segments); the
+// segments are taken in order, and each must begin where the one before
+// ended, in both sstables, so that every partition of both is compared
+// once. A segment the rewrite did not record (a walk cut otherwise) is
+// not compared, and then nothing is taken as followed.
+type sourceFollower struct {
+	src      *sstable.SSTable
+	capTo    *deletiontime.Layout
+	segments []boundary
+	serial   *partitionComparer // the walk's part on the calling goroutine
+	decoders sync.Pool          // the source's, moved from segment to segment
+	// Taken in order:
+	next     boundary // where the next segment must begin
+	err      error    // the first difference
+	lost     bool     // a segment was not compared, or did not follow
+	parallel int      // segments taken that a worker compared
+	alone    bool     // not followed: compared on its own (compareWith)
+}
+
+func (f *sourceFollower) Segment(seg sstable.Segment) verify.SegmentReader {
+	if seg.Serial {
+		// One decoder walks on from here: so does the source's.
+		if f.serial == nil {
+			f.serial = newComparer(f.src, f.next, f.capTo)
+			f.serial.lost = seg.Start != f.next.b
+		}
+		f.serial.from = f.serial.at
+		return f.serial
+	}
+	from := boundary{}
+	if seg.Start != 0 {
+		i, found := slices.BinarySearchFunc(f.segments, seg.Start, func(b boundary, pos int64) int { return cmp.Compare(b.b, pos) })
+		if !found {
+			return &partitionComparer{lost: true}
+		}
+		from = f.segments[i]
+	}
+	dec, _ := f.decoders.Get().(*rows.Decoder)
+	return &partitionComparer{capTo: f.capTo, dec: f.src.DecoderAt(dec, from.a), from: from, at: from}
+}
+
+func (f *sourceFollower) Take(r verify.SegmentReader) {
+	c := r.(*partitionComparer)
+	if c != f.serial && c.dec != nil {
+		defer f.decoders.Put(c.dec)
+	}
+	switch {
+	case f.err != nil || f.lost:
+	case c.lost || c.from != f.next:
+		f.lost = true
+	case c.err != nil:
+		f.err = c.err
+	default:
+		f.next = c.at
+		if c != f.serial {
+			f.parallel++
+		}
+	}
+}
+
+// result is the comparison's verdict once the walk is through: whether
+// the segments taken followed one another over the whole output
+// (outLength bytes of Data.db), and the first difference, or the source's
+// partitions past the output's last.
+func (f *sourceFollower) result(outLength int64) (bool, error) {
+	switch {
+	case f.err != nil:
+		return true, f.err
+	case f.lost || f.next.b != outLength:
+		return false, nil
+	}
+	return true, newComparer(f.src, f.next, f.capTo).sourceEnds()
+}
+
+// partitionComparer compares the output's partitions, as something
+// decodes them (verify's walk, or sameContentBetween's decoder), with the
+// source's, which it decodes itself from a boundary on. It stops at the
+// first difference.
+type partitionComparer struct {
+	capTo    *deletiontime.Layout
+	dec      *rows.Decoder // the source's
+	from, at boundary      // where it began, and where it stands
+	h        rows.PartitionHeader
+	i        int   // the unfiltereds of the partition compared
+	err      error // the first difference
+	lost     bool  // not compared: where it begins is not known
+}
+
+func newComparer(src *sstable.SSTable, from boundary, capTo *deletiontime.Layout) *partitionComparer {
+	return &partitionComparer{capTo: capTo, dec: src.Decoder(from.a), from: from, at: from}
+}
+
+// Partition compares the output's next partition header with the
+// source's.
+func (c *partitionComparer) Partition(hb *rows.PartitionHeader) {
+	if c.err != nil || c.lost {
+		return
+	}
+	ha := &c.h
+	if err := c.dec.ReadPartitionHeader(ha); errors.Is(err, io.EOF) {
+		c.err = fmt.Errorf("partition %d: one sstable ends before the other", c.at.n)
+		return
+	} else if err != nil {
+		c.err = err
+		return
+	}
+	want := ha.Deletion
+	if c.capTo != nil {
+		want, _ = deletiontime.Cap(want, *c.capTo)
+	}
+	if !bytes.Equal(ha.Key, hb.Key) || want != hb.Deletion {
+		c.err = fmt.Errorf("partition %d: header differs: key %x deletion %+v vs key %x deletion %+v", c.at.n, ha.Key, ha.Deletion, hb.Key, hb.Deletion)
+	}
+	c.i = 0
+}
+
+// Unfiltered compares the output's next unfiltered with the source's.
+func (c *partitionComparer) Unfiltered(ub *rows.Unfiltered) {
+	if c.err != nil || c.lost {
+		return
+	}
+	ua, err := c.dec.Next(false)
+	switch {
+	case err != nil:
+		c.err = err
+	case ua == nil:
+		c.err = fmt.Errorf("partition %x: one has more unfiltereds than the other after %d", c.h.Key, c.i)
+	case !SameUnfiltered(ua, ub):
+		c.err = fmt.Errorf("partition %x, unfiltered %d (source byte %d) differs:\n%s", c.h.Key, c.i, ua.Offset, DescribeDiff(ua, ub))
+	}
+	c.i++
+}
+
+// End ends the partition, which the source's must end with too; pos is
+// where the output's next partition starts.
+func (c *partitionComparer) End(pos int64) {
+	if c.err != nil || c.lost {
+		return
+	}
+	ua, err := c.dec.Next(false)
+	switch {
+	case err != nil:
+		c.err = err
+	case ua != nil:
+		c.err = fmt.Errorf("partition %x: one has more unfiltereds than the other after %d", c.h.Key, c.i)
+	default:
+		c.at = boundary{a: c.dec.Source().Pos(), b: pos, n: c.at.n + 1}
+	}
+}
+
+// sourceEnds reports the source's partitions past where the comparer
+// stands, which the output has ended before.
+func (c *partitionComparer) sourceEnds() error {
+	err := c.dec.ReadPartitionHeader(&c.h)
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil
+	case err != nil:
+		return err
+	}
+	return fmt.Errorf("partition %d: one sstable ends before the other", c.at.n)
+}
+
+// compareWith compares src with the output on its own, in two halves at
+// once split at cut (a partition boundary the rewrite recorded near the
+// middle); a zero cut compares in one pass. The cut is only a hint: the
+// first half must reach it in both sstables after exactly cut.n whole
+// partitions, so a wrong cut fails the comparison and never skips
+// content.
+func compareWith(src *sstable.SSTable, data string, o Options, cut boundary) error {
+	out, err := sstable.Open(data, sstable.Options{Access: o.Access})
 	if err != nil {
 		return fmt.Errorf("reopening the output: %w", err)
 	}
 	defer out.Close()
-	// With --cap-deletion-times a partition deletion the output layout
-	// cannot hold was capped on purpose: compare it capped.
-	var capTo *deletiontime.Layout
-	if o.CapDeletionTimes {
-		l := out.Version().DeletionTimeLayout()
-		capTo = &l
-	}
+	capTo := cappedTo(o)
 	if cut.n == 0 {
 		return sameContentBetween(src, out, boundary{}, nil, capTo)
 	}
@@ -56,6 +260,14 @@ func compareWith(src *sstable.SSTable, stagedData string, o Options, cut boundar
 		err = err2
 	}
 	return err
+}
+
+// middle is the segment boundary nearest the middle of the output.
+func middle(segments []boundary) boundary {
+	if len(segments) == 0 {
+		return boundary{}
+	}
+	return segments[len(segments)/2]
 }
 
 // boundary is the start of the same partition in two sstables: its
@@ -71,64 +283,49 @@ func SameContent(a, b *sstable.SSTable) error {
 }
 
 // sameContentBetween compares the partitions from one boundary to the next
-// (nil: to the end of both). Reaching to is checked, not assumed: after
+// (nil: to the end of both), b decoded here and compared by a
+// partitionComparer reading a. Reaching to is checked, not assumed: after
 // to.n partitions both decoders must stand exactly at to's positions.
 // capTo, when set, is the layout a's partition deletions were capped to
 // (deletiontime.Cap).
 func sameContentBetween(a, b *sstable.SSTable, from boundary, to *boundary, capTo *deletiontime.Layout) error {
-	da, db := a.Decoder(from.a), b.Decoder(from.b)
-	var ha, hb rows.PartitionHeader
-	for n := from.n; ; n++ {
-		if to != nil && n == to.n {
-			pa, pb := da.Source().Pos(), db.Source().Pos()
+	c := newComparer(a, from, capTo)
+	db := b.Decoder(from.b)
+	var hb rows.PartitionHeader
+	for {
+		if to != nil && c.at.n == to.n {
+			pa, pb := c.dec.Source().Pos(), db.Source().Pos()
 			if pa != to.a || pb != to.b {
-				return fmt.Errorf("partition %d starts at byte %d of the source and %d of the output, expected %d and %d", n, pa, pb, to.a, to.b)
+				return fmt.Errorf("partition %d starts at byte %d of the source and %d of the output, expected %d and %d", c.at.n, pa, pb, to.a, to.b)
 			}
 			return nil
 		}
-		ea := da.ReadPartitionHeader(&ha)
-		eb := db.ReadPartitionHeader(&hb)
-		if errors.Is(ea, io.EOF) && errors.Is(eb, io.EOF) {
+		err := db.ReadPartitionHeader(&hb)
+		if errors.Is(err, io.EOF) {
+			if err := c.sourceEnds(); err != nil {
+				return err
+			}
 			if to != nil {
-				return fmt.Errorf("both sstables end after %d partitions, before partition %d", n, to.n)
+				return fmt.Errorf("both sstables end after %d partitions, before partition %d", c.at.n, to.n)
 			}
 			return nil
 		}
-		if ea != nil && !errors.Is(ea, io.EOF) {
-			return ea
+		if err != nil {
+			return err
 		}
-		if eb != nil && !errors.Is(eb, io.EOF) {
-			return eb
-		}
-		if ea != nil || eb != nil {
-			return fmt.Errorf("partition %d: one sstable ends before the other", n)
-		}
-		want := ha.Deletion
-		if capTo != nil {
-			want, _ = deletiontime.Cap(want, *capTo)
-		}
-		if !bytes.Equal(ha.Key, hb.Key) || want != hb.Deletion {
-			return fmt.Errorf("partition %d: header differs: key %x deletion %+v vs key %x deletion %+v", n, ha.Key, ha.Deletion, hb.Key, hb.Deletion)
-		}
-		for i := 0; ; i++ {
-			ua, err := da.Next(false)
+		for c.Partition(&hb); c.err == nil; {
+			u, err := db.Next(false)
 			if err != nil {
 				return err
 			}
-			ub, err := db.Next(false)
-			if err != nil {
-				return err
-			}
-			if ua == nil || ub == nil {
-				if ua != ub {
-					return fmt.Errorf("partition %x: one has more unfiltereds than the other after %d", ha.Key, i)
-				}
+			if u == nil {
+				c.End(db.Pos())
 				break
 			}
-			if !SameUnfiltered(ua, ub) {
-				return fmt.Errorf("partition %x, unfiltered %d (source byte %d) differs:\n%s",
-					ha.Key, i, ua.Offset, DescribeDiff(ua, ub))
-			}
+			c.Unfiltered(u)
+		}
+		if c.err != nil {
+			return c.err
 		}
 	}
 }

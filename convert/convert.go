@@ -178,9 +178,10 @@ type Result struct {
 	// does not write to why (uncompressed; docs/merge.md).
 	Reclaimed *merge.Reclaim    `json:"reclaimed,omitempty"`
 	stats     *stats.Statistics // the written Statistics, for tests
-	// cut is the first partition past the middle of the source, where
-	// verification splits its comparison in two.
-	cut boundary
+	// segments are the partitions where verify's walk of the output
+	// begins a segment (after the first, at 0), in both sstables: where
+	// the comparison with the source begins each (compare.go).
+	segments []boundary
 }
 
 // Totals sums every component before and after, the dropped ones

@@ -132,19 +132,8 @@ func (s outputSink) create(name string) (io.Writer, func() (int64, error), error
 	if err != nil {
 		return nil, nil, err
 	}
-	c := &countingWriter{w: f}
-	return c, func() (int64, error) { return c.n, f.Close() }, nil
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	c := &vfs.CountingWriter{W: f}
+	return c, func() (int64, error) { return c.N, f.Close() }, nil
 }
 
 // countingOutput takes the bytes of every component and only counts

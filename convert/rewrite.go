@@ -212,6 +212,10 @@ func (rw *rewriter) copyPartitions() error {
 		events   []event
 		total    = src.Data().Length()
 		histMiss bool
+		// Where verify's walk of the output will cut it (Index.db's
+		// partition starts, every segment's worth): the comparison with
+		// the source starts each segment there (compare.go).
+		segments = sstable.Cutter{Size: sstable.DefaultSegmentSize}
 	)
 	for {
 		var e *index.Entry
@@ -246,8 +250,8 @@ func (rw *rewriter) copyPartitions() error {
 				return fmt.Errorf("%s: %w", dataPath, err)
 			}
 		}
-		if res.cut.n == 0 && res.Partitions > 0 && pr.oldStart >= total/2 {
-			res.cut = boundary{a: pr.oldStart, b: pr.newStart, n: res.Partitions}
+		if segments.At(pr.newStart) {
+			res.segments = append(res.segments, boundary{a: pr.oldStart, b: pr.newStart, n: res.Partitions})
 		}
 		rw.bf.Add(pr.key)
 		if !sizes.Remove(pr.oldSize) {

@@ -116,7 +116,7 @@ func exportOn(t *testing.T, s *sstable.SSTable, procs int) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := e.SSTable(s, Names{"ks", "t"})
+	fs, err := e.SSTable(s, Names{Keyspace: "ks", Table: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

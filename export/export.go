@@ -29,6 +29,7 @@
 package export
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -43,6 +44,14 @@ import (
 // partition values of its files.
 type Names struct {
 	Keyspace, Table string
+	// PartitionKey and Clustering are the names of the table's partition
+	// key and clustering columns, in order, when a schema gives them (the
+	// node's system_schema, a --schema file): the columns whose values
+	// the key and clustering columns of every dataset hold. Each file
+	// keeps them in its key-value metadata (sstabletool.key_columns,
+	// sstabletool.clustering_columns, JSON arrays); nil PartitionKey
+	// writes neither, as the sstable alone does not name them.
+	PartitionKey, Clustering []string
 }
 
 // Options control an export.
@@ -184,11 +193,24 @@ func (e *Exporter) claim(paths []string, from string) error {
 	return nil
 }
 
+// jsonNames is a list of column names as a JSON array ([] for none).
+func jsonNames(names []string) string {
+	if names == nil {
+		names = []string{}
+	}
+	b, _ := json.Marshal(names) // strings always marshal
+	return string(b)
+}
+
 // create starts one file, creating its partition directories.
 func (e *Exporter) create(path string, specs []spec, words map[int][][]byte, src string, n Names) (*parquetFile, error) {
 	if err := e.fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
 	meta := map[string]string{"sstabletool.node": e.o.Node, "sstabletool.keyspace": n.Keyspace, "sstabletool.table": n.Table, "sstabletool.source": src}
+	if len(n.PartitionKey) > 0 {
+		meta["sstabletool.key_columns"] = jsonNames(n.PartitionKey)
+		meta["sstabletool.clustering_columns"] = jsonNames(n.Clustering)
+	}
 	return createParquet(e.fs, path, specs, words, meta)
 }

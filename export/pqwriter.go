@@ -12,6 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/klauspost/compress/s2"
+
+	"github.com/sstabletool/sstabletool/internal/vfs"
 )
 
 // pqWriter lays a Parquet file out with arrow-go's metadata builders and
@@ -30,23 +32,14 @@ type pqWriter struct {
 var parquetMagic = []byte("PAR1")
 
 // tellWriter counts what goes through it: the position arrow-go's page
-// writers take a column chunk's offsets from.
-type tellWriter struct {
-	w io.Writer
-	n int64
-}
+// writers take a column chunk's offsets from (its Tell).
+type tellWriter struct{ vfs.CountingWriter }
 
-func (t *tellWriter) Write(p []byte) (int, error) {
-	n, err := t.w.Write(p)
-	t.n += int64(n)
-	return n, err
-}
-
-func (t *tellWriter) Tell() int64 { return t.n }
+func (t *tellWriter) Tell() int64 { return t.N }
 
 func newPQWriter(w io.Writer, root *schema.GroupNode, props *parquet.WriterProperties, kv metadata.KeyValueMetadata) (*pqWriter, error) {
 	sc := schema.NewSchema(root)
-	pw := &pqWriter{sink: &tellWriter{w: w}, props: props, sc: sc,
+	pw := &pqWriter{sink: &tellWriter{vfs.CountingWriter{W: w}}, props: props, sc: sc,
 		meta: metadata.NewFileMetadataBuilder(sc, props, kv)}
 	if _, err := pw.sink.Write(parquetMagic); err != nil {
 		return nil, err

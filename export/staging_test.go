@@ -78,7 +78,7 @@ func TestFullDiskLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := e.SSTable(s, Names{"ks", "t"})
+	files, err := e.SSTable(s, Names{Keyspace: "ks", Table: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestFullDiskLeavesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = e.SSTable(s, Names{"ks", "t"})
+		_, err = e.SSTable(s, Names{Keyspace: "ks", Table: "t"})
 		if !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("limit %d: error %v, want ENOSPC", limit, err)
 		}
@@ -117,7 +117,7 @@ func TestKilledExportLeavesOnlyHiddenFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := e.SSTable(s, Names{"ks", "t"})
+	files, err := e.SSTable(s, Names{Keyspace: "ks", Table: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestKilledExportLeavesOnlyHiddenFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.SSTable(s, Names{"ks", "t"}); !errors.Is(err, errorfs.ErrCrashed) {
+		if _, err := e.SSTable(s, Names{Keyspace: "ks", Table: "t"}); !errors.Is(err, errorfs.ErrCrashed) {
 			t.Fatalf("limit %d: error %v, want the crash", limit, err)
 		}
 		parquet, other := visible(t, dir)
@@ -153,7 +153,7 @@ func TestKilledExportLeavesOnlyHiddenFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.SSTable(s, Names{"ks", "t"}); err != nil {
+		if _, err := e.SSTable(s, Names{Keyspace: "ks", Table: "t"}); err != nil {
 			t.Fatal(err)
 		}
 		parquet, other = visible(t, dir)
@@ -171,7 +171,7 @@ func TestFailedRenameLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.SSTable(s, Names{"ks", "t"}); !errors.Is(err, syscall.EIO) {
+	if _, err := e.SSTable(s, Names{Keyspace: "ks", Table: "t"}); !errors.Is(err, syscall.EIO) {
 		t.Fatalf("error %v, want EIO", err)
 	}
 	if parquet, other := visible(t, dir); len(parquet)+len(other) != 0 {
@@ -221,7 +221,7 @@ func TestSourceWritesWhatSSTableWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fa, err := ea.SSTable(s, Names{"ks", "t"})
+	fa, err := ea.SSTable(s, Names{Keyspace: "ks", Table: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestSourceWritesWhatSSTableWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, err := eb.Source(SSTableSource(s), Names{"ks", "t"}, s.Path("Data.db"))
+	fb, err := eb.Source(SSTableSource(s), Names{Keyspace: "ks", Table: "t"}, s.Path("Data.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

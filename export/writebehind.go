@@ -46,9 +46,6 @@ type writeBehind struct {
 
 const (
 	writeChunk = 1 << 20
-	// writebackBytes: every this many bytes written, the disk is asked
-	// to start writing them (startWriteback).
-	writebackBytes = 8 << 20
 	// maxChunks bounds the bytes queued for the disk: a row group's pages
 	// (rowGroupBytes) and some.
 	maxChunks = 40
@@ -67,7 +64,8 @@ func newWriteBehind(f vfs.File) *writeBehind {
 
 func (w *writeBehind) write() {
 	defer close(w.done)
-	var written, synced int64
+	var written int64
+	wb := vfs.NewWriteback(w.f) // what goes through the page cache
 	for b := range w.full {
 		if w.error() == nil {
 			if err := w.put(b); err != nil {
@@ -75,9 +73,8 @@ func (w *writeBehind) write() {
 				w.err = err
 				w.mu.Unlock()
 			}
-			if written += int64(len(b)); written-synced >= writebackBytes && !w.direct {
-				startWriteback(w.f, synced, written-synced)
-				synced = written
+			if written += int64(len(b)); !w.direct {
+				wb.Written(written)
 			}
 		}
 		w.free <- b[:0]

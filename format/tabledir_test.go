@@ -57,3 +57,35 @@ func TestTableDirsIn(t *testing.T) {
 		t.Fatalf("missing keyspace: %v %v", got, err)
 	}
 }
+
+// TestTableOf reads what each place Cassandra puts sstables in says
+// (Descriptor.java's SSTABLE_DIR_PATTERN: <keyspace>/<table>-<id>
+// [/backups|/snapshots/<tag>][/.<index>]/): a secondary index's own table
+// is "<table>.<index>" with its base table's id, in its .<index>
+// directory, whether it is live or in a snapshot or backup; a hidden
+// directory outside a <table>-<id> one is no index's.
+func TestTableOf(t *testing.T) {
+	const id = "5bc52802de2535edaeab188eecebb090"
+	td := "/data/ks/t-" + id
+	for _, c := range []struct {
+		dir  string
+		want TableDir
+	}{
+		{td, TableDir{Dir: td, Keyspace: "ks", Table: "t", ID: id}},
+		{td + "/snapshots/s1", TableDir{Dir: td, Keyspace: "ks", Table: "t", ID: id}},
+		{td + "/backups", TableDir{Dir: td, Keyspace: "ks", Table: "t", ID: id}},
+		{td + "/.t_val_idx", TableDir{Dir: td + "/.t_val_idx", Keyspace: "ks", Table: "t.t_val_idx", ID: id, Index: "t_val_idx"}},
+		{td + "/snapshots/pre-split-17/.t_val_idx", TableDir{Dir: td + "/.t_val_idx", Keyspace: "ks", Table: "t.t_val_idx", ID: id, Index: "t_val_idx"}},
+		{td + "/backups/.t_val_idx", TableDir{Dir: td + "/.t_val_idx", Keyspace: "ks", Table: "t.t_val_idx", ID: id, Index: "t_val_idx"}},
+		{"/home/u/.sstables", TableDir{Dir: "/home/u/.sstables", Keyspace: "u", Table: ".sstables"}},
+		{td + "/.sstabletool-staging-oa-1-big-123", TableDir{Dir: td + "/.sstabletool-staging-oa-1-big-123", Keyspace: "t-" + id, Table: ".sstabletool-staging-oa-1-big-123"}},
+	} {
+		got := TableOf(c.dir)
+		if got != c.want {
+			t.Errorf("TableOf(%s) = %+v, want %+v", c.dir, got, c.want)
+		}
+		if got.Index != "" && (got.BaseTable() != "t" || got.BaseDir() != td) {
+			t.Errorf("TableOf(%s): base %s in %s", c.dir, got.BaseTable(), got.BaseDir())
+		}
+	}
+}

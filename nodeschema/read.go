@@ -1,13 +1,11 @@
 package nodeschema
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/sstabletool/sstabletool/format"
@@ -48,6 +46,7 @@ type reader struct {
 	dir       string // <data>/system_schema
 	o         Options
 	keyspaces []string
+	table     string // one table or view of the keyspace ("" for all)
 	warn      func(error)
 	columns   map[string][]string // the columns each system table's sstables hold, for the layout
 }
@@ -153,6 +152,11 @@ func (r *reader) query(name string, ssts []*sstable.SSTable) ([]row, error) {
 			lits = append(lits, "'"+strings.ReplaceAll(ks, "'", "''")+"'")
 		}
 		stmt += " WHERE keyspace_name IN (" + strings.Join(lits, ", ") + ")"
+		// One table: its rows only, where the table's name is the first
+		// clustering column (its own row, columns, drops, indexes...).
+		if r.table != "" && len(key) > 1 && (key[1] == "table_name" || key[1] == "view_name") {
+			stmt += " AND " + key[1] + " = '" + strings.ReplaceAll(r.table, "'", "''") + "'"
+		}
 	}
 	sel, err := cql.Parse(stmt)
 	if err != nil {
@@ -170,13 +174,19 @@ func (r *reader) query(name string, ssts []*sstable.SSTable) ([]row, error) {
 		r.columns[name] = cols
 	}
 	var out []row
+	var arena []byte // the values, copied out of the merge in blocks
 	err = plan.Run(merge.Options{Now: r.o.Now, GCGraceSeconds: merge.DefaultGCGraceSeconds}, func(qr query.Row) error {
 		rw := make(row, len(qr))
 		for _, v := range qr {
 			if v.Null || v.Column.Type.IsMultiCell() {
 				continue // system_schema's columns are all simple or frozen
 			}
-			rw[v.Column.Name] = value{typ: v.Column.Type, b: bytes.Clone(v.Bytes)}
+			if cap(arena)-len(arena) < len(v.Bytes) {
+				arena = make([]byte, 0, max(64<<10, len(v.Bytes)))
+			}
+			at := len(arena)
+			arena = append(arena, v.Bytes...)
+			rw[v.Column.Name] = value{typ: v.Column.Type, b: arena[at:len(arena):len(arena)]}
 		}
 		out = append(out, rw)
 		return nil
@@ -353,14 +363,4 @@ func schemaDir(dir string) (string, error) {
 		return "", fmt.Errorf("%s: %w (not a Cassandra data directory)", dir, errNoSchema)
 	}
 	return d, nil
-}
-
-// sortedKeys are a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

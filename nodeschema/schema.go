@@ -28,6 +28,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/words"
 )
 
 // Options says what to read.
@@ -35,6 +36,11 @@ type Options struct {
 	// Keyspaces limits the read to these keyspaces (each system table is
 	// then read by partition key, through its indexes); nil reads all.
 	Keyspaces []string
+	// Table, with one keyspace, limits the read to that table or view
+	// (each system table read by its partition key and clustering prefix,
+	// through the indexes): what a command on one table's sstables needs.
+	// The keyspace's user types are read whole.
+	Table string
 	// Now is the time the schema is read as of, in seconds since the
 	// epoch (0: the current time).
 	Now int64
@@ -106,7 +112,10 @@ func Read(dir string, o Options) (*Schema, error) {
 		o.Now = time.Now().Unix()
 	}
 	s := &Schema{Dir: sd, CQL: cqltype.NewSchema()}
-	r := &reader{dir: sd, o: o, keyspaces: o.Keyspaces, columns: map[string][]string{},
+	if o.Table != "" && len(o.Keyspaces) != 1 {
+		return nil, fmt.Errorf("nodeschema: Options.Table %s needs one keyspace, not %d", o.Table, len(o.Keyspaces))
+	}
+	r := &reader{dir: sd, o: o, keyspaces: o.Keyspaces, table: o.Table, columns: map[string][]string{},
 		warn: func(err error) { s.Warnings = append(s.Warnings, err) }}
 	rows := map[string][]row{}
 	for _, name := range []string{"keyspaces", "types", "tables", "columns", "dropped_columns", "indexes", "views", "triggers", "column_masks"} {
@@ -159,6 +168,9 @@ type builder struct {
 	// noColumns are the tables and views system_schema.columns has no
 	// rows for (its sstables damaged or missing), said once.
 	noColumns []string
+	// optionText caches options' CQL text by column and value: a node's
+	// tables mostly share their options.
+	optionText map[string]string
 }
 
 func (b *builder) warnf(format string, args ...any) {
@@ -223,7 +235,7 @@ func (b *builder) build(rows map[string][]row) {
 		if n > 8 {
 			list = append(list[:8:8], fmt.Sprintf("and %d more", n-8))
 		}
-		b.warnf("system_schema.columns holds no columns for %d tables and views, which are not in the schema: %s", n, strings.Join(list, ", "))
+		b.warnf("system_schema.columns holds no columns for %s, which %s not in the schema: %s", words.Plural(n, "table"), map[bool]string{true: "is", false: "are"}[n == 1], strings.Join(list, ", "))
 	}
 	for _, ks := range b.s.Keyspaces {
 		slices.SortFunc(ks.Tables, func(a, b *Table) int { return strings.Compare(a.Schema.Table, b.Schema.Table) })
@@ -333,7 +345,7 @@ func (b *builder) table(ksName, name string, tr row, p tableParts, view row) {
 		base, _ := view.text("base_table_name")
 		ts.ViewOf = ksName + "." + base
 	}
-	ts.Options = options(tr, view != nil, func(col string, err error) {
+	ts.Options = b.options(tr, view != nil, func(col string, err error) {
 		b.warnf("%s %s.%s: option %s: %v", what, ksName, name, col, err)
 	})
 	if len(p.columns) == 0 {
@@ -383,30 +395,52 @@ func (b *builder) table(ksName, name string, tr row, p tableParts, view row) {
 }
 
 // options are a tables or views row's options, as DESCRIBE prints them.
-func options(tr row, isView bool, warn func(string, error)) []cqltype.Option {
-	var out []cqltype.Option
+func (b *builder) options(tr row, isView bool, warn func(string, error)) []cqltype.Option {
+	if b.optionText == nil {
+		b.optionText = map[string]string{}
+	}
+	out := make([]cqltype.Option, 0, len(optionOrder))
 	add := func(col string) {
 		v, ok := tr[col]
 		if !ok || notOptions[col] || isView && col == "default_time_to_live" {
 			return
 		}
-		s, err := optionCQL(v)
-		if err != nil {
-			warn(col, err)
-			return
+		key := col + "\x00" + string(v.b)
+		s, ok := b.optionText[key]
+		if !ok {
+			var err error
+			if s, err = optionCQL(v); err != nil {
+				warn(col, err)
+				return
+			}
+			b.optionText[key] = s
 		}
 		out = append(out, cqltype.Option{Name: col, Value: s})
 	}
 	for _, col := range optionOrder {
 		add(col)
 	}
-	for _, col := range sortedKeys(tr) {
-		if !slices.Contains(optionOrder, col) {
-			add(col)
+	var later []string // options this package does not know, by name
+	for col := range tr {
+		if !notOptions[col] && !isOption[col] {
+			later = append(later, col)
 		}
+	}
+	slices.Sort(later)
+	for _, col := range later {
+		add(col)
 	}
 	return out
 }
+
+// isOption marks optionOrder's names.
+var isOption = func() map[string]bool {
+	m := map[string]bool{}
+	for _, o := range optionOrder {
+		m[o] = true
+	}
+	return m
+}()
 
 // columns fills a table's columns from its system_schema.columns rows,
 // in create order (TableMetadata.allColumnsInCreateOrder): the partition

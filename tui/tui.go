@@ -6,6 +6,8 @@
 package tui
 
 import (
+	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/inspect"
 	"github.com/sstabletool/sstabletool/internal/tui/app"
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/reader"
@@ -26,6 +28,22 @@ type Options struct {
 	// Unreadable are sstables the caller already knows cannot be opened
 	// (found by a scan but refused); they are listed with the others.
 	Unreadable []Unreadable
+	// Schema, when set, says what an sstable's table schema knows and the
+	// sstable does not (ok false: nothing): the names of its key and
+	// clustering columns, shown in the partition lists' headers and rows'
+	// clusterings, and its dropped columns, which a merged view does not
+	// read (merge.Table.DropColumns). The command passes its schema's: a
+	// node's system_schema, --schema.
+	Schema func(s *sstable.SSTable) (schema Schema, ok bool)
+}
+
+// Schema is what Options.Schema says of a table.
+type Schema struct {
+	Keyspace, Table          string
+	PartitionKey, Clustering []string
+	// DroppedTimes are the dropped columns' drop times, microseconds, by
+	// name.
+	DroppedTimes map[string]int64
 }
 
 // Unreadable is an sstable that could not be opened: Options lists those
@@ -44,7 +62,18 @@ func Run(paths []string, o Options) ([]Unreadable, error) {
 	for i, u := range o.Unreadable {
 		known[i] = catalog.Unreadable{Path: u.Path, Err: u.Err}
 	}
-	bad, err := app.Run(paths, o.Access, !o.NoMouse, o.Merged, o.MergeNow, known)
+	var schema func(*sstable.SSTable) *catalog.Schema
+	if o.Schema != nil {
+		schema = func(s *sstable.SSTable) *catalog.Schema {
+			sch, ok := o.Schema(s)
+			if !ok {
+				return nil
+			}
+			return &catalog.Schema{Names: inspect.Names{Keyspace: sch.Keyspace, Table: sch.Table, PartitionKey: sch.PartitionKey, Clustering: sch.Clustering},
+				DroppedTimes: sch.DroppedTimes}
+		}
+	}
+	bad, err := app.Run(paths, o.Access, !o.NoMouse, o.Merged, o.MergeNow, known, schema)
 	out := make([]Unreadable, len(bad))
 	for i, u := range bad {
 		out[i] = Unreadable{Path: u.Path, Err: u.Err}

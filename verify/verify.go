@@ -63,7 +63,9 @@ type Report struct {
 	// Warnings are metadata wider than the data: Statistics.db bounds or
 	// counts that cover more than the rows (as ScyllaDB writes some). A
 	// read or compaction only looks at more than it needs, so they do not
-	// make OK false; metadata that covers less is a problem.
+	// make OK false; metadata that covers less is a problem. The verify
+	// command adds what the table's schema says of the sstable (a column
+	// type other than the header's, a table it cannot speak for).
 	Warnings []Problem `json:"warnings,omitempty"`
 	// raw makes add keep every problem, repeats included and past
 	// maxProblems: a segment's list, which the report takes in order.
@@ -121,7 +123,7 @@ func (r *Report) addErr(file, component string, err error) {
 // SSTable verifies the sstable at path (any component). Progress, when not
 // nil, is called with bytes of Data.db done.
 func SSTable(path string, opts sstable.Options, progress func(done, total int64)) *Report {
-	return check(path, opts, false, progress)
+	return check(path, opts, false, progress, nil)
 }
 
 // SSTableChecksumsAndStructure is SSTable for a caller that decodes every
@@ -129,10 +131,46 @@ func SSTable(path string, opts sstable.Options, progress func(done, total int64)
 // every checksum and every cross-component fact the same way, but walks
 // Data.db's rows by their sizes instead of decoding their cells twice.
 func SSTableChecksumsAndStructure(path string, opts sstable.Options) *Report {
-	return check(path, opts, true, nil)
+	return check(path, opts, true, nil, nil)
 }
 
-func check(path string, opts sstable.Options, skimRows bool, progress func(done, total int64)) *Report {
+// SSTableFollowed is SSTableChecksumsAndStructure for a caller that reads
+// every unfiltered of Data.db along with the structure walk (convert
+// compares its output with the source so): the walk decodes every
+// unfiltered and hands it to f, so that Data.db is decoded once. What is
+// checked is SSTableChecksumsAndStructure's, and so is the report, but
+// that rows decoded for f are checked as decoded: a row that does not
+// decode is a problem here, as it is for SSTable.
+func SSTableFollowed(path string, opts sstable.Options, f Follower) *Report {
+	return check(path, opts, true, nil, f)
+}
+
+// A Follower reads Data.db along with the structure walk (SSTableFollowed).
+// The walk runs a segment of Data.db at a time, on every core
+// (sstable.Segmented). Segment is called on the goroutine that walks seg,
+// before its first partition, at once for different segments, and returns
+// what reads that segment's partitions, as the walk decodes them. Take is
+// called on the calling goroutine with each segment's reader in Data.db
+// order, once its segment is walked and taken into the report; a segment
+// the walk refuses (it does not follow from the one before; the walk then
+// goes on alone from its start, in Serial segments) is not taken. A walk
+// that stops at damage ends with the partitions before it: the report
+// says so.
+type Follower interface {
+	Segment(seg sstable.Segment) SegmentReader
+	Take(SegmentReader)
+}
+
+// A SegmentReader sees one segment's partitions in order: each header,
+// then each unfiltered (the static row first), then the partition's end
+// with the Data.db position after it.
+type SegmentReader interface {
+	Partition(h *rows.PartitionHeader)
+	Unfiltered(u *rows.Unfiltered)
+	End(pos int64)
+}
+
+func check(path string, opts sstable.Options, skimRows bool, progress func(done, total int64), follow Follower) *Report {
 	r := &Report{SSTable: path}
 	desc, _, err := format.ParseDescriptor(path)
 	if err != nil {
@@ -151,7 +189,7 @@ func check(path string, opts sstable.Options, skimRows bool, progress func(done,
 	checkComponentsPresent(s, r)
 	checkHeaderTypes(s, r)
 	checkChecksums(s, r)
-	checkStructure(s, r, skimRows, progress)
+	checkStructure(s, r, skimRows, progress, follow)
 	checkIndexes(s, r)
 	return r
 }

@@ -32,6 +32,7 @@ type structure struct {
 	r        *Report
 	skimRows bool
 	progress func(done, total int64)
+	follow   Follower // nil: none
 
 	dataPath, indexPath, filterPath string
 	hasIndex                        bool // big format with Index.db: entries are checked
@@ -64,6 +65,7 @@ type walker struct {
 	prevKey              []byte
 	havePrev             bool
 	stc                  *statsCheck
+	follow               SegmentReader // nil: none
 }
 
 // segmentResult is what a worker found in one segment.
@@ -127,8 +129,8 @@ var segmentOptions sstable.SegmentOptions
 var errStop = errors.New("verify: the walk stopped")
 
 // checkStructure decodes Data.db once while walking Index.db beside it.
-func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(done, total int64)) {
-	st := &structure{s: s, r: r, skimRows: skimRows, progress: progress,
+func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(done, total int64), follow Follower) {
+	st := &structure{s: s, r: r, skimRows: skimRows, progress: progress, follow: follow,
 		dataPath: s.Path(format.ComponentData), indexPath: s.Path(format.ComponentIndex), filterPath: s.Path(format.ComponentFilter)}
 	switch {
 	case s.Version().IsBTI():
@@ -213,6 +215,9 @@ func (st *structure) begin(seg sstable.Segment, dec *rows.Decoder, g *segmentRes
 			st.serial = w
 		}
 		g.w = st.serial
+		if st.follow != nil {
+			g.w.follow = st.follow.Segment(seg)
+		}
 		return nil
 	}
 	w := &g.own
@@ -227,6 +232,9 @@ func (st *structure) begin(seg sstable.Segment, dec *rows.Decoder, g *segmentRes
 	w.idx, g.idxStart = nil, -1
 	if st.hasIndex && seg.Index >= 0 {
 		w.idx, g.idxStart = index.NewScanner(st.s.Index(), st.s.IndexCodec(), seg.Index, true), seg.Index
+	}
+	if st.follow != nil {
+		w.follow = st.follow.Segment(seg)
 	}
 	g.w = w
 	return nil
@@ -248,6 +256,9 @@ func (st *structure) part(h *rows.PartitionHeader, dec *rows.Decoder, g *segment
 // when it does not follow from the one before.
 func (st *structure) deliver(g *segmentResult) error {
 	if g.w == st.serial {
+		if st.follow != nil {
+			st.follow.Take(g.w.follow)
+		}
 		if st.progress != nil {
 			st.progress(g.lastOffset, st.s.Data().Length())
 		}
@@ -285,6 +296,9 @@ func (st *structure) deliver(g *segmentResult) error {
 		if w.idx != nil {
 			st.idxNext = w.idx.Pos()
 		}
+	}
+	if st.follow != nil {
+		st.follow.Take(w.follow)
 	}
 	if st.progress != nil {
 		st.progress(g.lastOffset, st.s.Data().Length())
@@ -383,7 +397,12 @@ func (w *walker) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 	if st.bc != nil {
 		rw = st.bc.partition(h)
 	}
-	err := walkPartition(dec, h, bw, rw, st.skimRows, w.stc.unfiltered)
+	each := w.stc.unfiltered
+	if w.follow != nil {
+		w.follow.Partition(h)
+		each = w.unfiltered
+	}
+	err := walkPartition(dec, h, bw, rw, st.skimRows && w.follow == nil, each)
 	if st.bc != nil && err == nil {
 		st.bc.done(h, rw)
 	}
@@ -396,5 +415,14 @@ func (w *walker) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 		return errStop
 	}
 	w.stc.endPartition(dec.Pos() - h.Offset)
+	if w.follow != nil {
+		w.follow.End(dec.Pos())
+	}
 	return nil
+}
+
+// unfiltered takes an unfiltered for the rebuilt stats and the follower.
+func (w *walker) unfiltered(u *rows.Unfiltered) {
+	w.stc.unfiltered(u)
+	w.follow.Unfiltered(u)
 }

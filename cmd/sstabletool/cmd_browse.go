@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/generate"
 	"github.com/sstabletool/sstabletool/tui"
 )
@@ -25,7 +26,9 @@ func browseCommand() *cli.Command {
 			"sorted by size, with a size histogram. Press ? for every key, q to go back or quit.\n" +
 			"M (or --merge) shows the table merged: the partitions of a table directory's sstables as\n" +
 			"Cassandra's read path merges them, each row's cells with the sstable ([n]) each came from; e on a\n" +
-			"partition explains it (every version in every sstable, and why each loser lost); M goes back.\n\n" +
+			"partition explains it (every version in every sstable, and why each loser lost); M goes back.\n" +
+			"The key and clustering columns are named by the node's schema (the system_schema of the data\n" +
+			"directory the sstables lie in, or --schema-from) or --schema, as for the other commands.\n\n" +
 			"Examples:\n" +
 			"  sstabletool browse                                   # the built-in demo sstable\n" +
 			"  sstabletool browse -r /var/lib/cassandra/data/shop   # one line per sstable, then its partitions\n" +
@@ -36,7 +39,7 @@ func browseCommand() *cli.Command {
 			recursiveFlag, snapshotsFlag, backupsFlag, accessFlag,
 			&cli.BoolFlag{Name: "no-mouse", Usage: "leave the mouse to the terminal (select text) instead of scrolling"},
 			&cli.BoolFlag{Name: "merge", Usage: "open the table's partitions merged (its sstables as Cassandra's read path merges them), each cell with its sstable; e explains a partition, M goes back to the sstables"},
-			nowFlag,
+			nowFlag, schemaFlag, tableFlag,
 		},
 		Action: browseAction,
 	}, argSpec{min: 0, max: -1})
@@ -88,7 +91,20 @@ func browseAction(c *cli.Context) error {
 			paths = append(paths, f.Path)
 		}
 	}
-	bad, err := browse(paths, tui.Options{Access: o.Access, NoMouse: c.Bool("no-mouse"), Merged: c.Bool("merge"), MergeNow: mergeNow, Unreadable: unreadable})
+	sf, err := loadSchema(c)
+	if err != nil {
+		return err
+	}
+	schema := func(s *sstable.SSTable) (tui.Schema, bool) {
+		n, ok := schemaNames(sf, s)
+		if !ok {
+			return tui.Schema{}, false
+		}
+		return tui.Schema{Keyspace: n.Keyspace, Table: n.Table, PartitionKey: n.PartitionKey, Clustering: n.Clustering,
+			DroppedTimes: sf.DroppedTimes(s)}, true
+	}
+	bad, err := browse(paths, tui.Options{Access: o.Access, NoMouse: c.Bool("no-mouse"), Merged: c.Bool("merge"), MergeNow: mergeNow,
+		Unreadable: unreadable, Schema: schema})
 	// The browser listed them; the screen is back, so say it again here.
 	for _, u := range bad {
 		fmt.Fprintln(stderr, "sstabletool:", failureText(u.Path, u.Err))

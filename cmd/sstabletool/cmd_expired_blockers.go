@@ -44,8 +44,8 @@ func expiredBlockersCommand() *cli.Command {
 			"  sstabletool expired-blockers /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2 --gc-grace 0\n" +
 			"  sstabletool expired-blockers --data /var/lib/cassandra/data shop orders --schema shop.cql --json\n" +
 			"  sstabletool expired-blockers -r /var/lib/cassandra/data/shop --now 2030-01-01T00:00:00Z --gc-grace 3600   # every table, as of a later time\n" +
-			"  sstabletool generate --sstables 5 --window 1h --ttl 2h --late-window 2 --out /tmp/twcs   # a TWCS history to try it on:\n" +
-			"  sstabletool expired-blockers /tmp/twcs --now 2024-01-01T05:00:00Z --gc-grace 0             # its now, from generate's output",
+			"  sstabletool generate --sstables 5 --window 1h --ttl 2h --late-window 2 --out /tmp/twcs-history   # a TWCS history to try it on:\n" +
+			"  sstabletool expired-blockers /tmp/twcs-history --now 2024-01-01T05:00:00Z --gc-grace 0     # its now, from generate's output; exit 1: blocked",
 		Flags: []cli.Flag{
 			&cli.Int64Flag{Name: "gc-grace", DefaultText: "the table's, from its schema, else 864000", Usage: "the table's gc_grace_seconds, `SECONDS`"},
 			&cli.StringFlag{Name: "now", DefaultText: "the current time", Usage: "as of time `T`: epoch seconds or RFC 3339"},
@@ -217,15 +217,9 @@ func gcGraceOf(c *cli.Context, sf *inspect.SchemaSource, path string) (int64, st
 		if err != nil {
 			return 0, "", usageError("%v", err)
 		}
-		// A one-table schema file speaks for any directory (the schema
-		// source's rule for names); a gc_grace_seconds is taken only for
-		// the table the directory names, unless --table says otherwise.
-		td := format.TableOf(filepath.Dir(path))
-		other := ts != nil && c.String("schema") != "" && !c.IsSet("table") && td.HasID() && (ts.Keyspace != td.Keyspace || ts.Table != td.Table)
-		if other {
-			fmt.Fprintf(stderr, "sstabletool: expired-blockers: --schema %s defines %s.%s, not %s.%s\n", c.String("schema"), ts.Keyspace, ts.Table, td.Keyspace, td.Table)
-		}
-		if ts != nil && ts.HasGCGrace && !other {
+		// A one-table schema file does not speak for another table's
+		// directory (inspect.SchemaSource: ts is nil, and it said why).
+		if ts != nil && ts.HasGCGrace {
 			from := "--schema " + c.String("schema")
 			if c.String("schema") == "" {
 				_, from = sf.Describe(s, false) // the node's system_schema

@@ -13,6 +13,7 @@ import (
 	"github.com/sstabletool/sstabletool/format/clustering"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
+	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/merge"
 )
 
@@ -73,6 +74,9 @@ func explainAction(c *cli.Context) error {
 			return err
 		}
 		x := explainer{t: t, e: e}
+		if n, ok := schemaNames(sf, t.SSTables()[0]); ok {
+			x.keyNames, x.clusteringNames = n.PartitionKey, n.Clustering
+		}
 		if c.Bool("json") {
 			return writeJSON(x.json(e))
 		}
@@ -86,13 +90,17 @@ type explainer struct {
 	t *merge.Table
 	e *merge.Explanation
 	b strings.Builder
+	// keyNames and clusteringNames are the key's and the clustering
+	// columns' names when the schema gives them (nil: the sstable's
+	// header alone, which does not name them).
+	keyNames, clusteringNames []string
 }
 
 func (x *explainer) printf(f string, args ...any) { fmt.Fprintf(&x.b, f, args...) }
 
 func (x *explainer) text(e *merge.Explanation) {
 	first := x.t.SSTables()[0]
-	x.printf("partition %s: %d of %d sstables hold it; merged as of %s", keyString(first, e.Key), len(e.Holding), len(x.t.SSTables()), instant(e.Now))
+	x.printf("partition %s: %d of %d sstables hold it; merged as of %s", x.key(first, e.Key), len(e.Holding), len(x.t.SSTables()), instant(e.Now))
 	if e.Purge {
 		x.printf(", purging what was deleted before %s", instant(e.GCBefore))
 	}
@@ -166,13 +174,35 @@ func (x *explainer) position(en *merge.Entry) string {
 	return "row " + x.clustering(en.Clustering)
 }
 
+// key is the partition key as -k takes it, or, where the schema names
+// the key's columns, each column's name and value.
+func (x *explainer) key(s *sstable.SSTable, key []byte) string {
+	parts := keyParts(s.KeyType(), key)
+	if len(x.keyNames) == 0 || len(parts) != len(x.keyNames) {
+		return keyString(s, key)
+	}
+	return "(" + named(x.keyNames, parts) + ")"
+}
+
 func (x *explainer) clustering(vs [][]byte) string {
 	parts := make([]string, len(vs))
 	types := x.t.ClusteringTypes()
 	for i, v := range vs {
 		parts[i] = x.value(types[i], v)
 	}
+	if len(x.clusteringNames) >= len(parts) {
+		return "(" + named(x.clusteringNames, parts) + ")"
+	}
 	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// named pairs values with their columns' names: a=1, b=2.
+func named(names, values []string) string {
+	parts := make([]string, len(values))
+	for i, v := range values {
+		parts[i] = names[i] + "=" + v
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (x *explainer) bound(p clustering.Prefix) string {

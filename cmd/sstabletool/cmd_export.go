@@ -30,11 +30,13 @@ func exportCommand() *cli.Command {
 			"                                                                tombstone bound (what dump prints), typed\n" +
 			"  sstables/keyspace=K/table=T/part-<node>-<sstable>.parquet     a row per sstable: metadata --json's facts and\n" +
 			"                                                                the bytes converting it to oa would save\n" +
-			"Keyspace and table come from the <keyspace>/<table>-<id>/ directory (or --schema); the node is\n" +
-			"--node (default: the host name). Run it on each node, copy every node's DIR into one place (object\n" +
-			"store, HDFS, a shared disk: the file names never collide), and one query reads the fleet. Files are\n" +
-			"written under hidden names and renamed into place once complete, so a killed export leaves nothing\n" +
-			"an engine would read; a damaged sstable is named on stderr and skipped, the rest are exported, exit 2.\n" +
+			"Keyspace and table come from the <keyspace>/<table>-<id>/ directory (or --schema); the names of the\n" +
+			"key and clustering columns, when the node's system_schema or --schema gives them, are in each file's\n" +
+			"metadata (sstabletool.key_columns, sstabletool.clustering_columns). The node is --node (default:\n" +
+			"the host name). Run it on each node, copy every node's DIR into one place (object store, HDFS, a\n" +
+			"shared disk: the file names never collide), and one query reads the fleet. Files are written under\n" +
+			"hidden names and renamed into place once complete, so a killed export leaves nothing an engine would\n" +
+			"read; a damaged sstable is named on stderr and skipped, the rest are exported, exit 2.\n" +
 			"Parquet with Snappy, row groups of at most 32 MiB: memory stays bounded whatever the table's size.\n" +
 			"docs/export.md lists every column.\n\n" +
 			"--merge exports each table's merged view instead (its sstables reconciled as a major compaction\n" +
@@ -198,7 +200,7 @@ func exportAction(c *cli.Context) error {
 				return err
 			}
 		}
-		files, err := ex.SSTable(s, export.Names{Keyspace: names.Keyspace, Table: names.Table})
+		files, err := ex.SSTable(s, exportNames(sf, s, names))
 		if err != nil {
 			return err
 		}
@@ -238,4 +240,15 @@ func oaSavings(a reader.Access) func(s *sstable.SSTable) (int64, error) {
 		before, after := res.Totals()
 		return before - after, nil
 	}
+}
+
+// exportNames are the export's names for sstable s: its keyspace and
+// table, with the key and clustering column names when a schema gives
+// them (a header's placeholders are not written as names).
+func exportNames(sf *inspect.SchemaSource, s *sstable.SSTable, names inspect.Names) export.Names {
+	n := export.Names{Keyspace: names.Keyspace, Table: names.Table}
+	if sf != nil && sf.Resolves(s) {
+		n.PartitionKey, n.Clustering = names.PartitionKey, names.Clustering
+	}
+	return n
 }

@@ -212,31 +212,9 @@ func filterAction(c *cli.Context) error {
 	if o.Access, err = rewriteAccess(c); err != nil {
 		return err
 	}
-	if c.Int("jobs") < 1 {
-		return usageError("--jobs %d: give at least 1", c.Int("jobs"))
-	}
-	var rep *rewriteReport
-	var runErr error
-	if out != "" {
-		if rep, err = writeOut(c, paths, out, o); err != nil {
-			return err
-		}
-	} else {
-		io := split.InPlaceOptions{Options: o, Op: txnlog.OpCleanup, Snapshot: "pre-filter", Words: noteWords(c, true), Force: c.Bool("force"),
-			Jobs: c.Int("jobs"), CommitLogs: c.StringSlice("commitlog"), Notes: sayIndexNote(c)}
-		if c.Bool("no-snapshot") {
-			io.Snapshot = ""
-		}
-		if c.Bool("debug") && !c.Bool("json") {
-			io.Log = func(line string) { hideBar(); fmt.Fprintln(stdout, line) }
-		}
-		prog := newProgress("filter", 0)
-		io.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
-		rep, runErr = split.InPlace(paths, io)
-		prog.done()
-		if rep == nil {
-			return usageError("filter: %v", runErr)
-		}
+	rep, runErr, err := runRewrite(c, paths, o, txnlog.OpCleanup)
+	if err != nil {
+		return err
 	}
 	found := map[string]bool{}
 	for _, r := range rep.SSTables {
@@ -304,17 +282,7 @@ func printFilterReport(c *cli.Context, rep *rewriteReport, notFound []string) {
 			fmt.Fprintf(stdout, "  ... and %s more\n", words.Plural(int(r.DroppedNotListed), "partition"))
 		}
 	}
-	sayIndexesDone(c, rep)
-	if rep.Snapshot != "" {
-		fmt.Fprintf(stdout, "Pre-filter sstables snapshotted into snapshot %s\n", rep.Snapshot)
-	}
-	for _, f := range rep.Failed {
-		msg := f.Reason
-		if !c.Bool("debug") {
-			msg, _, _ = strings.Cut(msg, "\n")
-		}
-		fmt.Fprintf(stderr, "Error filtering %s: %s\n", f.Path, msg)
-	}
+	printRewriteEnd(c, rep, "filtering")
 	for _, k := range notFound {
 		fmt.Fprintf(stderr, "sstabletool: key %s is in none of the sstables\n", k)
 	}

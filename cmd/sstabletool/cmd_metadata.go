@@ -95,6 +95,9 @@ func metadataAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		if n, ok := schemaNames(sf, s); ok {
+			m.Header.KeyColumns, m.Header.ClusteringColumns = n.PartitionKey, n.Clustering
+		}
 		if c.Bool("scan") {
 			prog := newProgress("scanning", s.Data().Length())
 			m.Scan, err = inspect.Scan(s, prog.update)

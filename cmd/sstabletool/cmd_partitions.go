@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
@@ -69,21 +70,24 @@ func partitionsCommand() *cli.Command {
 
 // partitionRow is one output line; JSON names are the documented ones.
 type partitionRow struct {
-	SSTable           string `json:"sstable"`
-	Key               string `json:"key"`
-	Token             string `json:"token"`
-	Offset            int64  `json:"offset"`
-	Size              int64  `json:"size"`
-	Rows              int64  `json:"rows"`
-	Cells             int64  `json:"cells"`
-	Tombstones        int64  `json:"tombstones"`
-	Deletion          bool   `json:"deletion"`
-	RowTombstones     int64  `json:"row_tombstones"`
-	RangeTombstones   int64  `json:"range_tombstones"`
-	ComplexTombstones int64  `json:"complex_tombstones"`
-	CellTombstones    int64  `json:"cell_tombstones"`
-	RowTTLExpired     int64  `json:"row_ttl_expired"`
-	CellTTLExpired    int64  `json:"cell_ttl_expired"`
+	SSTable string `json:"sstable"`
+	Key     string `json:"key"`
+	// KeyColumns is the key by column name, where the schema names the
+	// key's columns.
+	KeyColumns        map[string]string `json:"key_columns,omitempty"`
+	Token             string            `json:"token"`
+	Offset            int64             `json:"offset"`
+	Size              int64             `json:"size"`
+	Rows              int64             `json:"rows"`
+	Cells             int64             `json:"cells"`
+	Tombstones        int64             `json:"tombstones"`
+	Deletion          bool              `json:"deletion"`
+	RowTombstones     int64             `json:"row_tombstones"`
+	RangeTombstones   int64             `json:"range_tombstones"`
+	ComplexTombstones int64             `json:"complex_tombstones"`
+	CellTombstones    int64             `json:"cell_tombstones"`
+	RowTTLExpired     int64             `json:"row_ttl_expired"`
+	CellTTLExpired    int64             `json:"cell_ttl_expired"`
 
 	tok         token.Token // for --sort token
 	partitioner string
@@ -169,7 +173,13 @@ func partitionsAction(c *cli.Context) error {
 		if len(keys) == 0 && len(c.StringSlice("key")) > 0 {
 			return nil // none of the keys is one of this table's
 		}
-		sum := &sstableSummary{path: s.Path("Data.db"), stats: inspect.NewPartitionStats(), listKeys: filtered, indexes: inspect.IndexesOf(s, nil)}
+		var keyNames []string
+		var table *cqltype.TableSchema // names the indexes' columns
+		if n, ok := schemaNames(sf, s); ok {
+			keyNames = n.PartitionKey
+			table, _ = sf.Table(s)
+		}
+		sum := &sstableSummary{path: s.Path("Data.db"), stats: inspect.NewPartitionStats(), listKeys: filtered, indexes: inspect.IndexesOf(s, table)}
 		if err := pr.begin(sum.path); err != nil {
 			return err
 		}
@@ -185,7 +195,7 @@ func partitionsAction(c *cli.Context) error {
 			p.counts.Key = nil // the header's, valid only until the next one
 			if p.excluded = exclude[string(h.Key)]; !p.excluded && th.match(&p.counts) {
 				p.matched = true
-				p.row = newPartitionRow(s, sum.path, h.Key, &p.counts, opts.PartitionsOnly)
+				p.row = newPartitionRow(s, sum.path, h.Key, keyNames, &p.counts, opts.PartitionsOnly)
 			}
 			return nil
 		}
@@ -281,7 +291,7 @@ func (b *partitionBatch) next() *countedPartition {
 // drop removes the last partition (one whose counting failed).
 func (b *partitionBatch) drop() { b.parts = b.parts[:len(b.parts)-1] }
 
-func newPartitionRow(s *sstable.SSTable, path string, key []byte, p *inspect.PartitionCounts, partitionsOnly bool) partitionRow {
+func newPartitionRow(s *sstable.SSTable, path string, key []byte, keyNames []string, p *inspect.PartitionCounts, partitionsOnly bool) partitionRow {
 	tok := s.Partitioner().Token(key)
 	r := partitionRow{
 		SSTable: path, Key: keyString(s, key), Token: tok.String(),
@@ -290,6 +300,15 @@ func newPartitionRow(s *sstable.SSTable, path string, key []byte, p *inspect.Par
 		ComplexTombstones: p.ComplexTombstones, CellTombstones: p.CellTombstones,
 		RowTTLExpired: p.RowTTLExpired, CellTTLExpired: p.CellTTLExpired,
 		tok: tok, partitioner: s.Partitioner().Name(),
+	}
+	if keyNames != nil {
+		parts := inspect.FormatKeyParts(s.KeyType(), key)
+		if len(parts) == len(keyNames) {
+			r.KeyColumns = make(map[string]string, len(parts))
+			for i, n := range keyNames {
+				r.KeyColumns[n] = parts[i]
+			}
+		}
 	}
 	if partitionsOnly {
 		r.Cells, r.Tombstones, r.RowTombstones, r.RangeTombstones, r.ComplexTombstones, r.CellTombstones, r.RowTTLExpired, r.CellTTLExpired = -1, -1, -1, -1, -1, -1, -1, -1

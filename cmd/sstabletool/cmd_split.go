@@ -238,34 +238,12 @@ func splitAction(c *cli.Context) error {
 	if o.Access, err = rewriteAccess(c); err != nil {
 		return err
 	}
-	if c.Int("jobs") < 1 {
-		return usageError("--jobs %d: give at least 1", c.Int("jobs"))
-	}
 	if c.String("out") == "" && c.Bool("drop-index-components") {
 		return usageError("split: --drop-index-components goes with --out: in place each output takes a new id, which no index file has")
 	}
-	var rep *rewriteReport
-	var runErr error
-	if out := c.String("out"); out != "" {
-		if rep, err = writeOut(c, paths, out, o); err != nil {
-			return err
-		}
-	} else {
-		io := split.InPlaceOptions{Options: o, Op: txnlog.OpUnknown, Snapshot: "pre-split", Words: noteWords(c, true), Force: c.Bool("force"),
-			Jobs: c.Int("jobs"), CommitLogs: c.StringSlice("commitlog"), Notes: sayIndexNote(c)}
-		if c.Bool("no-snapshot") {
-			io.Snapshot = ""
-		}
-		if c.Bool("debug") && !c.Bool("json") {
-			io.Log = func(line string) { hideBar(); fmt.Fprintln(stdout, line) }
-		}
-		prog := newProgress("split", 0)
-		io.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
-		rep, runErr = split.InPlace(paths, io)
-		prog.done()
-		if rep == nil {
-			return usageError("split: %v", runErr)
-		}
+	rep, runErr, err := runRewrite(c, paths, o, txnlog.OpUnknown)
+	if err != nil {
+		return err
 	}
 	if c.Bool("json") {
 		if err := writeJSON(rep); err != nil {
@@ -275,6 +253,38 @@ func splitAction(c *cli.Context) error {
 		printSplitReport(c, rep)
 	}
 	return rewriteExit(c, rep, runErr)
+}
+
+// runRewrite runs split's or filter's rewrite of paths with o: into
+// --out, or in place through upgrade's transactions, named op in their
+// logs, with a pre-<command> snapshot unless --no-snapshot. runErr is the
+// in-place run's error once it has a report (rewriteExit's to say); err
+// is one that leaves no report.
+func runRewrite(c *cli.Context, paths []string, o split.Options, op string) (rep *rewriteReport, runErr, err error) {
+	name := c.Command.Name
+	if c.Int("jobs") < 1 {
+		return nil, nil, usageError("--jobs %d: give at least 1", c.Int("jobs"))
+	}
+	if out := c.String("out"); out != "" {
+		rep, err = writeOut(c, paths, out, o)
+		return rep, nil, err
+	}
+	io := split.InPlaceOptions{Options: o, Op: op, Snapshot: "pre-" + name, Words: noteWords(c, true), Force: c.Bool("force"),
+		Jobs: c.Int("jobs"), CommitLogs: c.StringSlice("commitlog"), Notes: sayIndexNote(c)}
+	if c.Bool("no-snapshot") {
+		io.Snapshot = ""
+	}
+	if c.Bool("debug") && !c.Bool("json") {
+		io.Log = func(line string) { hideBar(); fmt.Fprintln(stdout, line) }
+	}
+	prog := newProgress(name, 0)
+	io.Progress = func(done, total int64) { prog.total = total; prog.update(done) }
+	rep, runErr = split.InPlace(paths, io)
+	prog.done()
+	if rep == nil {
+		return nil, nil, usageError("%s: %v", name, runErr)
+	}
+	return rep, runErr, nil
 }
 
 // rewriteExit is split's and filter's exit: 2 when the node looks live or
@@ -365,16 +375,24 @@ func printSplitReport(c *cli.Context, rep *rewriteReport) {
 	if split0 == 0 && len(rep.Failed) == 0 {
 		fmt.Fprintln(stdout, "No sstables needed splitting.")
 	}
+	printRewriteEnd(c, rep, "splitting")
+}
+
+// printRewriteEnd prints what split and filter print after their
+// sstables: what they wrote in place of each index's files, the
+// snapshot (as sstablesplit words it), and each sstable that could not
+// be rewritten (its reason's first line unless --debug).
+func printRewriteEnd(c *cli.Context, rep *rewriteReport, doing string) {
 	sayIndexesDone(c, rep)
 	if rep.Snapshot != "" {
-		fmt.Fprintf(stdout, "Pre-split sstables snapshotted into snapshot %s\n", rep.Snapshot)
+		fmt.Fprintf(stdout, "Pre-%s sstables snapshotted into snapshot %s\n", c.Command.Name, rep.Snapshot)
 	}
 	for _, f := range rep.Failed {
 		msg := f.Reason
 		if !c.Bool("debug") {
 			msg, _, _ = strings.Cut(msg, "\n")
 		}
-		fmt.Fprintf(stderr, "Error splitting %s: %s\n", f.Path, msg)
+		fmt.Fprintf(stderr, "Error %s %s: %s\n", doing, f.Path, msg)
 	}
 }
 

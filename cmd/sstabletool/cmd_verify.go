@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -58,14 +59,19 @@ func verifyAction(c *cli.Context) error {
 	var reports []any // *verify.Report or sstableError, in order
 	bad, checked := 0, 0
 	// What a node's schema says of an sstable (a column whose type
-	// differs from the header's, a table it cannot speak for) is a note
-	// of its report: worth knowing, no failure.
-	var schemaNotes []string
+	// differs from the header's, a table it cannot speak for) is a
+	// warning of its report, as on stderr: worth knowing, no failure.
+	var schemaWarnings []string
 	if say := sf.OnWarning; say != nil {
-		sf.OnWarning = func(msg string) { schemaNotes = append(schemaNotes, msg); say(msg) }
+		sf.OnWarning = func(msg string) {
+			if !slices.Contains(schemaWarnings, msg) {
+				schemaWarnings = append(schemaWarnings, msg)
+			}
+			say(msg)
+		}
 	}
 	err = sc.each(func(p string) error {
-		schemaNotes = schemaNotes[:0]
+		schemaWarnings = schemaWarnings[:0]
 		// An sstable this tool cannot read at all (a format it does not
 		// support yet) is not damage: it was not checked. A schema whose
 		// types differ is bad usage, not damage either. Damage found while
@@ -85,8 +91,8 @@ func verifyAction(c *cli.Context) error {
 		prog := newProgress("verify "+p, 0)
 		r := verify.SSTable(p, o, func(done, total int64) { prog.total = total; prog.update(done) })
 		prog.done()
-		for _, n := range schemaNotes {
-			r.Notes = append(r.Notes, verify.Problem{File: strings.TrimSuffix(p, format.ComponentData) + format.ComponentStatistics,
+		for _, n := range schemaWarnings {
+			r.Warnings = append(r.Warnings, verify.Problem{File: strings.TrimSuffix(p, format.ComponentData) + format.ComponentStatistics,
 				Component: format.ComponentStatistics, Offset: -1, Message: "schema: " + strings.TrimPrefix(n, p+": ")})
 		}
 		checked++

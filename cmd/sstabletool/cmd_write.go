@@ -7,11 +7,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/format/token"
 	"github.com/sstabletool/sstabletool/internal/undump"
@@ -33,8 +36,12 @@ func writeCommand() *cli.Command {
 			"The table's columns and types come from --schema (cqlsh DESCRIBE output; the table is --table, or the\n" +
 			"one DIR names as <keyspace>/<table>-<id>/, or the file's only one); else from a node's own schema: the\n" +
 			"system_schema of --schema-from DATA_DIR, or of the data directory DIR lies in (<data>/<keyspace>/\n" +
-			"<table>-<id>/, the table the directory names, with its id); or from --like, a reference sstable whose\n" +
-			"serialization header, partitioner, version and compression the new one takes (by default).\n" +
+			"<table>-<id>/, the table the directory names, with its id), whose version (that of the sstable the\n" +
+			"node wrote last in system_schema: one it reads), compression and bloom_filter_fp_chance are taken too;\n" +
+			"or from --like, a reference sstable whose serialization header, partitioner, version and compression\n" +
+			"the new one takes (by default). A directory a process holds files of open (a running node, whose next\n" +
+			"flush may take the same generation) is refused unless --force: write elsewhere and load it with\n" +
+			"nodetool import or sstableloader.\n\n" +
 			"dump -t of the written sstable is byte for byte its input when the input is dump -t of an sstable of\n" +
 			"the same version: dump's positions are kept, what dump does not print is written so that it prints the\n" +
 			"same (a counter's shards, the header's EncodingStats: see docs/write.md). An edited input is written\n" +
@@ -51,22 +58,23 @@ func writeCommand() *cli.Command {
 			"  sstabletool write rows.json --like nc-1-big-Data.db --out /tmp/fixed     # rows.json: dump -t nc-1-big-Data.db, a value edited\n" +
 			"  sstabletool write rows.json --schema shop.cql --table shop.orders --to oa --out /tmp/orders\n" +
 			"  sstabletool write rows.json --like nc-1-big-Data.db --to da --out /tmp/bti --json\n" +
+			"  sstabletool write rows.json --out /var/lib/cassandra/data/shop/orders-4a4e3f70c67c11eeb4a4d93dc8a1f6a2  # the node stopped: its schema, version and compression\n" +
 			"  sstabletool write rows.jsonl --jsonl --schema shop.cql --table shop.orders --partitioner ByteOrderedPartitioner --compression none --out /tmp/fx",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "output data `DIR` (created if missing)"},
 			schemaFlag, tableFlag,
 			&cli.StringFlag{Name: "like", Usage: "a reference `SSTABLE` whose columns and types, partitioner, version and compression the written one takes"},
-			versionFlag(&cli.StringFlag{Name: "to", Usage: "the version written: oa (the default without --like), nc, nb or any big version ma..oa, or da (BTI)"}),
+			versionFlag(&cli.StringFlag{Name: "to", Usage: "the version written: nc, nb, oa or any big version ma..oa, or da (BTI); by default --like's, else the node's, else oa"}),
 			oneOf(&cli.StringFlag{Name: "partitioner", Usage: "the partitioner (default: --like's, else Murmur3Partitioner)"},
 				"Murmur3Partitioner", "RandomPartitioner", "ByteOrderedPartitioner", "OrderPreservingPartitioner").parsedBy(func(s string) error {
 				_, err := token.ForName(s)
 				return err
 			}),
 			&cli.BoolFlag{Name: "jsonl", Aliases: []string{"l"}, Usage: "the input is JSON lines (dump -l); without it either style is taken"},
-			compressionFlag(&cli.StringFlag{Name: "compression", Value: "keep", Usage: "Data.db compression: keep (--like's, else LZ4Compressor), none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)"}, "keep"),
+			compressionFlag(&cli.StringFlag{Name: "compression", Value: "keep", Usage: "Data.db compression: keep (--like's, else the table's in the node's schema, else LZ4Compressor), none, or a compressor (LZ4Compressor, SnappyCompressor, DeflateCompressor, ZstdCompressor)"}, "keep"),
 			&cli.IntFlag{Name: "chunk-length", Usage: "chunk length in KiB with --compression (default 16)"},
 			&cli.BoolFlag{Name: "no-verify", Usage: "commit the sstable without verifying it first"},
-			jsonFlag,
+			forceFlag, jsonFlag,
 		},
 		Action: writeAction,
 	}, argSpec{min: 1, max: 1, what: "JSON file (or - for standard input)"}.withRequired("out"))
@@ -81,6 +89,8 @@ func writeAction(c *cli.Context) error {
 	var err error
 	var refVersion format.Version
 	var refCompression *writer.Compression
+	var table *cqltype.TableSchema // the table's definition, without --like
+	nodeData := ""                 // the data directory of the node whose schema gives the table
 	if ref := c.String("like"); ref != "" {
 		s, err := openSSTableNoSchema(c, ref)
 		if err != nil {
@@ -115,6 +125,14 @@ func writeAction(c *cli.Context) error {
 			return usageError("write: %v", err)
 		}
 		o.Partitioner = stats.Murmur3Partitioner
+		table = ts
+		switch {
+		case c.IsSet("schema"):
+		case c.IsSet("schema-from"):
+			nodeData = c.String("schema-from")
+		default:
+			nodeData = filepath.Dir(filepath.Dir(abs))
+		}
 	}
 	if p := c.String("partitioner"); p != "" {
 		part, err := token.ForName(p)
@@ -130,6 +148,12 @@ func writeAction(c *cli.Context) error {
 		}
 	case o.Reference:
 		o.Version = refVersion
+	case nodeData != "":
+		// What the node wrote last, so that it can read what is written
+		// for it (a 4.x node cannot read oa).
+		if o.Version, err = nodeVersion(nodeData); err != nil {
+			return usageError("write: %v; give --to VERSION", err)
+		}
 	default:
 		o.Version = format.MustVersion("oa")
 	}
@@ -137,10 +161,40 @@ func writeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// The table's own compression and bloom filter settings, where its
+	// definition has them (a node's schema does; a CQL file's options are
+	// not kept).
+	var tableComp *writer.Compression
+	tableHasComp := false
+	if table != nil {
+		if m, ok, err := table.OptionMap("compression"); ok {
+			defaultKiB := 64 // CompressionParams.DEFAULT_CHUNK_LENGTH before 4.0
+			if o.Version.HasMaxCompressedLength {
+				defaultKiB = 16
+			}
+			if err == nil {
+				tableComp, err = writer.CompressionOfTable(m, defaultKiB)
+			}
+			if err != nil && !none && comp == nil {
+				return usageError("write: table %s: %v; give --compression", table.Name(), err)
+			}
+			tableHasComp = true
+		}
+		if v, ok := table.Option("bloom_filter_fp_chance"); ok {
+			if p, err := strconv.ParseFloat(v, 64); err == nil && p > 0 && p <= 1 {
+				o.BloomFilterFPChance = p
+			}
+		}
+	}
 	switch {
 	case none:
 	case comp != nil:
 		o.Compression = comp
+	case tableHasComp:
+		o.Compression = tableComp
+		if o.Compression != nil && !o.Version.HasMaxCompressedLength {
+			o.Compression.MaxCompressedLength = math.MaxInt32
+		}
 	case refCompression != nil:
 		o.Compression = refCompression
 		if !o.Version.HasMaxCompressedLength {
@@ -152,6 +206,12 @@ func writeAction(c *cli.Context) error {
 		o.Compression = &writer.Compression{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 16 << 10, MaxCompressedLength: math.MaxInt32}
 	}
 
+	// A running node's directory: its next flush may take the generation
+	// written here. Cassandra loads new sstables into a running node
+	// through nodetool import (4.0+) or sstableloader, from elsewhere.
+	if err := refuseLive(c, []string{dest}); err != nil {
+		return cli.Exit(err.Error()+"; or write into another directory and load that into the node with nodetool import or sstableloader", exitBadData)
+	}
 	in, cleanup, err := openWriteInput(c.Args().First())
 	if err != nil {
 		return badData(err)
@@ -198,6 +258,34 @@ func writeAction(c *cli.Context) error {
 	notes = append(notes, fmt.Sprintf("%d passes over the input", res.Passes))
 	fmt.Fprintf(stdout, "  %s\n", strings.Join(notes, "; "))
 	return nil
+}
+
+// nodeVersion is the sstable version of the node whose data directory is
+// data: that of the sstable it wrote last in its system_schema (the
+// Data.db modified last; of two at once, the later version). Every
+// version there is one the node reads.
+func nodeVersion(data string) (format.Version, error) {
+	dir := filepath.Join(data, "system_schema")
+	paths, err := format.FindSSTables([]string{dir}, true)
+	if err != nil {
+		return format.Version{}, err
+	}
+	var best format.Version
+	var bestTime time.Time
+	for _, p := range paths {
+		d, _, err := format.ParseDescriptor(p)
+		fi, serr := os.Stat(p)
+		if err != nil || serr != nil {
+			continue
+		}
+		if t := fi.ModTime(); best.Name == "" || t.After(bestTime) || t.Equal(bestTime) && d.Version.Name > best.Name {
+			best, bestTime = d.Version, t
+		}
+	}
+	if best.Name == "" {
+		return format.Version{}, fmt.Errorf("no sstable in %s to take the node's version from", dir)
+	}
+	return best, nil
 }
 
 // openWriteInput opens the JSON to read (several times): a regular file as

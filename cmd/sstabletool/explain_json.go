@@ -12,7 +12,11 @@ import (
 // explain --json's shape: the same as the text, as fields.
 type (
 	explainJSON struct {
-		Key               []string      `json:"key"`
+		Key []string `json:"key"`
+		// KeyColumns and ClusteringColumns name the key's and the
+		// clustering values' columns, where the schema gives them.
+		KeyColumns        []string      `json:"key_columns,omitempty"`
+		ClusteringColumns []string      `json:"clustering_columns,omitempty"`
 		Now               int64         `json:"now"`
 		Purge             bool          `json:"purge"`
 		GCBefore          *int64        `json:"gc_before,omitempty"`
@@ -66,7 +70,8 @@ type (
 )
 
 func (x *explainer) json(e *merge.Explanation) *explainJSON {
-	out := &explainJSON{Key: keyParts(x.t.KeyType(), e.Key), Now: e.Now, Purge: e.Purge, Versions: []versionJSON{}, Entries: []entryJSON{}}
+	out := &explainJSON{Key: keyParts(x.t.KeyType(), e.Key), KeyColumns: x.keyNames, ClusteringColumns: x.clusteringNames,
+		Now: e.Now, Purge: e.Purge, Versions: []versionJSON{}, Entries: []entryJSON{}}
 	if e.Purge {
 		out.GCBefore = &e.GCBefore
 	}

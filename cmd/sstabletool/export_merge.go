@@ -105,11 +105,20 @@ func mergedName(t *merge.Table) string {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	rel, err := filepath.Rel(format.TableOf(dir).Dir, dir)
+	td := format.TableOf(dir)
+	rel, err := filepath.Rel(td.BaseDir(), dir)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return "merged"
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if td.Index != "" {
+		// A secondary index's table: .<index>/ in the table's directory,
+		// or in a snapshot's or the backups'.
+		parts = parts[:len(parts)-1]
+		if len(parts) == 0 {
+			return "merged"
+		}
+	}
 	switch {
 	case parts[0] == format.BackupsDir:
 		return "merged-backups"
@@ -151,7 +160,7 @@ func exportMerged(c *cli.Context, ex *export.Exporter, sf *inspect.SchemaSource,
 				return sum.failed(g, err)
 			}
 		}
-		n := export.Names{Keyspace: names.Keyspace, Table: names.Table}
+		n := exportNames(sf, first, names)
 		*size = 0
 		for _, s := range t.SSTables() {
 			if fi, err := os.Stat(s.Path(format.ComponentData)); err == nil {

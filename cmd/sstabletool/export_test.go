@@ -380,7 +380,8 @@ func checkPartitions(t *testing.T, p, partitioner string, parts []pqPartition) {
 			Tombstones: g.Tombstones, Deletion: g.Deletion, RowTombstones: g.RowTombstones, RangeTombstones: g.RangeTombstones,
 			ComplexTombstones: g.ComplexTombstones, CellTombstones: g.CellTombstones, RowTTLExpired: g.RowTTLExpired, CellTTLExpired: g.CellTTLExpired}
 		if d := cmp.Diff(w, got, cmp.AllowUnexported(partitionRow{}), cmp.FilterPath(func(p cmp.Path) bool {
-			return p.Last().String() == ".tok" || p.Last().String() == ".partitioner"
+			// the export has the key, not its columns' names (the schema's)
+			return p.Last().String() == ".tok" || p.Last().String() == ".partitioner" || p.Last().String() == ".KeyColumns"
 		}, cmp.Ignore())); d != "" {
 			t.Fatalf("partition %d (-partitions --json +export):\n%s", i, d)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/cqltype"
@@ -182,4 +183,75 @@ func canonical(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// The export names the key and clustering columns of each file's table
+// in its key-value metadata when the node's system_schema gives them
+// (read back with parquet-go, not the arrow-go writer), merged or not,
+// and leaves them out for a copy outside any data directory, whose
+// header does not name them.
+func TestExportKeyColumnsFromNodeSchema(t *testing.T) {
+	node := filepath.Join(fixtures.Dir(t), "realworld", "cassandra", "node-3.11")
+	mapDir := filepath.Join(node, "sina_test", "table_with_map-901f2c70a1c711eeae8c6d2c86545d91")
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	if err := os.MkdirAll(copyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(mapDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(mapDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(copyDir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type kv struct{ Key, Clustering *string }
+	str := func(s string) *string { return &s }
+	for _, tc := range []struct {
+		name string
+		args []string
+		want kv
+	}{
+		{"sstable", []string{mapDir}, kv{str(`["k"]`), str(`[]`)}},
+		{"merged", []string{"--merge", filepath.Join(node, "system_schema", "columns-24101c25a2ae3af787c1b40ee1aca33f")},
+			kv{str(`["keyspace_name"]`), str(`["table_name","column_name"]`)}},
+		{"copy", []string{copyDir}, kv{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			code, _, errOut := runCaptured(t, append([]string{"export", "--out", out, "--node", "n1"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("export: exit %d: %s", code, errOut)
+			}
+			files := listParquet(t, out)
+			if len(files) < 3 {
+				t.Fatalf("files %v", files)
+			}
+			for _, p := range files {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, err := pq.OpenFile(bytes.NewReader(b), int64(len(b)))
+				if err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
+				var got kv
+				if v, ok := f.Lookup("sstabletool.key_columns"); ok {
+					got.Key = &v
+				}
+				if v, ok := f.Lookup("sstabletool.clustering_columns"); ok {
+					got.Clustering = &v
+				}
+				if d := cmp.Diff(tc.want, got); d != "" {
+					t.Errorf("%s (-want +got):\n%s", p, d)
+				}
+			}
+		})
+	}
 }

@@ -54,6 +54,8 @@ func loadSchema(c *cli.Context) (*inspect.SchemaSource, error) {
 		if err != nil {
 			return nil, usageError("%v", err)
 		}
+		fmt.Fprintf(stderr, "schema: %s\n", path)
+		sf.OnWarning = (&nodeSchemas{}).warn // a secondary index's own table: the header's names
 		return sf, nil
 	}
 	nodes := &nodeSchemas{o: o, read: map[string]*inspect.NodeSchema{}}
@@ -82,7 +84,9 @@ func loadSchema(c *cli.Context) (*inspect.SchemaSource, error) {
 type nodeSchemas struct {
 	o    sstable.Options
 	mu   sync.Mutex
-	read map[string]*inspect.NodeSchema // by data directory and keyspace; nil: none there
+	read map[string]*inspect.NodeSchema // by data directory, keyspace (and table); nil: none there
+	// tableRead: a keyspace one of whose tables was read alone
+	tableRead map[string]bool
 
 	sayMu sync.Mutex
 	said  map[string]bool // stderr lines already printed
@@ -104,18 +108,35 @@ func (ns *nodeSchemas) find(td format.TableDir) *inspect.NodeSchema {
 	if !td.HasID() || td.Keyspace == "" {
 		return nil
 	}
-	data := filepath.Dir(filepath.Dir(td.Dir))
-	key := data + "\x00" + td.Keyspace
+	data := filepath.Dir(filepath.Dir(td.BaseDir())) // a secondary index's .<index>/ lies in its table's
+	ksKey := data + "\x00" + td.Keyspace
+	tableKey := ksKey + "\x00" + td.BaseTable()
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
-	if n, ok := ns.read[key]; ok {
+	if n, ok := ns.read[ksKey]; ok {
 		return n
 	}
-	ns.read[key] = nil
+	if n, ok := ns.read[tableKey]; ok {
+		return n
+	}
 	if fi, err := os.Stat(filepath.Join(data, "system_schema")); err != nil || !fi.IsDir() {
+		ns.read[ksKey] = nil
 		return nil
 	}
-	s, err := nodeschema.Read(data, nodeschema.Options{Keyspaces: []string{td.Keyspace}, SSTable: ns.o})
+	// The first table of a keyspace is read alone (a command on one table
+	// reads a few rows of a node of thousands); from the second on, the
+	// keyspace whole, once.
+	o := nodeschema.Options{Keyspaces: []string{td.Keyspace}, SSTable: ns.o}
+	key := ksKey
+	if !ns.tableRead[ksKey] {
+		o.Table, key = td.BaseTable(), tableKey
+		if ns.tableRead == nil {
+			ns.tableRead = map[string]bool{}
+		}
+		ns.tableRead[ksKey] = true
+	}
+	ns.read[key] = nil
+	s, err := nodeschema.Read(data, o)
 	if err != nil {
 		ns.say(fmt.Sprintf("sstabletool: %s: %v; names from the sstables' headers", data, err))
 		return nil
@@ -152,6 +173,17 @@ func (ns *nodeSchemas) say(line string) {
 	}
 	ns.said[line] = true
 	fmt.Fprintln(stderr, line)
+}
+
+// schemaNames are the names the command's schema gives an sstable's key
+// and clustering columns; ok is false when no schema names them (the
+// header's placeholders would be all there is).
+func schemaNames(sf *inspect.SchemaSource, s *sstable.SSTable) (inspect.Names, bool) {
+	if sf == nil || !sf.Resolves(s) {
+		return inspect.Names{}, false
+	}
+	n, err := sf.Apply(s)
+	return n, err == nil
 }
 
 // nodeTableID is the id the node whose data directory is data gives

@@ -1,6 +1,8 @@
 package cqltype
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -342,5 +344,126 @@ CREATE TABLE ks.u (k int PRIMARY KEY);`)
 	}
 	if len(sc.Tables) != 1 || sc.Unresolved["ks.v"] == nil || !strings.Contains(sc.Unresolved["ks.v"].Error(), "ks.t") {
 		t.Errorf("tables %d, unresolved %v", len(sc.Tables), sc.Unresolved)
+	}
+}
+
+// TestParseSchemaIndexes reads CREATE INDEX and CREATE CUSTOM INDEX as
+// cqlsh's DESCRIBE prints them (the fixture: a regular index and an SAI
+// one) and in the other shapes Cassandra's grammar takes: each joins its
+// table's Indexes as system_schema.indexes would hold it, and Describe
+// prints the fixture's statements back as they were.
+func TestParseSchemaIndexes(t *testing.T) {
+	src, err := os.ReadFile("testdata/describe_legacy_tables.cql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ParseSchema(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ table, stmt, impl string }{
+		{"legacy_nc_clust", "CREATE INDEX legacy_nc_clust_val_idx ON legacy_tables.legacy_nc_clust (val);", IndexRegular},
+		{"legacy_nc_simple", "CREATE CUSTOM INDEX legacy_nc_simple_val_sai ON legacy_tables.legacy_nc_simple (val) USING 'StorageAttachedIndex' WITH OPTIONS = {'case_sensitive': 'false', 'normalize': 'true'};", IndexSAI},
+	} {
+		ts := sc.Lookup("legacy_tables", c.table)[0]
+		if len(ts.Indexes) != 1 || ts.Indexes[0].Target() != "val" || ts.Indexes[0].Implementation() != c.impl {
+			t.Errorf("%s: indexes %+v", c.table, ts.Indexes)
+		}
+		if d := ts.Describe(false); !strings.Contains(d, "\n"+c.stmt+"\n") || !strings.Contains(string(src), c.stmt) {
+			t.Errorf("%s: Describe does not print %s:\n%s", c.table, c.stmt, d)
+		}
+	}
+	if ix := sc.Lookup("other", "legacy_nc_simple")[0].Indexes; len(ix) != 0 {
+		t.Errorf("an index of legacy_tables.legacy_nc_simple went to other.legacy_nc_simple: %+v", ix)
+	}
+
+	sc, err = ParseSchema(`USE ks;
+CREATE TABLE t (k int PRIMARY KEY, v text, m map<text, int>, "Quoted" int, l frozen<list<int>>);
+CREATE INDEX ON t (v);
+CREATE INDEX IF NOT EXISTS by_key ON ks.t (KEYS(m));
+CREATE INDEX by_val ON t (m);
+CREATE INDEX full_l ON t (full(l));
+CREATE CUSTOM INDEX sasi ON t ("Quoted") USING 'org.apache.cassandra.index.sasi.SASIIndex' WITH OPTIONS = {'mode': 'CONTAINS'};
+CREATE INDEX s ON t (v) USING 'sai';
+CREATE INDEX legacy ON t (entries(m)) USING 'legacy_local_table';
+CREATE INDEX by_key ON t ("Quoted");
+CREATE INDEX IF NOT EXISTS again ON t (v);
+CREATE INDEX "t_Quoted_idx" ON t (keys(m)) USING 'sai';
+CREATE CUSTOM INDEX ON t ("Quoted") USING 'StorageAttachedIndex';
+CREATE INDEX ON other.x (v);
+CREATE TABLE u (k int PRIMARY KEY);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, ix := range sc.Lookup("ks", "t")[0].Indexes {
+		got[ix.Name] = fmt.Sprintf("%s %s %s %v", ix.Kind, ix.Target(), ix.Implementation(), ix.Options)
+	}
+	want := map[string]string{
+		"t_v_idx": "COMPOSITES v 2i map[target:v]",
+		"by_key":  "COMPOSITES keys(m) 2i map[target:keys(m)]",
+		"by_val":  "COMPOSITES values(m) 2i map[target:values(m)]",
+		"full_l":  "COMPOSITES full(l) 2i map[target:full(l)]",
+		"sasi":    `CUSTOM "Quoted" SASI map[class_name:org.apache.cassandra.index.sasi.SASIIndex mode:CONTAINS target:"Quoted"]`,
+		"s":       "CUSTOM v SAI map[class_name:sai target:v]",
+		"legacy":  "COMPOSITES entries(m) 2i map[target:entries(m)]",
+		// a name the keyspace has (by_key) or an index equal but for its
+		// name (again, t_v_idx's) is refused; an unnamed index takes the
+		// next free name
+		"t_Quoted_idx":   "CUSTOM keys(m) SAI map[class_name:sai target:keys(m)]",
+		"t_Quoted_idx_1": `CUSTOM "Quoted" SAI map[class_name:StorageAttachedIndex target:"Quoted"]`,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("indexes\n got %v\nwant %v", got, want)
+	}
+	if len(sc.Tables) != 2 {
+		t.Errorf("the statement after an index of an undefined table was not read: %d tables", len(sc.Tables))
+	}
+
+	for _, bad := range []struct{ src, want string }{
+		{"CREATE TABLE t (k int PRIMARY KEY, v text); CREATE CUSTOM INDEX x ON t (v);", "without USING"},
+		{"CREATE TABLE t (k int PRIMARY KEY, v text); CREATE INDEX x ON t (nope);", "no column nope"},
+		{"CREATE TABLE t (k int PRIMARY KEY, v text); CREATE INDEX x ON t (k, v);", "only a CUSTOM index"},
+		{"CREATE TABLE t (k int PRIMARY KEY, v text); CREATE INDEX x ON t (sum(v));", "expected KEYS, VALUES, ENTRIES or FULL"},
+		{"CREATE TABLE t (k int PRIMARY KEY, v text); CREATE INDEX x t (v);", "expected ON"},
+		{"CREATE TABLE t (k int PRIMARY KEY, v text); CREATE CUSTOM INDEX x ON t (v) USING 'sai' WITH OPTIONS = {'a' 'b'};", "'option': 'value'"},
+	} {
+		if _, err := ParseSchema(bad.src); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v, want %q", bad.src, err, bad.want)
+		}
+	}
+}
+
+// OptionMap reads a map option as a node's schema prints it (nodeschema's
+// option text, DESCRIBE's), quotes doubled inside strings; a value that
+// is not a map of strings is an error naming the option.
+func TestOptionMap(t *testing.T) {
+	ts := &TableSchema{Options: []Option{
+		{Name: "compression", Value: "{'chunk_length_in_kb': '16', 'class': 'org.apache.cassandra.io.compress.LZ4Compressor'}"},
+		{Name: "caching", Value: "{'keys': 'ALL', 'rows_per_partition': 'it''s'}"},
+		{Name: "extensions", Value: "{}"},
+		{Name: "bloom_filter_fp_chance", Value: "0.01"},
+		{Name: "comment", Value: "{'a': 1}"},
+	}}
+	for name, want := range map[string]map[string]string{
+		"compression": {"chunk_length_in_kb": "16", "class": "org.apache.cassandra.io.compress.LZ4Compressor"},
+		"caching":     {"keys": "ALL", "rows_per_partition": "it's"},
+		"extensions":  {},
+	} {
+		got, ok, err := ts.OptionMap(name)
+		if !ok || err != nil || !maps.Equal(got, want) {
+			t.Errorf("%s: %v %v %v, want %v", name, got, ok, err, want)
+		}
+	}
+	for _, name := range []string{"bloom_filter_fp_chance", "comment"} {
+		if _, ok, err := ts.OptionMap(name); !ok || err == nil || !strings.Contains(err.Error(), "option "+name) {
+			t.Errorf("%s: ok %v, error %v; want an error naming it", name, ok, err)
+		}
+	}
+	if _, ok, _ := ts.OptionMap("compaction"); ok {
+		t.Error("an option the table does not have")
+	}
+	if v, ok := ts.Option("bloom_filter_fp_chance"); !ok || v != "0.01" {
+		t.Errorf("Option: %q %v", v, ok)
 	}
 }

@@ -348,6 +348,8 @@ func FuzzParseSchema(f *testing.F) {
 	f.Add("CREATE TABLE k.t (p int, c text, v int, PRIMARY KEY (p, c)); ALTER TABLE k.t DROP v USING TIMESTAMP 1; ALTER TABLE IF EXISTS k.t ADD (w set<int>, x text static);" +
 		"CREATE MATERIALIZED VIEW k.m AS SELECT p, c FROM k.t WHERE c IS NOT NULL AND p > 'x;' PRIMARY KEY (c, p) WITH CLUSTERING ORDER BY (p DESC);" +
 		"CREATE FUNCTION k.f(a int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS $$ return a; $$;")
+	f.Add("CREATE TABLE k.t (p int PRIMARY KEY, m map<text, int>, v text); CREATE INDEX ON k.t (keys(m)); CREATE INDEX IF NOT EXISTS i ON k.t (v) USING 'sai';" +
+		"CREATE CUSTOM INDEX k.s ON k.t (v) USING 'org.apache.cassandra.index.sasi.SASIIndex' WITH OPTIONS = {'mode': 'CONTAINS'};")
 	f.Fuzz(func(t *testing.T, s string) {
 		sc, err := ParseSchema(s)
 		if err != nil {
@@ -361,6 +363,12 @@ func FuzzParseSchema(f *testing.F) {
 				if c.Type == nil || c.Type.String() == "" {
 					t.Fatalf("column %s without a type", c.Name)
 				}
+			}
+			for _, ix := range ts.Indexes {
+				if ix.Name == "" || ix.Kind == "CUSTOM" && ix.Options["class_name"] == "" || ix.Kind != "CUSTOM" && ix.Target() == "" {
+					t.Fatalf("index %+v of %s", ix, ts.Name())
+				}
+				ix.Implementation()
 			}
 		}
 	})

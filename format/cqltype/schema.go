@@ -3,6 +3,7 @@ package cqltype
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -52,6 +53,49 @@ type TableSchema struct {
 
 // Option is one table option: its name and its value as CQL text.
 type Option struct{ Name, Value string }
+
+// Option is the table option name's value as CQL text ("0.01",
+// "{'keys': 'ALL'}"); ok is false when the table has no such option.
+func (s *TableSchema) Option(name string) (value string, ok bool) {
+	i := slices.IndexFunc(s.Options, func(o Option) bool { return o.Name == name })
+	if i < 0 {
+		return "", false
+	}
+	return s.Options[i].Value, true
+}
+
+// OptionMap is the table option name read as a map of strings, as
+// compression, compaction and caching are written ({'class': '...',
+// 'chunk_length_in_kb': '16'}); ok is false when the table has no such
+// option (a schema parsed from CQL keeps none: see TableSchema).
+func (s *TableSchema) OptionMap(name string) (m map[string]string, ok bool, err error) {
+	v, ok := s.Option(name)
+	if !ok {
+		return nil, false, nil
+	}
+	lx := newLexer(v)
+	if !lx.accept("{") {
+		return nil, true, fmt.Errorf("option %s: %w", name, lx.errorf(lx.peek(), "expected a map {'key': 'value', ...}"))
+	}
+	m = map[string]string{}
+	for !lx.accept("}") {
+		if len(m) > 0 && !lx.accept(",") {
+			return nil, true, fmt.Errorf("option %s: %w", name, lx.errorf(lx.peek(), "expected , or }"))
+		}
+		k, v := lx.next(), token{}
+		if k.kind == tokString && lx.accept(":") {
+			v = lx.next()
+		}
+		if k.kind != tokString || v.kind != tokString {
+			return nil, true, fmt.Errorf("option %s: %w", name, lx.errorf(k, "expected 'key': 'value'"))
+		}
+		m[k.text] = v.text
+	}
+	if t := lx.peek(); t.kind != tokEOF {
+		return nil, true, fmt.Errorf("option %s: %w", name, lx.errorf(t, "expected the end of the map, found %q", t.text))
+	}
+	return m, true, nil
+}
 
 // Index is a secondary index as system_schema.indexes holds it: its
 // kind (KEYS, COMPOSITES or CUSTOM) and options, among them "target" (the
@@ -132,9 +176,10 @@ func ParseCreateTable(src string) (*TableSchema, error) {
 // DESCRIBE SCHEMA output: CREATE TYPE, CREATE TABLE and CREATE MATERIALIZED
 // VIEW statements are read (user types resolved in the order they are
 // defined; USE sets the default keyspace), ALTER TABLE ... ADD/DROP is
-// applied, and every other statement (keyspaces, indexes, functions and
-// aggregates, whose bodies may hold semicolons in strings or $$ blocks,
-// inserts) is skipped whole.
+// applied, CREATE [CUSTOM] INDEX adds the index to its table's Indexes
+// (as system_schema.indexes would hold it), and every other statement
+// (keyspaces, functions and aggregates, whose bodies may hold semicolons
+// in strings or $$ blocks, inserts) is skipped whole.
 func ParseSchema(src string) (*Schema, error) {
 	lx := newLexer(src)
 	sc := &Schema{Types: map[string]*Type{}, Unresolved: map[string]error{}}
@@ -159,6 +204,19 @@ func ParseSchema(src string) (*Schema, error) {
 				skipStatement(lx)
 			case lx.acceptWord("type"):
 				if err := parseCreateType(lx, keyspace, sc); err != nil {
+					return nil, err
+				}
+				skipStatement(lx)
+			case lx.acceptWord("index"):
+				if err := parseCreateIndex(lx, keyspace, false, sc); err != nil {
+					return nil, err
+				}
+				skipStatement(lx)
+			case lx.acceptWord("custom"):
+				if !lx.acceptWord("index") {
+					return nil, lx.errorf(lx.peek(), "expected INDEX after CREATE CUSTOM")
+				}
+				if err := parseCreateIndex(lx, keyspace, true, sc); err != nil {
 					return nil, err
 				}
 				skipStatement(lx)
@@ -417,6 +475,213 @@ func parseAlterTable(lx *lexer, keyspace string, sc *Schema) error {
 	}
 	return nil
 }
+
+// legacyIndexClass is the USING name of Cassandra's own secondary index
+// (CassandraIndex.NAME): CREATE INDEX ... USING it is a regular index.
+const legacyIndexClass = "legacy_local_table"
+
+// parseCreateIndex reads what follows CREATE [CUSTOM] INDEX, as DESCRIBE
+// prints it (IndexMetadata.appendCqlTo) and Cassandra's grammar takes it
+// (Parser.g's createIndexStatement): [IF NOT EXISTS] [[keyspace.]name] ON
+// [keyspace.]table (target, ...) [USING 'class'] [WITH OPTIONS = {...}].
+// The index joins its table's Indexes as CreateIndexStatement records it:
+// kind CUSTOM with the class as given (class_name) and the options, or
+// COMPOSITES (no USING, or USING 'legacy_local_table'); the target option
+// is the targets as IndexTarget.asCqlString writes them, a bare collection
+// column as values(c). An index of a table the script does not define
+// changes nothing it describes and is skipped.
+func parseCreateIndex(lx *lexer, keyspace string, custom bool, sc *Schema) error {
+	if lx.acceptWord("if") && !(lx.acceptWord("not") && lx.acceptWord("exists")) {
+		return lx.errorf(lx.peek(), "expected IF NOT EXISTS")
+	}
+	name, nameKs := "", ""
+	if t := lx.peek(); !(t.kind == tokIdent && strings.EqualFold(t.text, "on")) {
+		var err error
+		if nameKs, name, err = qualifiedName(lx, ""); err != nil {
+			return err
+		}
+	}
+	if !lx.acceptWord("on") {
+		return lx.errorf(lx.peek(), "expected ON after CREATE INDEX %s", name)
+	}
+	at := lx.peek()
+	ks, table, err := qualifiedName(lx, nameKs)
+	if err != nil {
+		return err
+	}
+	if ks == "" {
+		ks = keyspace
+	}
+	if !lx.accept("(") {
+		return lx.errorf(lx.peek(), "expected '(' after CREATE INDEX ... ON %s", qualify(ks, table))
+	}
+	type target struct{ fn, column string }
+	var targets []target
+	for !lx.accept(")") {
+		t := lx.next()
+		if t.kind != tokIdent && t.kind != tokQuotedIdent {
+			return lx.errorf(t, "expected a column to index, found %q", t.text)
+		}
+		tg := target{column: identName(t)}
+		if fn := strings.ToLower(t.text); t.kind == tokIdent && lx.accept("(") {
+			switch fn {
+			case "keys", "values", "entries", "full":
+			default:
+				return lx.errorf(t, "expected KEYS, VALUES, ENTRIES or FULL before '(', found %q", t.text)
+			}
+			c := lx.next()
+			if c.kind != tokIdent && c.kind != tokQuotedIdent {
+				return lx.errorf(c, "expected a column in %s(...), found %q", fn, c.text)
+			}
+			if !lx.accept(")") {
+				return lx.errorf(lx.peek(), "expected ')' after %s(%s", fn, c.text)
+			}
+			tg = target{fn: fn, column: identName(c)}
+		}
+		targets = append(targets, tg)
+		if !lx.accept(",") {
+			if !lx.accept(")") {
+				return lx.errorf(lx.peek(), "expected ',' or ')' in the index's targets, found %q", lx.peek().text)
+			}
+			break
+		}
+	}
+	class, hasClass := "", false
+	if lx.acceptWord("using") {
+		t := lx.next()
+		if t.kind != tokString || t.text == "" {
+			return lx.errorf(t, "expected the index class as a string after USING, found %q", t.text)
+		}
+		class, hasClass = t.text, true
+	}
+	opts := map[string]string{}
+	if lx.acceptWord("with") {
+		if !lx.acceptWord("options") || !lx.accept("=") || !lx.accept("{") {
+			return lx.errorf(lx.peek(), "expected OPTIONS = {...} after WITH")
+		}
+		for !lx.accept("}") {
+			k, colon, v := lx.next(), lx.accept(":"), lx.next()
+			if k.kind != tokString || !colon || v.kind != tokString {
+				return lx.errorf(k, "expected 'option': 'value' in the index's OPTIONS")
+			}
+			opts[k.text] = v.text
+			if !lx.accept(",") {
+				if !lx.accept("}") {
+					return lx.errorf(lx.peek(), "expected ',' or '}' in the index's OPTIONS, found %q", lx.peek().text)
+				}
+				break
+			}
+		}
+	}
+	ts, err := sc.lookupOne(lx, at, ks, table)
+	if err != nil {
+		return nil // an index of a table the script does not define
+	}
+	if hasClass && !custom && !strings.EqualFold(class, legacyIndexClass) {
+		custom = true
+	}
+	if custom && !hasClass {
+		return lx.errorf(at, "CREATE CUSTOM INDEX on %s without USING 'class'", ts.Name())
+	}
+	if !custom && len(targets) != 1 {
+		return lx.errorf(at, "CREATE INDEX on %s: only a CUSTOM index takes %d columns", ts.Name(), len(targets))
+	}
+	var cql []string
+	for _, tg := range targets {
+		col := ts.Column(tg.column)
+		if col == nil {
+			return lx.errorf(at, "CREATE INDEX on %s: no column %s", ts.Name(), tg.column)
+		}
+		fn := tg.fn
+		if fn == "" && (col.Type.Kind == List || col.Type.Kind == Set || col.Type.Kind == Map) {
+			fn = "values"
+		}
+		if fn == "" {
+			cql = append(cql, maybeQuote(col.Name))
+		} else {
+			cql = append(cql, fn+"("+maybeQuote(col.Name)+")")
+		}
+	}
+	ix := Index{Name: name, Kind: "COMPOSITES", Options: map[string]string{"target": strings.Join(cql, ", ")}}
+	if custom {
+		ix.Kind = "CUSTOM"
+		for k, v := range opts {
+			ix.Options[k] = v
+		}
+		ix.Options["class_name"] = class
+	}
+	// CreateIndexStatement.apply refuses (or, IF NOT EXISTS, skips) an
+	// index whose name the keyspace has, or that equals one of the table's
+	// in all but its name: the first one stays.
+	if name != "" && sc.hasIndex(ts.Keyspace, name) || slices.ContainsFunc(ts.Indexes, func(o Index) bool {
+		return o.Kind == ix.Kind && maps.Equal(o.Options, ix.Options)
+	}) {
+		return nil
+	}
+	if ix.Name == "" {
+		// IndexMetadata.generateDefaultIndexName: <table>_<column>_idx, or
+		// <table>_idx, without its non-word characters; then
+		// KeyspaceMetadata.findAvailableIndexName: _1, _2... after it while
+		// the keyspace has the name.
+		base := ts.Table + "_idx"
+		if len(targets) == 1 {
+			base = ts.Table + "_" + targets[0].column + "_idx"
+		}
+		base = nonWord.ReplaceAllString(base, "")
+		ix.Name = base
+		for i := 1; sc.hasIndex(ts.Keyspace, ix.Name); i++ {
+			ix.Name = base + "_" + strconv.Itoa(i)
+		}
+	}
+	ts.Indexes = append(ts.Indexes, ix)
+	return nil
+}
+
+// hasIndex says whether a table of keyspace ks has an index called name
+// (KeyspaceMetadata.hasIndex: index names are the keyspace's).
+func (s *Schema) hasIndex(ks, name string) bool {
+	for _, t := range s.Tables {
+		if t.Keyspace == ks && slices.ContainsFunc(t.Indexes, func(o Index) bool { return o.Name == name }) {
+			return true
+		}
+	}
+	return false
+}
+
+// nonWord matches what an index name may not hold
+// (IndexMetadata.PATTERN_NON_WORD_CHAR).
+var nonWord = regexp.MustCompile(`\W`)
+
+// Index implementations, as Implementation names them.
+const (
+	IndexSAI     = "SAI"  // org.apache.cassandra.index.sai.StorageAttachedIndex (Cassandra 5.0)
+	IndexSASI    = "SASI" // org.apache.cassandra.index.sasi.SASIIndex (3.4 to 4.1; 5.0 disabled by default)
+	IndexRegular = "2i"   // Cassandra's own, a table in .<index>/ (CassandraIndex)
+)
+
+// Implementation says which implementation the index is, as Cassandra
+// resolves its class (IndexMetadata.getIndexClassName, its aliases
+// "sai" and "storageattachedindex"): IndexSAI, IndexSASI, IndexRegular
+// for a KEYS or COMPOSITES index, or the class name of any other custom
+// index.
+func (ix Index) Implementation() string {
+	if ix.Kind != "CUSTOM" {
+		return IndexRegular
+	}
+	class := ix.Options["class_name"]
+	simple := class[strings.LastIndexByte(class, '.')+1:]
+	switch {
+	case strings.EqualFold(class, "sai"), strings.EqualFold(simple, "StorageAttachedIndex"):
+		return IndexSAI
+	case strings.EqualFold(simple, "SASIIndex"):
+		return IndexSASI
+	}
+	return class
+}
+
+// Target is what the index is on, as its target option says ("val",
+// "keys(m)").
+func (ix Index) Target() string { return ix.Options["target"] }
 
 // skipStatement consumes tokens through the next ';' outside brackets.
 func skipStatement(lx *lexer) {

@@ -7,10 +7,8 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/internal/format/index"
-	"github.com/sstabletool/sstabletool/reader"
 )
 
 // DefaultSegmentSize is how many uncompressed bytes of Data.db a segment
@@ -125,13 +123,10 @@ func Segmented[R any](s *SSTable, o SegmentOptions, reset func(r *R), begin func
 	if cuts == nil && s.indexFile != nil && !s.desc.Version.IsBTI() {
 		cuts = func(send func(Cut) bool) {
 			sc := index.NewScanner(s.indexFile, s.indexCodec, 0, false)
-			last := int64(0)
+			c := Cutter{Size: size}
 			for sc.Next() {
-				if pos := sc.Entry().Position; pos-last >= size {
-					if !send(Cut{pos, sc.EntryPos()}) {
-						return
-					}
-					last = pos
+				if pos := sc.Entry().Position; c.At(pos) && !send(Cut{pos, sc.EntryPos()}) {
+					return
 				}
 			}
 		}
@@ -141,6 +136,25 @@ func Segmented[R any](s *SSTable, o SegmentOptions, reset func(r *R), begin func
 		return w.serial(0)
 	}
 	return w.parallel(workers, cuts)
+}
+
+// A Cutter is where Segmented cuts Data.db, from the partition starts
+// Index.db lists: at the first one at least Size bytes past the cut before
+// it (past 0 for the first). A writer that sees the partition starts as it
+// writes them can tell with one where a walk of what it wrote will cut
+// (SegmentOptions{Size: Size}, Index.db's cuts).
+type Cutter struct {
+	Size int64
+	last int64
+}
+
+// At reports whether a cut falls at pos, the next partition start.
+func (c *Cutter) At(pos int64) bool {
+	if pos-c.last < c.Size {
+		return false
+	}
+	c.last = pos
+	return true
 }
 
 type segmentWalk[R any] struct {
@@ -161,32 +175,6 @@ type segment[R any] struct {
 	done       chan struct{} // closed when the worker is through
 	stop       int64         // where the worker's decoder stopped
 	err        error
-}
-
-// segmentDecoder is a worker's cursor and decoder, moved from segment to
-// segment so that their buffers (and the chunk last read) are kept.
-type segmentDecoder struct {
-	cur *reader.Cursor
-	dec *rows.Decoder
-}
-
-func (s *SSTable) segmentDecoder(sd *segmentDecoder, off int64) *rows.Decoder {
-	if sd.dec == nil {
-		sd.cur = s.data.Cursor(off)
-		sd.dec = rows.NewDecoder(sd.cur, s.schema)
-		sd.dec.SetFile(s.Path(format.ComponentData))
-		return sd.dec
-	}
-	if err := sd.cur.SeekTo(off); err != nil {
-		// A position outside the data: a fresh cursor fails its first
-		// read the way Decoder(off) would.
-		sd.cur = s.data.Cursor(off)
-		sd.dec = rows.NewDecoder(sd.cur, s.schema)
-		sd.dec.SetFile(s.Path(format.ComponentData))
-		return sd.dec
-	}
-	sd.dec.Reset()
-	return sd.dec
 }
 
 // walk runs begin, then part on the partitions of seg, and returns where
@@ -299,13 +287,13 @@ func (w *segmentWalk[R]) parallel(workers int, cuts func(func(Cut) bool)) error 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var sd segmentDecoder
+			var dec *rows.Decoder // moved from segment to segment, its buffers kept
 			for seg := range work {
 				select {
 				case <-done:
 					seg.err = errSegmentAborted
 				default:
-					dec := w.s.segmentDecoder(&sd, seg.start)
+					dec = w.s.DecoderAt(dec, seg.start)
 					seg.stop, seg.err = w.walk(dec, Segment{Start: seg.start, End: seg.end, Index: seg.index}, seg.r)
 				}
 				close(seg.done)

@@ -442,3 +442,47 @@ func TestSegmentedStreams(t *testing.T) {
 		t.Fatal("the walk waits for workers that wait for their turn")
 	}
 }
+
+// TestDecoderAt: one decoder moved from partition to partition, back and
+// forth, reads what a new decoder at each reads, and moved past the data
+// fails as a new one there does.
+func TestDecoderAt(t *testing.T) {
+	for _, p := range segmentTables(t)[:2] {
+		s, err := Open(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var offsets []int64
+		if err := s.ScanPartitions(ScanOptions{SkipCells: true}, func(ps *PartitionSummary) error {
+			offsets = append(offsets, ps.Offset)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		read := func(dec *rows.Decoder) string {
+			var h rows.PartitionHeader
+			if err := dec.ReadPartitionHeader(&h); err != nil {
+				return "error: " + err.Error()
+			}
+			var r seen
+			if err := recordPartition(&h, dec, &r); err != nil {
+				return "error: " + err.Error()
+			}
+			return r.lines[0]
+		}
+		var dec *rows.Decoder
+		n := len(offsets)
+		for i := range n {
+			off := offsets[(i*7)%n] // every partition, out of order
+			dec = s.DecoderAt(dec, off)
+			if got, want := read(dec), read(s.Decoder(off)); got != want {
+				t.Errorf("%s at %d: moved decoder read %q, a new one %q", p, off, got, want)
+			}
+		}
+		past := s.Data().Length() + 1
+		if got, want := read(s.DecoderAt(dec, past)), read(s.Decoder(past)); got != want || !strings.HasPrefix(got, "error") {
+			t.Errorf("%s past the data: moved decoder read %q, a new one %q", p, got, want)
+		}
+		s.Close()
+	}
+}

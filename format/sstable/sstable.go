@@ -447,6 +447,25 @@ func (s *SSTable) Decoder(off int64) *rows.Decoder {
 	return d
 }
 
+// DecoderAt returns a decoder of Data.db at off: dec, one of this
+// sstable's decoders (from Decoder or DecoderAt), moved there with its
+// buffers and the chunk it holds kept, so that a walk that decodes many
+// stretches of Data.db one after another reads and allocates as one
+// decoder would; or, when dec is nil, a new one.
+func (s *SSTable) DecoderAt(dec *rows.Decoder, off int64) *rows.Decoder {
+	if dec == nil {
+		return s.Decoder(off)
+	}
+	cur, ok := dec.Source().(*reader.Cursor)
+	if !ok || cur.SeekTo(off) != nil {
+		// A position outside the data: a new decoder fails its first
+		// read as Decoder(off) would.
+		return s.Decoder(off)
+	}
+	dec.Reset()
+	return dec
+}
+
 // Desc is the sstable's descriptor (directory, version, generation).
 func (s *SSTable) Desc() format.Descriptor { return s.desc }
 

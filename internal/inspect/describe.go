@@ -188,8 +188,8 @@ func (m *Metadata) Describe(unit time.Duration) []Field {
 	f("EncodingStats minTTL", h.MinTTL, joinComments(DurationWords(h.MinTTL), raw(h.RawMinTTL)))
 	f("EncodingStats minLocalDeletionTime", h.MinLocalDelTime, joinComments(DateIn(h.MinLocalDelTime, time.Second), raw(h.RawMinLocalDelTime)))
 	f("EncodingStats minTimestamp", h.MinTimestamp, DateIn(h.MinTimestamp, unit))
-	f("KeyType", h.KeyType, "")
-	f("ClusteringTypes", "["+strings.Join(h.ClusteringTypes, ", ")+"]", "")
+	f("KeyType", h.KeyType, strings.Join(h.KeyColumns, ", "))
+	f("ClusteringTypes", "["+strings.Join(h.ClusteringTypes, ", ")+"]", strings.Join(h.ClusteringColumns, ", "))
 	f("StaticColumns", columnMap(h.StaticColumns), "")
 	f("RegularColumns", columnMap(h.RegularColumns), "")
 	for _, n := range h.Notes {

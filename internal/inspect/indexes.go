@@ -89,7 +89,7 @@ func indexTarget(table *cqltype.TableSchema, name string) string {
 	}
 	for _, ix := range table.Indexes {
 		if ix.Name == name {
-			return ix.Options["target"]
+			return ix.Target()
 		}
 	}
 	return ""

@@ -164,11 +164,16 @@ type KeyRange struct {
 type Header struct {
 	KeyType         string   `json:"key_type"`
 	ClusteringTypes []string `json:"clustering_types"`
-	StaticColumns   []Column `json:"static_columns"`
-	RegularColumns  []Column `json:"regular_columns"`
-	MinTimestamp    int64    `json:"min_timestamp"`
-	MinLocalDelTime int64    `json:"min_local_deletion_time"`
-	MinTTL          int64    `json:"min_ttl"`
+	// KeyColumns and ClusteringColumns are the names the table's schema
+	// gives the key's components and the clustering columns (sstables do
+	// not store them); absent without a schema.
+	KeyColumns        []string `json:"key_columns,omitempty"`
+	ClusteringColumns []string `json:"clustering_columns,omitempty"`
+	StaticColumns     []Column `json:"static_columns"`
+	RegularColumns    []Column `json:"regular_columns"`
+	MinTimestamp      int64    `json:"min_timestamp"`
+	MinLocalDelTime   int64    `json:"min_local_deletion_time"`
+	MinTTL            int64    `json:"min_ttl"`
 	// The stored deltas where they are not Java ints, so that Cassandra
 	// 3.x/4.x read them cast (the interpreted values are above).
 	RawMinLocalDelTime *uint64 `json:"raw_min_local_deletion_time_delta,omitempty"`
@@ -448,29 +453,31 @@ func formatBound(types []*cqltype.Type, kind string, vals [][]byte) string {
 
 // FormatKey renders a partition key with its type, falling back to hex.
 func FormatKey(t *cqltype.Type, key []byte) string {
+	return strings.Join(FormatKeyParts(t, key), ":")
+}
+
+// FormatKeyParts is FormatKey's text of each component of a key (one
+// for a key of one column); a component (or key) its type cannot read is
+// its bytes in hex.
+func FormatKeyParts(t *cqltype.Type, key []byte) []string {
 	if t != nil {
 		if t.Kind == cqltype.Composite {
 			comps, _, err := t.Components(key)
 			if err == nil {
-				s := ""
+				out := make([]string, len(comps))
 				for i, c := range comps {
-					if i > 0 {
-						s += ":"
-					}
+					out[i] = fmt.Sprintf("0x%x", c.Value)
 					if i < len(t.Params) {
-						v, err := t.Params[i].Format(c.Value)
-						if err == nil {
-							s += v
-							continue
+						if v, err := t.Params[i].Format(c.Value); err == nil {
+							out[i] = v
 						}
 					}
-					s += fmt.Sprintf("0x%x", c.Value)
 				}
-				return s
+				return out
 			}
 		} else if s, err := t.Format(key); err == nil {
-			return s
+			return []string{s}
 		}
 	}
-	return fmt.Sprintf("0x%x", key)
+	return []string{fmt.Sprintf("0x%x", key)}
 }

@@ -32,7 +32,9 @@ func DefaultNames(s *sstable.SSTable) Names {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs // an sstable named from inside its directory has the directory "."
 	}
-	if t, ok := format.TableOfDir(filepath.Base(dir)); ok {
+	if td := format.TableOf(dir); td.Index != "" {
+		n.Keyspace, n.Table = td.Keyspace, td.Table // a secondary index's own table, "<table>.<index>"
+	} else if t, ok := format.TableOfDir(filepath.Base(dir)); ok {
 		n.Table = t
 		if ks := filepath.Base(filepath.Dir(dir)); ks != "." && ks != string(filepath.Separator) {
 			n.Keyspace = ks

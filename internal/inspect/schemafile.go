@@ -8,6 +8,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/cqltype"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/words"
 	"github.com/sstabletool/sstabletool/reader"
 )
 
@@ -35,7 +36,9 @@ type SchemaSource struct {
 	// (nil: none, the header's names); set for node sources only.
 	nodeFor func(format.TableDir) *NodeSchema
 	// OnWarning, when set, is told each fallback and type difference a
-	// node's schema meets, naming the sstable.
+	// node's schema meets, and each secondary index's own table either
+	// source meets (its sstables keep their header's names), naming the
+	// sstable.
 	OnWarning func(string)
 }
 
@@ -144,12 +147,63 @@ func (sf *SchemaSource) Table(s *sstable.SSTable) (*cqltype.TableSchema, error) 
 	if sf.nodeFor != nil {
 		return sf.applyNode(s)
 	}
-	return sf.pick(s)
+	ts, err := sf.pick(s)
+	if nd := (*notDefinedError)(nil); errors.As(err, &nd) {
+		sf.warn(s, nd.why+"; names from the sstable's header") // as Apply says it
+		return nil, nil
+	}
+	return ts, err
+}
+
+// notDefinedError is a directory a schema defines no table for, whose
+// sstables keep their header's names: a secondary index's own table
+// (<table>-<id>/.<index>/), whose layout Cassandra derives from the index
+// (CassandraIndex.indexCfsMetadata: the indexed value as partition key,
+// the base table's key and clustering as clustering), or the directory of
+// a table a one-table file does not define.
+type notDefinedError struct{ why string }
+
+func (e *notDefinedError) Error() string { return e.why }
+
+// indexTable says what the schema sch (named origin) knows of the index
+// whose own table the directory td is: the index and its target, or
+// that the base table has no such index.
+func indexTable(td format.TableDir, sch *cqltype.Schema, origin string) *notDefinedError {
+	what := fmt.Sprintf("its directory (.%s/ in %s.%s's) is the own table of secondary index %s.%s.%s", td.Index, td.Keyspace, td.BaseTable(), td.Keyspace, td.BaseTable(), td.Index)
+	const derived = ", which Cassandra derives from the index (CassandraIndex.indexCfsMetadata), not from a table the schema defines"
+	if sch == nil {
+		return &notDefinedError{what + derived}
+	}
+	m := sch.Lookup(td.Keyspace, td.BaseTable())
+	if len(m) == 0 {
+		return &notDefinedError{fmt.Sprintf("%s, and %s has no table %s.%s (dropped?)", what, origin, td.Keyspace, td.BaseTable())}
+	}
+	if id := strings.ReplaceAll(m[0].ID, "-", ""); id != "" && id != td.ID {
+		return &notDefinedError{fmt.Sprintf("%s, but its table id %s is not %s's, %s, in %s: the directory is a dropped or recreated table's",
+			what, td.ID, m[0].Name(), m[0].ID, origin)}
+	}
+	for _, ix := range m[0].Indexes {
+		if ix.Name != td.Index {
+			continue
+		}
+		if impl := ix.Implementation(); impl != cqltype.IndexRegular {
+			return &notDefinedError{fmt.Sprintf("%s, but %s's index %s in %s is %s, which keeps no table of its own", what, m[0].Name(), ix.Name, origin, impl)}
+		}
+		if target := ix.Target(); target != "" {
+			what += " on " + target
+		}
+		return &notDefinedError{what + derived}
+	}
+	return &notDefinedError{fmt.Sprintf("%s, and %s has no index %s on %s (dropped?)", what, origin, td.Index, m[0].Name())}
 }
 
 // pick chooses a schema file's table for an sstable: --table; else the
 // table its directory names (in its keyspace when the name is in
-// several); else the only table of a one-table file.
+// several); else, for a directory that names no table (a copy of an
+// sstable somewhere else), the only table of a one-table file. A
+// directory that names another table (<keyspace>/<table>-<id>/) is not
+// given a one-table file's table: its sstables would take another
+// table's names and gc_grace_seconds.
 func (sf *SchemaSource) pick(s *sstable.SSTable) (*cqltype.TableSchema, error) {
 	return sf.pickDir(s.Desc().Dir)
 }
@@ -160,6 +214,9 @@ func (sf *SchemaSource) pickDir(dir string) (*cqltype.TableSchema, error) {
 		return sf.table, nil
 	}
 	path := strings.TrimPrefix(sf.origin, "--schema ")
+	if td := format.TableOf(dir); td.Index != "" {
+		return nil, indexTable(td, sf.sch, path)
+	}
 	ks, name, hasID := dirTable(dir)
 	m := sf.sch.Lookup("", name)
 	if len(m) > 1 {
@@ -175,15 +232,18 @@ func (sf *SchemaSource) pickDir(dir string) (*cqltype.TableSchema, error) {
 			path, name, len(m), dir, m[0].Name())
 	case sf.sch.Unresolved[ks+"."+name] != nil:
 		return nil, fmt.Errorf("--schema %s: %v", path, sf.sch.Unresolved[ks+"."+name])
-	case len(sf.sch.Tables) == 1:
+	case len(sf.sch.Tables) == 1 && !hasID:
 		return sf.sch.Tables[0], nil
+	case len(sf.sch.Tables) == 1:
+		only := sf.sch.Tables[0].Name()
+		return nil, &notDefinedError{fmt.Sprintf("--schema %s defines %s, not %s.%s, which its directory names (--table %s if the sstables are that table's)", path, only, ks, name, only)}
 	}
 	where := fmt.Sprintf("the directory %s does not name a table (<keyspace>/<table>-<id>/)", dir)
 	if hasID {
 		where = fmt.Sprintf("its directory names %s.%s, which is not among them", ks, name)
 	}
-	return nil, fmt.Errorf("--schema %s defines %d tables (%s) and %s; choose one with --table KEYSPACE.TABLE",
-		path, len(sf.sch.Tables), tableList(sf.sch), where)
+	return nil, fmt.Errorf("--schema %s defines %s (%s) and %s; choose one with --table KEYSPACE.TABLE",
+		path, words.Plural(len(sf.sch.Tables), "table"), tableList(sf.sch), where)
 }
 
 // nodeTable chooses a node's table for an sstable: --table, else the one
@@ -206,6 +266,9 @@ func (sf *SchemaSource) nodeTableDir(dir string) (*cqltype.TableSchema, string) 
 	}
 	if !td.HasID() {
 		return nil, fmt.Sprintf("its directory %s is not a table's (<keyspace>/<table>-<id>/), so %s cannot say which table it is (--table names one)", td.Dir, node.Origin)
+	}
+	if td.Index != "" {
+		return nil, indexTable(td, node.Schema, node.Origin).why
 	}
 	m := node.Schema.Lookup(td.Keyspace, td.Table)
 	if len(m) == 0 {
@@ -244,11 +307,13 @@ func (sf *SchemaSource) TableForDir(dir string) (*cqltype.TableSchema, string, e
 }
 
 // Resolves reports whether the source gives the sstable its table: a
-// file always does (or Apply fails), a node's schema where it speaks for
-// the sstable.
+// file does (or Apply fails) unless it defines no table for the sstable's
+// directory (notDefinedError), a node's schema where it speaks for the
+// sstable.
 func (sf *SchemaSource) Resolves(s *sstable.SSTable) bool {
 	if sf.nodeFor == nil {
-		return true
+		_, err := sf.pick(s)
+		return !errors.As(err, new(*notDefinedError))
 	}
 	ts, _ := sf.applyNode(s)
 	return ts != nil
@@ -274,6 +339,10 @@ func (sf *SchemaSource) Apply(s *sstable.SSTable) (Names, error) {
 		return namesOf(s, ts), nil
 	}
 	ts, err := sf.pick(s)
+	if ie := (*notDefinedError)(nil); errors.As(err, &ie) {
+		sf.warn(s, ie.why+"; names from the sstable's header")
+		return DefaultNames(s), nil
+	}
 	if err != nil {
 		return Names{}, err
 	}

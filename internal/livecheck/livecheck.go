@@ -49,17 +49,13 @@ func CommitLogDirs(tableDirs []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, d := range tableDirs {
-		abs, err := filepath.Abs(d)
-		if err != nil {
+		// A live table's directory, or a secondary index's .<index>/ in
+		// one (not a snapshot or backup: TableOf resolves those).
+		td := format.TableOf(d)
+		if abs, err := filepath.Abs(d); err != nil || !td.HasID() || td.Dir != abs {
 			continue
 		}
-		for strings.HasPrefix(filepath.Base(abs), ".") {
-			abs = filepath.Dir(abs) // a secondary index's directory
-		}
-		if _, ok := format.TableOfDir(filepath.Base(abs)); !ok {
-			continue
-		}
-		cl := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(abs))), "commitlog")
+		cl := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(td.BaseDir()))), "commitlog")
 		if fi, err := os.Stat(cl); err == nil && fi.IsDir() && !seen[cl] {
 			seen[cl] = true
 			out = append(out, cl)

@@ -275,6 +275,11 @@ func (rw *rewriter) sizes(done <-chan struct{}) (<-chan span, <-chan error) {
 		defer close(out)
 		errc <- rw.src.ScanPartitions(sstable.ScanOptions{SkipCells: true}, func(p *sstable.PartitionSummary) error {
 			select {
+			case <-done:
+				return io.EOF
+			default:
+			}
+			select {
 			case out <- span{p.Offset, p.Size}:
 				return nil
 			case <-done:
@@ -303,8 +308,15 @@ func (rw *rewriter) run(outs outputs) (err error) {
 	var sizeErr <-chan error
 	if o.MaxSize > 0 {
 		done := make(chan struct{})
-		defer close(done)
 		sizes, sizeErr = rw.sizes(done)
+		// The walk ahead reads the source on its own goroutine: it must
+		// have stopped before the caller closes the source (out is closed
+		// last, when the walk has returned).
+		defer func(sizes <-chan span) {
+			close(done)
+			for range sizes {
+			}
+		}(sizes)
 	}
 	// A partition written in another version may take a few bytes more
 	// (a legacy partition header's deletion time is 12 bytes, oa's 1).

@@ -135,6 +135,11 @@ func Write(in Input, dest string, o Options) (*Result, error) {
 	}
 	prog := &progress{fn: o.Progress, size: in.Size, total: 2 * in.Size}
 	sc, err := scan(in, full, part, o, prog)
+	if err == nil && sc.partitions == 0 {
+		// Cassandra writes no sstable without a partition (a flush of
+		// nothing writes nothing), and the index summary needs a key.
+		err = dump.Fail(in.Size, "expected at least one partition: an sstable holds one or more")
+	}
 	if err != nil {
 		return nil, dump.Locate(err, in.Name, in.R)
 	}

@@ -59,40 +59,16 @@ type Plan struct {
 	sel func(d format.Descriptor) string
 }
 
-// names are the keyspace and table a directory's place in a data
-// directory names: <data>/<keyspace>/<table>-<32 hex>/[.<index>/].
-func names(dir string) (keyspace, table string) {
-	base := filepath.Base(dir)
-	if strings.HasPrefix(base, ".") {
-		// A secondary index's sstables: <table dir>/.<index>/.
-		ks, t := names(filepath.Dir(dir))
-		if t == "" {
-			return "", ""
-		}
-		return ks, t + base
-	}
-	if t, ok := format.TableOfDir(base); ok {
-		return filepath.Base(filepath.Dir(dir)), t
-	}
-	return "", ""
-}
-
 // Names says which keyspace and table a directory of sstables is for,
 // from its place in a data directory (<data>/<keyspace>/<table>-<id>/,
-// snapshots and backups included); "" when it does not say.
+// snapshots and backups included, and a secondary index's own table in
+// .<index>/, "<table>.<index>": format.TableOf); "" when it does not say.
 func Names(dir string) (keyspace, table string) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		abs = dir
+	t := format.TableOf(dir)
+	if !t.HasID() {
+		return "", ""
 	}
-	parent := filepath.Dir(abs)
-	switch {
-	case filepath.Base(parent) == format.SnapshotsDir: // <table>/snapshots/<name>
-		return names(filepath.Dir(parent))
-	case filepath.Base(abs) == format.BackupsDir: // <table>/backups
-		return names(parent)
-	}
-	return names(abs)
+	return t.Keyspace, t.Table
 }
 
 // NewPlan finds the directories of sstables under paths (each a data

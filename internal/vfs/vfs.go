@@ -33,6 +33,14 @@ type File interface {
 	Chown(uid, gid int) error
 }
 
+// Fd is f's descriptor, if it is the operating system's file.
+func Fd(f File) (uintptr, bool) {
+	if fd, ok := f.(interface{ Fd() uintptr }); ok {
+		return fd.Fd(), true
+	}
+	return 0, false
+}
+
 // FS is the file operations a writer makes.
 type FS interface {
 	// Create creates a new file for writing; it fails if name exists.

@@ -7,10 +7,12 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/sstabletool/sstabletool/format/stats"
@@ -67,6 +69,65 @@ func CompressionFrom(ci *reader.CompressionInfo) *Compression {
 	}
 	return &Compression{Class: ci.Compressor, Options: opts, OptionKeys: keys,
 		ChunkLength: ci.ChunkLength, MaxCompressedLength: mcl}
+}
+
+// CompressionOfTable is the compression a table's compression option
+// gives its sstables (system_schema.tables' compression map, as
+// CompressionParams.fromMap reads it): nil for {'enabled': 'false'} or an
+// empty map; else the class ("class", or 3.0's "sstable_compression"; its
+// simple name, as CompressionInfo.db stores it), the chunk length
+// ("chunk_length_in_kb", or "chunk_length_kb"; by default 16 KiB, 64 KiB
+// before 4.0: defaultKiB), min_compress_ratio as the length at or above
+// which a chunk is stored raw (math.MaxInt32 for none), and the
+// compressor's other options except crc_check_chance (a table option since
+// 3.0, which Cassandra drops from the compressor's).
+func CompressionOfTable(opts map[string]string, defaultKiB int) (*Compression, error) {
+	rest := maps.Clone(opts)
+	pop := func(keys ...string) (string, bool) {
+		for _, k := range keys {
+			if v, ok := rest[k]; ok {
+				delete(rest, k)
+				return v, true
+			}
+		}
+		return "", false
+	}
+	if v, ok := pop("enabled"); ok && !strings.EqualFold(v, "true") {
+		return nil, nil
+	}
+	class, ok := pop("class", "sstable_compression")
+	if !ok {
+		if len(rest) == 0 {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("compression %v: no class", opts)
+	}
+	if i := strings.LastIndexByte(class, '.'); i >= 0 {
+		class = class[i+1:]
+	}
+	kib := defaultKiB
+	if v, ok := pop("chunk_length_in_kb", "chunk_length_kb"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n&(n-1) != 0 || n > 1<<20 {
+			return nil, fmt.Errorf("compression: chunk length %q KiB: expected a power of two", v)
+		}
+		kib = n
+	}
+	maxLen := math.MaxInt32
+	if v, ok := pop("min_compress_ratio"); ok {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil || r != 0 && !(r >= 1) {
+			return nil, fmt.Errorf("compression: min_compress_ratio %q: expected 0 or a number of at least 1", v)
+		}
+		// CompressionParams.calcMaxCompressedLength.
+		maxLen = int(math.Ceil(min(float64(kib<<10)/r, math.MaxInt32)))
+	}
+	pop(reader.CRCCheckChanceOption)
+	if _, err := reader.CompressorFor(class, rest); err != nil {
+		return nil, fmt.Errorf("compression: %w", err)
+	}
+	keys := slices.Sorted(maps.Keys(rest))
+	return &Compression{Class: class, Options: rest, OptionKeys: keys, ChunkLength: kib << 10, MaxCompressedLength: maxLen}, nil
 }
 
 // DataResult is what writing Data.db produced besides the file itself.

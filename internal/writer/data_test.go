@@ -5,11 +5,14 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/sstabletool/sstabletool/reader"
 )
@@ -217,6 +220,52 @@ func TestSizeBound(t *testing.T) {
 					t.Fatalf("%v trial %d: one compressor says %v (%d), four %v (%d)", comp, trial, decisions[0], bounds[0], decisions[1], bounds[1])
 				}
 			}
+		}
+	}
+}
+
+// CompressionOfTable reads a table's compression map as
+// CompressionParams.fromMap does: what system_schema.tables holds for
+// Cassandra 3.x and 4.x+ defaults, a disabled one, 3.0's legacy names,
+// min_compress_ratio, Zstd's level; and refuses what Cassandra refuses.
+func TestCompressionOfTable(t *testing.T) {
+	const lz4 = "org.apache.cassandra.io.compress.LZ4Compressor"
+	for _, c := range []struct {
+		opts       map[string]string
+		defaultKiB int
+		want       *Compression // nil: uncompressed
+	}{
+		{map[string]string{"chunk_length_in_kb": "64", "class": lz4}, 16,
+			&Compression{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 64 << 10, MaxCompressedLength: math.MaxInt32}},
+		{map[string]string{"class": "LZ4Compressor"}, 16,
+			&Compression{Class: "LZ4Compressor", Options: map[string]string{}, ChunkLength: 16 << 10, MaxCompressedLength: math.MaxInt32}},
+		{map[string]string{"sstable_compression": "SnappyCompressor", "chunk_length_kb": "32", "crc_check_chance": "0.5"}, 64,
+			&Compression{Class: "SnappyCompressor", Options: map[string]string{}, ChunkLength: 32 << 10, MaxCompressedLength: math.MaxInt32}},
+		{map[string]string{"class": "DeflateCompressor", "chunk_length_in_kb": "4", "min_compress_ratio": "1.1"}, 16,
+			&Compression{Class: "DeflateCompressor", Options: map[string]string{}, ChunkLength: 4 << 10, MaxCompressedLength: 3724}}, // ceil(4096/1.1)
+		{map[string]string{"class": "ZstdCompressor", "compression_level": "7"}, 16,
+			&Compression{Class: "ZstdCompressor", Options: map[string]string{"compression_level": "7"}, OptionKeys: []string{"compression_level"}, ChunkLength: 16 << 10, MaxCompressedLength: math.MaxInt32}},
+		{map[string]string{"enabled": "false"}, 16, nil},
+		{map[string]string{}, 16, nil},
+	} {
+		got, err := CompressionOfTable(c.opts, c.defaultKiB)
+		if err != nil {
+			t.Errorf("%v: %v", c.opts, err)
+			continue
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%v: (-want +got)\n%s", c.opts, diff)
+		}
+	}
+	for _, bad := range []map[string]string{
+		{"chunk_length_in_kb": "64"},                 // no class
+		{"class": "com.example.Custom"},              // not Cassandra's
+		{"class": "LZ4Compressor", "level": "3"},     // not LZ4's option
+		{"class": "LZ4Compressor", "chunk_length_in_kb": "48"},
+		{"class": "LZ4Compressor", "min_compress_ratio": "0.5"},
+	} {
+		if got, err := CompressionOfTable(bad, 16); err == nil {
+			t.Errorf("%v: %+v, want an error", bad, got)
 		}
 	}
 }

@@ -77,14 +77,8 @@ func (o stagingOutput) Create(name string) (io.WriteCloser, error) {
 
 // countedFile counts what is written to a component.
 type countedFile struct {
-	io.WriteCloser
-	n *int64
-}
-
-func (f countedFile) Write(p []byte) (int, error) {
-	n, err := f.WriteCloser.Write(p)
-	*f.n += int64(n)
-	return n, err
+	*vfs.CountingWriter
+	io.Closer
 }
 
 // SSTableWriter writes a new sstable partition by partition, collecting
@@ -98,10 +92,10 @@ type SSTableWriter struct {
 	part  token.Partitioner
 	data  io.WriteCloser
 	dw    *DataWriter
-	index io.WriteCloser    // Index.db, or Partitions.db for BTI
-	rows  io.WriteCloser    // Rows.db (BTI)
-	sizes map[string]*int64 // bytes written, by component
-	files []io.WriteCloser  // every file created, for Abort to close
+	index io.WriteCloser                 // Index.db, or Partitions.db for BTI
+	rows  io.WriteCloser                 // Rows.db (BTI)
+	sizes map[string]*vfs.CountingWriter // bytes written, by component
+	files []io.WriteCloser               // every file created, for Abort to close
 	idx   *IndexWriter
 	enc   *rows.Encoder
 	bf    *filter.BloomFilter
@@ -176,7 +170,7 @@ func newSSTableWriter(out Output, dest string, cfg Config) (*SSTableWriter, erro
 		return nil, err
 	}
 	desc := format.Descriptor{Dir: dest, Version: cfg.Version, Generation: cfg.Generation}
-	w := &SSTableWriter{cfg: cfg, out: out, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema), sizes: map[string]*int64{}}
+	w := &SSTableWriter{cfg: cfg, out: out, desc: desc, part: p, enc: rows.NewEncoder(cfg.Schema), sizes: map[string]*vfs.CountingWriter{}}
 	var clusteringTypes []*cqltype.Type
 	for _, t := range cfg.Header.ClusteringTypes {
 		clusteringTypes = append(clusteringTypes, t.Type)
@@ -235,10 +229,10 @@ func (w *SSTableWriter) create(component string) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := new(int64)
-	w.sizes[component] = n
+	c := &vfs.CountingWriter{W: f}
+	w.sizes[component] = c
 	w.files = append(w.files, f)
-	return countedFile{f, n}, nil
+	return countedFile{c, f}, nil
 }
 
 // Abort discards everything written: the staging directory is removed;
@@ -437,7 +431,7 @@ func (w *SSTableWriter) Close() (*Written, error) {
 	}
 	out := &Written{Data: dr, Statistics: st}
 	for _, name := range toc {
-		out.Components = append(out.Components, ComponentSize{Name: name, Size: *w.sizes[name]})
+		out.Components = append(out.Components, ComponentSize{Name: name, Size: w.sizes[name].N})
 	}
 	return out, nil
 }

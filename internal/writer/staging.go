@@ -392,7 +392,7 @@ func (s *Staging) Create(name string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	wf := &File{st: s, f: f, name: name}
+	wf := &File{st: s, f: f, name: name, wb: vfs.NewWriteback(f)}
 	wf.bw = bufio.NewWriterSize(f, 256<<10)
 	s.files = append(s.files, wf)
 	s.names = append(s.names, name)
@@ -523,6 +523,7 @@ type File struct {
 	name   string
 	n      int64
 	closed bool
+	wb     vfs.Writeback // the disk writes what was flushed as it comes
 }
 
 // Name is the file's name.
@@ -541,6 +542,7 @@ func (f *File) Write(p []byte) (int, error) {
 	}
 	n, err := f.bw.Write(p)
 	f.n += int64(n)
+	f.wb.Written(f.n - int64(f.bw.Buffered()))
 	return n, err
 }
 

@@ -2,6 +2,7 @@ package writer
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -131,5 +132,46 @@ func TestAbortRemovesCreatedDest(t *testing.T) {
 	st.Abort()
 	if _, err := os.Stat(dest); !os.IsNotExist(err) {
 		t.Fatalf("destination left after Abort: %v", err)
+	}
+}
+
+// TestFileStartsWriteback: a staged file hands what it has written to
+// the disk's writeback every vfs.WritebackEvery (so that its fsync at Close
+// has little left), and what it holds after Close is what was written,
+// in pieces of every size across those steps.
+func TestFileStartsWriteback(t *testing.T) {
+	st, err := NewStaging(nil, t.TempDir(), "oa-1-big-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Abort()
+	f, err := st.Create("oa-1-big-Data.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []byte
+	for i := 0; len(want) < 3*vfs.WritebackEvery+12345; i++ {
+		p := make([]byte, (i*7919)%(1<<20)+1)
+		for j := range p {
+			p[j] = byte(i + j)
+		}
+		if _, err := f.Write(p); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, p...)
+	}
+	if f.wb.Started() < 3*vfs.WritebackEvery || f.wb.Started() > f.Pos() {
+		t.Errorf("writeback started for %d of %d bytes written", f.wb.Started(), f.Pos())
+	}
+	path := f.Path()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the file holds %d bytes, not the %d written", len(got), len(want))
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/internal/tui/catalog"
 	"github.com/sstabletool/sstabletool/internal/tui/keys"
 	"github.com/sstabletool/sstabletool/internal/tui/theme"
@@ -317,7 +318,7 @@ func (a *App) openMerged(t *catalog.Table) tea.Cmd {
 			paths = append(paths, p)
 		}
 	}
-	m, err := catalog.OpenMerged(paths, t.Access(), merge.Options{Now: a.mergeNow, GCGraceSeconds: merge.DefaultGCGraceSeconds})
+	m, err := catalog.OpenMerged(paths, t.Access(), merge.Options{Now: a.mergeNow, GCGraceSeconds: merge.DefaultGCGraceSeconds}, t.Schema)
 	if err != nil {
 		a.status, a.statusErr = "merge: "+err.Error(), true
 		return nil
@@ -394,8 +395,13 @@ func fitBlock(s string, w, h int) string {
 // quits, listing known (sstables the caller could not open) among the
 // rest; mouse reports the mouse to the browser. It returns every sstable
 // that could not be opened; errNoneReadable when none could be.
-func Run(paths []string, access reader.Access, mouse, merged bool, mergeNow int64, known []catalog.Unreadable) ([]catalog.Unreadable, error) {
+func Run(paths []string, access reader.Access, mouse, merged bool, mergeNow int64, known []catalog.Unreadable, schema func(*sstable.SSTable) *catalog.Schema) ([]catalog.Unreadable, error) {
 	tables, bad := Open(paths, access)
+	if schema != nil {
+		for _, t := range tables {
+			t.Schema = schema(t.S)
+		}
+	}
 	bad = append(known, bad...)
 	defer func() {
 		for _, t := range tables {

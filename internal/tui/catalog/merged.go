@@ -23,6 +23,8 @@ type Merged struct {
 	Name string
 	// Options are the merge's (Now: when TTLs run out).
 	Options merge.Options
+	// Schema is the table's, from the command (nil: none).
+	Schema *Schema
 
 	mu      sync.Mutex // the merge.Table is not safe for concurrent use
 	closed  bool
@@ -31,10 +33,13 @@ type Merged struct {
 
 // OpenMerged opens the sstables of paths (any component of each) as one
 // merged table; they must be one table.
-func OpenMerged(paths []string, access reader.Access, o merge.Options) (*Merged, error) {
+func OpenMerged(paths []string, access reader.Access, o merge.Options, schema *Schema) (*Merged, error) {
 	t, err := merge.Open(paths, sstable.Options{Access: access})
 	if err != nil {
 		return nil, err
+	}
+	if schema != nil {
+		t.DropColumns(schema.DroppedTimes)
 	}
 	name := filepath.Base(t.Dir().Dir)
 	if t.Dir().Table != "" && t.Dir().HasID() {
@@ -44,7 +49,7 @@ func OpenMerged(paths []string, access reader.Access, o merge.Options) (*Merged,
 		}
 	}
 	n := len(t.SSTables())
-	return &Merged{T: t, Name: fmt.Sprintf("%s (%d sstables merged)", name, n), Options: o}, nil
+	return &Merged{T: t, Name: fmt.Sprintf("%s (%d sstables merged)", name, n), Options: o, Schema: schema}, nil
 }
 
 // Close closes the sstables once no background reader holds them.
@@ -187,12 +192,12 @@ func (m *Merged) Lines(key []byte) ([]MergedLine, error) {
 		prov := p.Provenance()
 		switch u.Kind {
 		case rows.KindMarker:
-			out = append(out, MergedLine{Text: "range tombstone " + u.Bound.Kind.String() + " " + cellfmt.Clustering(m.T.ClusteringTypes(), u.Bound.Values, 0), Source: src(prov.Row)})
+			out = append(out, MergedLine{Text: "range tombstone " + u.Bound.Kind.String() + " " + cellfmt.NamedClustering(m.Schema.clusteringNames(), m.T.ClusteringTypes(), u.Bound.Values, 0), Source: src(prov.Row)})
 			continue
 		case rows.KindStaticRow:
 			out = append(out, MergedLine{Text: "static row", Source: src(prov.Row)})
 		default:
-			head := "row " + cellfmt.Clustering(m.T.ClusteringTypes(), u.Clustering, 0)
+			head := "row " + cellfmt.NamedClustering(m.Schema.clusteringNames(), m.T.ClusteringTypes(), u.Clustering, 0)
 			if u.Liveness.HasTimestamp {
 				head += " written " + cellfmt.Micros(u.Liveness.Timestamp)
 			}
@@ -260,9 +265,9 @@ func (m *Merged) Explain(key []byte) ([]string, error) {
 		case rows.KindStaticRow:
 			out = append(out, "static row:")
 		case rows.KindMarker:
-			out = append(out, "range tombstone "+en.Bound.Kind.String()+" "+cellfmt.Clustering(m.T.ClusteringTypes(), en.Bound.Values, 0)+":")
+			out = append(out, "range tombstone "+en.Bound.Kind.String()+" "+cellfmt.NamedClustering(m.Schema.clusteringNames(), m.T.ClusteringTypes(), en.Bound.Values, 0)+":")
 		default:
-			out = append(out, "row "+cellfmt.Clustering(m.T.ClusteringTypes(), en.Clustering, 0)+":")
+			out = append(out, "row "+cellfmt.NamedClustering(m.Schema.clusteringNames(), m.T.ClusteringTypes(), en.Clustering, 0)+":")
 		}
 		if en.Output == nil {
 			out[len(out)-1] += " (nothing written)"
@@ -300,3 +305,6 @@ func verdict(v merge.Version) string {
 	}
 	return s
 }
+
+// KeyHeader is Table.KeyHeader for the merged table.
+func (m *Merged) KeyHeader() string { return m.Schema.keyHeader() }

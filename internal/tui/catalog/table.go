@@ -36,6 +36,10 @@ type Table struct {
 	// DiskSize is Data.db's size on disk (compressed when compressed).
 	DiskSize int64
 
+	// Schema is what the command's schema says of the table (its names,
+	// its dropped columns); nil: the header's placeholder names.
+	Schema *Schema
+
 	access  reader.Access
 	meta    *inspect.Metadata
 	metaErr error
@@ -107,7 +111,42 @@ func (t *Table) Metadata() (*inspect.Metadata, error) {
 }
 
 // CreateTable is the CREATE TABLE statement the serialization header implies.
-func (t *Table) CreateTable() string { return inspect.CreateTable(t.S, inspect.DefaultNames(t.S)) }
+func (t *Table) CreateTable() string {
+	if t.Schema != nil {
+		return inspect.CreateTable(t.S, t.Schema.Names)
+	}
+	return inspect.CreateTable(t.S, inspect.DefaultNames(t.S))
+}
+
+// Schema is what a table's schema says that its sstables do not: the
+// names of its key and clustering columns, and its columns' drop times
+// (microseconds, by name).
+type Schema struct {
+	inspect.Names
+	DroppedTimes map[string]int64
+}
+
+// KeyHeader names the partition key column of the partition lists: the
+// key's column names joined as the key's text joins its components, or
+// KEY without a schema.
+func (t *Table) KeyHeader() string { return t.Schema.keyHeader() }
+
+func (s *Schema) keyHeader() string {
+	if s == nil || len(s.PartitionKey) == 0 {
+		return "KEY"
+	}
+	return strings.Join(s.PartitionKey, ":")
+}
+
+// ClusteringNames are the clustering columns' names; nil without a schema.
+func (t *Table) ClusteringNames() []string { return t.Schema.clusteringNames() }
+
+func (s *Schema) clusteringNames() []string {
+	if s == nil {
+		return nil
+	}
+	return s.Clustering
+}
 
 // FormatKey renders a partition key with its CQL type, as the CLI does.
 func (t *Table) FormatKey(key []byte) string { return inspect.FormatKey(t.S.KeyType(), key) }

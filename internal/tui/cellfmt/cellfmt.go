@@ -66,13 +66,18 @@ func hex(v []byte) string {
 	return string(b)
 }
 
-// Clustering renders clustering values as "(v1, v2)" with their types.
-func Clustering(types []*cqltype.Type, values [][]byte, max int) string {
+// NamedClustering renders clustering values as "(v1, v2)" with their
+// types, each after its column's name when a schema gives them:
+// "(c1=v1, c2=v2)".
+func NamedClustering(names []string, types []*cqltype.Type, values [][]byte, max int) string {
 	var sb strings.Builder
 	sb.WriteByte('(')
 	for i, v := range values {
 		if i > 0 {
 			sb.WriteString(", ")
+		}
+		if i < len(names) {
+			sb.WriteString(names[i] + "=")
 		}
 		var t *cqltype.Type
 		if i < len(types) {

@@ -106,7 +106,7 @@ func (v *MergedPartitions) Update(msg tea.Msg) tea.Cmd {
 
 func (v *MergedPartitions) View() string {
 	th := v.env.Theme
-	head := fmt.Sprintf("   %-40s %-12s %8s %s", "KEY", "SSTABLES", "ROWS", "")
+	head := fmt.Sprintf("   %-40s %-12s %8s %s", v.m.KeyHeader(), "SSTABLES", "ROWS", "")
 	lines := []string{th.Header.Render(Fit(head, v.w))}
 	switch {
 	case !v.done:

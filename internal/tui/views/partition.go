@@ -121,7 +121,7 @@ func (v *Partition) itemLines(u *rows.Unfiltered) []string {
 	at := fmt.Sprintf(" · @%d · %s", u.Offset, cellfmt.Bytes(u.Size))
 	switch u.Kind {
 	case rows.KindMarker:
-		head := th.Warn.Render("range tombstone "+u.Bound.Kind.String()) + " " + cellfmt.Clustering(s.ClusteringTypes(), u.Bound.Values, clusteringRunes) + at
+		head := th.Warn.Render("range tombstone "+u.Bound.Kind.String()) + " " + cellfmt.NamedClustering(v.t.ClusteringNames(), s.ClusteringTypes(), u.Bound.Values, clusteringRunes) + at
 		if u.IsBoundary() {
 			head += " · ends " + cellfmt.Deletion(u.EndDeletion) + " · starts " + cellfmt.Deletion(u.StartDeletion)
 		} else {
@@ -135,7 +135,7 @@ func (v *Partition) itemLines(u *rows.Unfiltered) []string {
 		head = th.Section.Render("static row")
 		cols, types = s.Schema().Static, s.StaticTypes()
 	} else {
-		head = th.Crumb.Render("row") + " " + th.OK.Render(cellfmt.Clustering(s.ClusteringTypes(), u.Clustering, clusteringRunes))
+		head = th.Crumb.Render("row") + " " + th.OK.Render(cellfmt.NamedClustering(v.t.ClusteringNames(), s.ClusteringTypes(), u.Clustering, clusteringRunes))
 	}
 	head += at
 	live := u.Liveness
@@ -252,9 +252,9 @@ func (v *Partition) rowTitle(u *rows.Unfiltered) string {
 	case rows.KindStaticRow:
 		return "static row"
 	case rows.KindMarker:
-		return "marker " + cellfmt.Clustering(v.t.S.ClusteringTypes(), u.Bound.Values, 24)
+		return "marker " + cellfmt.NamedClustering(v.t.ClusteringNames(), v.t.S.ClusteringTypes(), u.Bound.Values, 24)
 	}
-	return "row " + cellfmt.Clustering(v.t.S.ClusteringTypes(), u.Clustering, 24)
+	return "row " + cellfmt.NamedClustering(v.t.ClusteringNames(), v.t.S.ClusteringTypes(), u.Clustering, 24)
 }
 
 func (v *Partition) scrollToCursor() {

@@ -484,7 +484,7 @@ func (p *Partitions) View() string {
 		lines = append(lines, p.histogram()...)
 	}
 	cols := p.columns()
-	lines = append(lines, th.Header.Render(Fit(cols.header(), p.w)))
+	lines = append(lines, th.Header.Render(Fit(cols.header(p.t.KeyHeader()), p.w)))
 	rows := p.rowsHeight()
 	for r := 0; r < rows; r++ {
 		pos := p.cur.top + r
@@ -599,7 +599,7 @@ func (p *Partitions) columns() partCols {
 
 // measure samples keys and tokens for the column widths.
 func (p *Partitions) measure() {
-	p.keyW, p.tokenW = len("KEY"), len("TOKEN")
+	p.keyW, p.tokenW = ansi.StringWidth(p.t.KeyHeader()), len("TOKEN")
 	n := p.list.Len()
 	step := max(1, n/2000)
 	for i := 0; i < n; i += step {
@@ -608,8 +608,8 @@ func (p *Partitions) measure() {
 	}
 }
 
-func (c partCols) header() string {
-	return theme.NoCursor + Fit("KEY", c.key) + " " + Fit("TOKEN", c.token) + " " + alignRight("OFFSET", c.offset) + " " +
+func (c partCols) header(key string) string {
+	return theme.NoCursor + Fit(key, c.key) + " " + Fit("TOKEN", c.token) + " " + alignRight("OFFSET", c.offset) + " " +
 		alignRight("SIZE", c.size) + " " + alignRight("ROWS", c.rows) + " " + alignRight("CELLS", c.cells) + " " +
 		alignRight("TOMBS", c.tombs) + " " + Fit("DEL", c.del)
 }
