@@ -174,3 +174,42 @@ func TestWriteRoundTrips(t *testing.T) {
 		t.Errorf("dump -t of the --no-verify sstable (exit %d, %s) differs from its input", code, errOut)
 	}
 }
+
+// Bad input exits 2, naming the file, line, column and byte, and what was
+// expected, and leaves nothing in the output directory.
+func TestWriteBadInput(t *testing.T) {
+	work := t.TempDir()
+	cql := filepath.Join(work, "t.cql")
+	files := map[string]string{
+		"t.cql":          "CREATE TABLE ks.t (pk text, ck int, v text, s set<int>, PRIMARY KEY (pk, ck));\n",
+		"bad.json":       "[\n  {\"partition\":{\"key\":[\"a\"]},\n   \"rows\":[{\"type\":\"row\",\"clustering\":[\"one\"]}]}\n]\n",
+		"badcol.json":    `{"partition":{"key":["a"]},"rows":[{"type":"row","clustering":[1],"cells":[{"name":"w","value":"x","tstamp":"1"}]}]}` + "\n",
+		"unordered.json": `{"partition":{"key":["a"]},"rows":[{"type":"row","clustering":[2],"cells":[]},{"type":"row","clustering":[1],"cells":[]}]}` + "\n",
+		"good.json":      `{"partition":{"key":["a"]},"rows":[{"type":"row","clustering":[2],"cells":[{"name":"v","value":"y","tstamp":"1"}]}]}` + "\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dest := filepath.Join(work, "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bad.json"}, `bad.json:3:40: byte 71: clustering value 0: expected a 32-bit integer for a int value, found "one"`},
+		{[]string{"badcol.json"}, `badcol.json:1:84: byte 83: expected one of the table's columns \(v, s\), found "w"`},
+		{[]string{"unordered.json"}, `unordered.json:1:79: byte 78: expected rows and range tombstone markers in clustering order`},
+		{[]string{"good.json", "--partitioner", "Nope"}, `partitioner "Nope" is not supported`},
+		{[]string{"missing.json"}, `missing.json: no such file`},
+	} {
+		args := append([]string{"write", filepath.Join(work, tc.args[0]), "--schema", cql, "--out", dest}, tc.args[1:]...)
+		code, out, errOut := runCaptured(t, args...)
+		if code != exitBadData || !regexp.MustCompile(tc.want).MatchString(errOut) {
+			t.Errorf("%v: exit %d, %q%q; want exit 2 and %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+	if ents, err := os.ReadDir(dest); err == nil && len(ents) > 0 || err != nil && !os.IsNotExist(err) {
+		t.Errorf("bad input left %v in the output directory (%v)", ents, err)
+	}
+}
