@@ -35,6 +35,9 @@ func TestBTIIndexDamageIsCaught(t *testing.T) {
 		missed := 0
 		for i := range orig {
 			for bit := 0; bit < 8; bit++ {
+				if raceEnabled && bit != i%8 {
+					continue // one bit of each byte, in turn (CI's budget)
+				}
 				b := append([]byte(nil), orig...)
 				b[i] ^= 1 << bit
 				os.WriteFile(path, b, 0o644)
@@ -46,9 +49,13 @@ func TestBTIIndexDamageIsCaught(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%s: %d of %d flips not caught", comp, missed, 8*len(orig))
+		flips := 8 * len(orig)
+		if raceEnabled {
+			flips = len(orig)
+		}
+		t.Logf("%s: %d of %d flips not caught", comp, missed, flips)
 		if missed > 0 {
-			t.Errorf("%s: %d of %d single-bit flips pass verify", comp, missed, 8*len(orig))
+			t.Errorf("%s: %d of %d single-bit flips pass verify", comp, missed, flips)
 		}
 	}
 }
