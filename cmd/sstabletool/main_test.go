@@ -70,6 +70,10 @@ func TestScripts(t *testing.T) {
 			env.Setenv("SCHEMAS", schemas)             // CQL files, e.g. DESCRIBE KEYSPACE output
 			env.Setenv("STRESS", stress)               // Cassandra's example cassandra-stress profiles
 			env.Setenv("NO_COLOR", "1")
+			// A binary built with -race sleeps a second at exit
+			// (ThreadSanitizer's atexit_sleep_ms) unless told not to: a
+			// second of nothing for each of the scripts' hundreds of execs.
+			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			return nil
 		},
 	})
