@@ -258,9 +258,9 @@ func TestCompressionOfTable(t *testing.T) {
 		}
 	}
 	for _, bad := range []map[string]string{
-		{"chunk_length_in_kb": "64"},                 // no class
-		{"class": "com.example.Custom"},              // not Cassandra's
-		{"class": "LZ4Compressor", "level": "3"},     // not LZ4's option
+		{"chunk_length_in_kb": "64"},             // no class
+		{"class": "com.example.Custom"},          // not Cassandra's
+		{"class": "LZ4Compressor", "level": "3"}, // not LZ4's option
 		{"class": "LZ4Compressor", "chunk_length_in_kb": "48"},
 		{"class": "LZ4Compressor", "min_compress_ratio": "0.5"},
 	} {
