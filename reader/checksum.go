@@ -164,17 +164,10 @@ func (c *ChunkChecksums) Verify(f File) []error {
 // its own (they are in CRC.db, see ChunkChecksums): that is reported as a
 // single error rather than an empty, reassuring result. It checks ranges of
 // chunks on every core (GOMAXPROCS) and returns the errors of one pass:
-// in order, up to the first chunk it could not read. When it finds none, d's
-// reads take its chunks as checked from then on (they check no CRC32 again).
+// in order, up to the first chunk it could not read. d's reads take the
+// chunks whose CRC32 matched as checked from then on (they check no CRC32
+// again).
 func VerifyChunks(d *Data) []error {
-	errs := verifyAllChunks(d)
-	if len(errs) == 0 {
-		d.allChecked.Store(true)
-	}
-	return errs
-}
-
-func verifyAllChunks(d *Data) []error {
 	if d.info == nil {
 		return []error{fmt.Errorf("%s: Data.db is not compressed; its checksums are in CRC.db", d.path)}
 	}

@@ -63,13 +63,16 @@ type Data struct {
 	comp      Compressor
 	threshold int64 // stored length at which a chunk is raw
 	verify    bool
-	// allChecked is set by VerifyChunks when every chunk's CRC32 matched:
-	// a read then takes the chunks as checked (the bytes are the file's,
-	// which a reader does not change) rather than taking each CRC again,
-	// so that verify's structure walk after its checksum pass costs no
-	// second CRC32 of the file.
-	allChecked atomic.Bool
-	chunkLen   int64 // uncompressed bytes per chunk (or per window)
+	// checked has a bit per compressed chunk, set once its CRC32 matched
+	// (in a read or in VerifyChunks): a later read of the chunk, by any
+	// cursor, takes it as checked (the bytes are the file's, which a
+	// reader does not change) rather than taking its CRC again. So each
+	// chunk's CRC32 is taken once per Data: verify's structure walk after
+	// its checksum pass takes none, and the chunk two segments of a walk
+	// on every core share (sstable.Segmented) is checked by the first
+	// worker to reach it (two reaching it at the same moment may both).
+	checked  []atomic.Uint32
+	chunkLen int64 // uncompressed bytes per chunk (or per window)
 
 	mu sync.Mutex // guards rc for ReadAt
 	rc *Cursor
@@ -151,6 +154,7 @@ func newData(f File, o DataOptions, ci []byte) (*Data, error) {
 		return nil, corrupt.New(o.CompressionInfoPath, compressionInfoComponent, 0, "a compressor Cassandra ships", err)
 	}
 	d.info, d.comp = info, comp
+	d.checked = make([]atomic.Uint32, (len(info.ChunkOffsets)+31)/32)
 	d.threshold = info.rawThreshold(o.HasMaxCompressedLength)
 	d.chunkLen = int64(info.ChunkLength)
 	d.length = info.DataLength
@@ -347,8 +351,12 @@ func (d *Data) readStored(idx int64, ra *readAhead) ([]byte, error) {
 	return ra.buf[:n], nil
 }
 
-// checkCRC compares the CRC32 after a stored chunk with the bytes.
+// checkCRC compares the CRC32 after a stored chunk with the bytes, and
+// marks the chunk checked when they match.
 func (d *Data) checkCRC(idx int64, b []byte) error {
+	if crcHook != nil {
+		crcHook(d, idx)
+	}
 	stored := b[:len(b)-4]
 	// The CRC first: it pulls the chunk into cache in order, so the
 	// stored value after it is then a cache hit, not a miss on a new page.
@@ -359,8 +367,18 @@ func (d *Data) checkCRC(idx int64, b []byte) error {
 			fmt.Sprintf("chunk %d (%d stored bytes) to match its CRC32 %#08x", idx, len(stored), want),
 			fmt.Errorf("%w: computed %#08x", corrupt.ErrChecksum, got))
 	}
+	d.checked[idx>>5].Or(1 << (idx & 31))
 	return nil
 }
+
+// isChecked reports whether chunk idx's CRC32 has matched already.
+func (d *Data) isChecked(idx int64) bool {
+	return d.checked[idx>>5].Load()&(1<<(idx&31)) != 0
+}
+
+// crcHook, when set (by tests, before any read), is called with each
+// chunk whose CRC32 is taken.
+var crcHook func(d *Data, idx int64)
 
 // readChunk returns the uncompressed bytes of chunk idx. buf is the slot's
 // own buffer (returned, possibly grown, for reuse); ra is the reader's
@@ -406,7 +424,7 @@ func (d *Data) readChunk(idx int64, buf []byte, ra *readAhead) (data, newBuf []b
 	if err != nil {
 		return nil, buf, err
 	}
-	if d.verify && !d.allChecked.Load() {
+	if d.verify && !d.isChecked(idx) {
 		if err := d.checkCRC(idx, b); err != nil {
 			return nil, buf, err
 		}
