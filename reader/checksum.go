@@ -164,12 +164,26 @@ func (c *ChunkChecksums) Verify(f File) []error {
 // its own (they are in CRC.db, see ChunkChecksums): that is reported as a
 // single error rather than an empty, reassuring result. It checks ranges of
 // chunks on every core (GOMAXPROCS) and returns the errors of one pass:
-// in order, up to the first chunk it could not read. d's reads take the
-// chunks whose CRC32 matched as checked from then on (they check no CRC32
-// again).
+// in order, up to the first chunk it could not read. A chunk d's reads
+// have checked already is not checked again, and d's reads take the chunks
+// whose CRC32 matched as checked from then on (they check no CRC32 again).
 func VerifyChunks(d *Data) []error {
+	errs, _, _ := VerifyChunksDigest(d)
+	return errs
+}
+
+// VerifyChunksDigest is VerifyChunks that also returns the CRC32 of the
+// whole file (DigestCRC32's, what Digest.crc32 stores) without a second
+// pass over its bytes: each chunk's CRC32 (the one stored after it, for a
+// chunk checked already or found to match; else the one just computed)
+// is extended over the stored CRC that follows it, and the chunks' values
+// are put together in file order by CRC32's combination rule. ok is false
+// when the digest is not known so: a chunk could not be read, the file is
+// not mapped (a Buffered read of every chunk checked already would cost
+// more than DigestCRC32), or it is not compressed; DigestCRC32 then says.
+func VerifyChunksDigest(d *Data) (errs []error, digest uint32, ok bool) {
 	if d.info == nil {
-		return []error{fmt.Errorf("%s: Data.db is not compressed; its checksums are in CRC.db", d.path)}
+		return []error{fmt.Errorf("%s: Data.db is not compressed; its checksums are in CRC.db", d.path)}, 0, false
 	}
 	dataChunks := d.info.DataChunks()
 	if d.lengthFixed {
@@ -178,63 +192,148 @@ func VerifyChunks(d *Data) []error {
 		dataChunks = int(max((d.length+d.chunkLen-1)/d.chunkLen, 1))
 	}
 	n := len(d.info.ChunkOffsets)
-	parts := min(runtime.GOMAXPROCS(0), n/verifyChunksPerPart)
-	if parts < 2 {
-		errs, _ := d.verifyChunks(0, n, dataChunks)
-		return errs
-	}
+	parts := max(min(runtime.GOMAXPROCS(0), n/verifyChunksPerPart), 1)
 	// On every core, each a range of the chunks; their errors are put
 	// together in order, up to the first chunk that could not be read,
 	// where one pass would have stopped.
-	type result struct {
-		errs    []error
-		stopped bool
+	results := make([]chunkRange, parts)
+	if parts == 1 {
+		results[0] = d.verifyChunks(0, n, dataChunks)
+	} else {
+		var wg sync.WaitGroup
+		for p := range parts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[p] = d.verifyChunks(n*p/parts, n*(p+1)/parts, dataChunks)
+			}()
+		}
+		wg.Wait()
 	}
-	results := make([]result, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[p].errs, results[p].stopped = d.verifyChunks(n*p/parts, n*(p+1)/parts, dataChunks)
-		}()
+	ok = d.mapped != nil
+	if ok {
+		// Bytes before the first chunk (none in what Cassandra writes).
+		digest = crc32.ChecksumIEEE(d.mapped[:d.info.ChunkOffsets[0]])
 	}
-	wg.Wait()
-	var errs []error
 	for _, r := range results {
 		errs = append(errs, r.errs...)
+		digest = crc32Combine(digest, r.digest, r.length)
 		if r.stopped {
+			ok = false
 			break
 		}
 	}
-	return errs
+	return errs, digest, ok
+}
+
+// chunkRange is what verifyChunks found in a range of chunks.
+type chunkRange struct {
+	errs    []error
+	stopped bool   // at a chunk it could not read (the last error)
+	digest  uint32 // the CRC32 of the range's bytes (for a mapped file)
+	length  int64  // how many bytes that is
 }
 
 // verifyChunksPerPart is the fewest chunks VerifyChunks gives a goroutine.
 const verifyChunksPerPart = 256
 
-// verifyChunks checks chunks [from, to) and reports whether it stopped at
-// one it could not read (the last error).
-func (d *Data) verifyChunks(from, to, dataChunks int) (errs []error, stopped bool) {
+// verifyChunks checks chunks [from, to).
+func (d *Data) verifyChunks(from, to, dataChunks int) (r chunkRange) {
 	var ra readAhead
 	for i := from; i < to; i++ {
-		b, err := d.readStored(int64(i), &ra)
-		if err != nil {
-			return append(errs, err), true
-		}
-		if err := d.checkCRC(int64(i), b); err != nil {
-			errs = append(errs, err)
+		idx := int64(i)
+		_, stored := d.storedChunk(idx)
+		length := int64(stored) + 4
+		if i < dataChunks && d.isChecked(idx) {
+			// Checked by a read: its stored CRC32 is the one it matched.
+			if sum := d.sums[idx].Load(); d.mapped != nil {
+				var crc [4]byte
+				binary.BigEndian.PutUint32(crc[:], sum)
+				r.digest = crc32Combine(r.digest, crc32.Update(sum, crc32.IEEETable, crc[:]), length)
+				r.length += length
+			}
 			continue
+		}
+		b, err := d.readStored(idx, &ra)
+		if err != nil {
+			r.errs, r.stopped = append(r.errs, err), true
+			return r
+		}
+		good := d.isChecked(idx)
+		if !good {
+			if err := d.checkCRC(idx, b); err != nil {
+				r.errs = append(r.errs, err)
+			} else {
+				good = true
+			}
+		}
+		if d.mapped != nil {
+			sum := d.sums[idx].Load()
+			if !good {
+				sum = crc32.ChecksumIEEE(b[:stored])
+			}
+			r.digest = crc32Combine(r.digest, crc32.Update(sum, crc32.IEEETable, b[stored:]), length)
+			r.length += length
 		}
 		// A chunk past the data length is read by no one; writers leave
 		// one empty chunk there. Anything in it is data the length lost.
-		if i >= dataChunks {
-			if err := d.checkEmptyChunk(int64(i), b); err != nil {
-				errs = append(errs, err)
+		if i >= dataChunks && good {
+			if err := d.checkEmptyChunk(idx, b); err != nil {
+				r.errs = append(r.errs, err)
 			}
 		}
 	}
-	return errs, false
+	return r
+}
+
+// crc32Combine returns the CRC32 (IEEE, as hash/crc32 takes it) of a||b
+// from a's CRC32, b's and b's length: a's advanced over n bytes (times
+// x^(8n), modulo the polynomial) added to b's, as zlib's crc32_combine
+// does. hash/crc32 has no such function, and computing the digest of
+// Data.db again byte by byte is the pass this saves.
+func crc32Combine(a, b uint32, n int64) uint32 {
+	if n == 0 {
+		return a ^ b
+	}
+	return gfMul(xPow8n(n), a) ^ b
+}
+
+// crcPoly is CRC-32's polynomial, bit-reflected as hash/crc32.IEEE.
+const crcPoly = 0xedb88320
+
+// gfMul multiplies two polynomials modulo crcPoly, in the bit-reflected
+// form (the top bit is x^0).
+func gfMul(a, b uint32) uint32 {
+	var p uint32
+	for m := uint32(1) << 31; m != 0; m >>= 1 {
+		if a&m != 0 {
+			p ^= b
+		}
+		b = b>>1 ^ crcPoly&-(b&1)
+	}
+	return p
+}
+
+// crcX2n holds x^(2^k) modulo crcPoly for every k xPow8n needs.
+var crcX2n = func() (t [67]uint32) {
+	p := uint32(1) << 30 // x^1
+	for k := range t {
+		t[k] = p
+		p = gfMul(p, p)
+	}
+	return t
+}()
+
+// xPow8n is x^(8n) modulo crcPoly: what a CRC is multiplied by to move it
+// past n bytes.
+func xPow8n(n int64) uint32 {
+	p := uint32(1) << 31 // x^0
+	for k := 3; n != 0; n, k = n>>1, k+1 {
+		if n&1 != 0 {
+			p = gfMul(crcX2n[k], p)
+		}
+	}
+	return p
 }
 
 // checkEmptyChunk reports a chunk past the data length that holds bytes.

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/sstabletool/sstabletool/corrupt"
 	"github.com/sstabletool/sstabletool/format"
@@ -188,8 +189,21 @@ func check(path string, opts sstable.Options, skimRows bool, progress func(done,
 	r.Checks = append(r.Checks, "Statistics.db checksums and layout")
 	checkComponentsPresent(s, r)
 	checkHeaderTypes(s, r)
-	checkChecksums(s, r)
+	// The chunks' CRC32s are taken by the structure walk's reads (the
+	// floor's order: each chunk checked as it is decompressed, in one
+	// pass over its bytes); the checksum pass after it checks only the
+	// chunks the walk did not read and takes Digest.crc32's CRC32 from the
+	// chunks' (reader.VerifyChunksDigest). Its problems are reported
+	// before the walk's, as when it ran first.
+	after := checkChecksums(s, r)
+	mark := len(r.Problems)
 	checkStructure(s, r, skimRows, progress, follow)
+	walked := slices.Clone(r.Problems[mark:])
+	r.Problems = r.Problems[:mark]
+	after()
+	for _, p := range walked {
+		r.add(p)
+	}
 	checkIndexes(s, r)
 	return r
 }
@@ -242,8 +256,12 @@ func checkComponentsPresent(s *sstable.SSTable, r *Report) {
 	}
 }
 
-func checkChecksums(s *sstable.SSTable, r *Report) {
+// checkChecksums checks what is known before Data.db is read
+// (CompressionInfo.db) and returns the check of the chunks and the digest,
+// to run once the structure walk has read Data.db.
+func checkChecksums(s *sstable.SSTable, r *Report) (after func()) {
 	dataPath := s.Path(format.ComponentData)
+	var chunks func() (digest uint32, ok bool)
 	if s.Data().Compressed() {
 		r.Checks = append(r.Checks, "Data.db chunk CRC32s")
 		info := s.Data().Info()
@@ -258,26 +276,43 @@ func checkChecksums(s *sstable.SSTable, r *Report) {
 			r.Notes = append(r.Notes, Problem{File: s.Path(format.ComponentCompressionInfo), Component: "CompressionInfo.db", Offset: -1,
 				Message: fmt.Sprintf("compressor option %s=%s is not Cassandra's: ScyllaDB writes it, Cassandra 3.0 to 5.0 drop it when they read the file (5.1 refuses it); it changes nothing in Data.db", k, info.Options[k])})
 		}
-		for _, err := range reader.VerifyChunks(s.Data()) {
-			r.addErr(dataPath, "Data.db", err)
+		chunks = func() (uint32, bool) {
+			errs, digest, ok := reader.VerifyChunksDigest(s.Data())
+			for _, err := range errs {
+				r.addErr(dataPath, "Data.db", err)
+			}
+			return digest, ok
 		}
 	} else if s.HasComponent(format.ComponentCRC) {
 		r.Checks = append(r.Checks, "CRC.db chunk checksums")
-		b, err := os.ReadFile(s.Path(format.ComponentCRC))
-		if err != nil {
-			r.addErr(s.Path(format.ComponentCRC), "CRC.db", err)
-		} else if cs, err := reader.DecodeChecksums(b); err != nil {
-			r.addErr(s.Path(format.ComponentCRC), "CRC.db", err)
-		} else {
-			for _, err := range cs.Verify(s.Data().File()) {
-				r.addErr(dataPath, "Data.db", err)
+		chunks = func() (uint32, bool) {
+			b, err := os.ReadFile(s.Path(format.ComponentCRC))
+			if err != nil {
+				r.addErr(s.Path(format.ComponentCRC), "CRC.db", err)
+			} else if cs, err := reader.DecodeChecksums(b); err != nil {
+				r.addErr(s.Path(format.ComponentCRC), "CRC.db", err)
+			} else {
+				for _, err := range cs.Verify(s.Data().File()) {
+					r.addErr(dataPath, "Data.db", err)
+				}
 			}
+			return 0, false
 		}
 	} else {
-		r.add(Problem{File: dataPath, Component: "CRC.db", Offset: -1, Message: "uncompressed Data.db without CRC.db: its chunks cannot be checked"})
+		chunks = func() (uint32, bool) {
+			r.add(Problem{File: dataPath, Component: "CRC.db", Offset: -1, Message: "uncompressed Data.db without CRC.db: its chunks cannot be checked"})
+			return 0, false
+		}
 	}
-	if s.HasComponent(format.ComponentDigest) {
+	hasDigest := s.HasComponent(format.ComponentDigest)
+	if hasDigest {
 		r.Checks = append(r.Checks, "Digest.crc32")
+	}
+	return func() {
+		got, known := chunks()
+		if !hasDigest {
+			return
+		}
 		b, err := os.ReadFile(s.Path(format.ComponentDigest))
 		if err != nil {
 			r.addErr(s.Path(format.ComponentDigest), "Digest.crc32", err)
@@ -288,10 +323,11 @@ func checkChecksums(s *sstable.SSTable, r *Report) {
 			r.addErr(s.Path(format.ComponentDigest), "Digest.crc32", err)
 			return
 		}
-		got, err := reader.DigestCRC32(s.Data().File())
-		if err != nil {
-			r.addErr(dataPath, "Data.db", err)
-			return
+		if !known {
+			if got, err = reader.DigestCRC32(s.Data().File()); err != nil {
+				r.addErr(dataPath, "Data.db", err)
+				return
+			}
 		}
 		if got != want {
 			r.add(Problem{File: dataPath, Component: "Digest.crc32", Offset: -1,
