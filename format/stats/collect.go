@@ -1,7 +1,5 @@
 package stats
 
-import "sort"
-
 // Add records one value the way EstimatedHistogram.add does: in the first
 // bucket whose offset is at least v, or in the overflow bucket past the
 // largest offset. Writers use it to build PartitionSizes and
@@ -20,6 +18,21 @@ func (h EstimatedHistogram) Remove(v int64) bool {
 	return true
 }
 
+// bucket is the first index whose offset is at least v (len(Offsets) for
+// none): sort.Search's probes exactly, so offsets read from a damaged file
+// (out of order) land where they always did, written out because the
+// closure's call per probe cost more than the probe (Add runs for every
+// partition of every scan).
 func (h EstimatedHistogram) bucket(v int64) int {
-	return sort.Search(len(h.Offsets), func(i int) bool { return h.Offsets[i] >= v })
+	offs := h.Offsets
+	i, j := 0, len(offs)
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if offs[m] < v {
+			i = m + 1
+		} else {
+			j = m
+		}
+	}
+	return i
 }
