@@ -28,7 +28,12 @@ type textTable struct {
 	special bool // some cell holds a byte tabwriter interprets
 	width   []int
 	line    []byte
+	// cellWidth is each cell's width in runes, for Flush.
+	cellWidth []int
 }
+
+// spaces pads cells to their column's width.
+var spaces = []byte("                                                                ")
 
 func newTextTable(out io.Writer, cols int) *textTable {
 	return &textTable{out: out, cols: cols, width: make([]int, cols)}
@@ -74,30 +79,32 @@ func (t *textTable) Flush() error {
 	for c := range t.width {
 		t.width[c] = 0
 	}
-	start := 0
-	for i, end := range t.ends {
+	// Each cell's width once (the columns' widths need them all before
+	// the first line), then the lines; a column index kept rather than a
+	// division per cell, the padding appended from a run of spaces.
+	t.cellWidth = t.cellWidth[:0]
+	start, c := 0, 0
+	for _, end := range t.ends {
 		w := end - start
 		if !isASCII(t.buf[start:end]) {
 			w = utf8.RuneCount(t.buf[start:end])
 		}
-		if c := i % t.cols; w+2 > t.width[c] {
-			t.width[c] = w + 2
+		t.cellWidth = append(t.cellWidth, w)
+		t.width[c] = max(t.width[c], w+2)
+		if c++; c == t.cols {
+			c = 0
 		}
 		start = end
 	}
-	start = 0
+	start, c = 0, 0
 	line := t.line[:0]
 	for i, end := range t.ends {
-		cell := t.buf[start:end]
-		w := len(cell)
-		if !isASCII(cell) {
-			w = utf8.RuneCount(cell)
+		for n := t.width[c] - t.cellWidth[i]; n > 0; n -= len(spaces) {
+			line = append(line, spaces[:min(n, len(spaces))]...)
 		}
-		for n := t.width[i%t.cols] - w; n > 0; n-- {
-			line = append(line, ' ')
-		}
-		line = append(line, cell...)
-		if i%t.cols == t.cols-1 {
+		line = append(line, t.buf[start:end]...)
+		if c++; c == t.cols {
+			c = 0
 			line = append(line, '\n')
 			if len(line) >= 32<<10 {
 				if _, err := t.out.Write(line); err != nil {
