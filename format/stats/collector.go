@@ -24,9 +24,7 @@ type Collector struct {
 	sizes, cellsPer    EstimatedHistogram
 	minTS, maxTS       int64
 	minLDT, maxLDT     int64
-	minTTL, maxTTL     int64
-	seenTS, seenLDT    bool
-	seenTTL            bool
+	minTTL, maxTTL     int64 // each minimum above its maximum until a value is seen (clearBounds)
 	columnsSet, rows   int64
 	partitionDeletions bool
 	drop               map[int64]int64 // rounded local deletion time -> count
@@ -62,32 +60,35 @@ func NewBoundsCollector(clusteringTypes []*cqltype.Type) *Collector {
 // NewCollector returns a Collector for a table whose clustering columns
 // have these types (nil entries compare as bytes).
 func NewCollector(clusteringTypes []*cqltype.Type) *Collector {
-	return &Collector{
+	c := &Collector{
 		sizes:    NewEstimatedHistogram(PartitionSizeBuckets),
 		cellsPer: NewEstimatedHistogram(CellsPerPartitionBuckets),
 		drop:     map[int64]int64{},
 		types:    clusteringTypes,
 	}
+	c.clearBounds()
+	return c
 }
 
+// clearBounds sets each minimum above its maximum: the bounds then need
+// no flag for "none seen yet" (a min and a max per value, no branch; seen
+// is minimum ≤ maximum).
+func (c *Collector) clearBounds() {
+	c.minTS, c.maxTS = math.MaxInt64, math.MinInt64
+	c.minLDT, c.maxLDT = math.MaxInt64, math.MinInt64
+	c.minTTL, c.maxTTL = math.MaxInt64, math.MinInt64
+}
+
+func (c *Collector) seenTS() bool  { return c.minTS <= c.maxTS }
+func (c *Collector) seenLDT() bool { return c.minLDT <= c.maxLDT }
+func (c *Collector) seenTTL() bool { return c.minTTL <= c.maxTTL }
+
 func (c *Collector) ts(v int64) {
-	if !c.seenTS || v < c.minTS {
-		c.minTS = v
-	}
-	if !c.seenTS || v > c.maxTS {
-		c.maxTS = v
-	}
-	c.seenTS = true
+	c.minTS, c.maxTS = min(c.minTS, v), max(c.maxTS, v)
 }
 
 func (c *Collector) ldt(v int64) {
-	if !c.seenLDT || v < c.minLDT {
-		c.minLDT = v
-	}
-	if !c.seenLDT || v > c.maxLDT {
-		c.maxLDT = v
-	}
-	c.seenLDT = true
+	c.minLDT, c.maxLDT = min(c.minLDT, v), max(c.maxLDT, v)
 	if v != NoDeletionTime && !c.boundsOnly {
 		// StreamingTombstoneHistogramBuilder rounds up to 60 seconds.
 		c.drop[(v+59)/60*60]++
@@ -95,13 +96,7 @@ func (c *Collector) ldt(v int64) {
 }
 
 func (c *Collector) ttl(v int64) {
-	if !c.seenTTL || v < c.minTTL {
-		c.minTTL = v
-	}
-	if !c.seenTTL || v > c.maxTTL {
-		c.maxTTL = v
-	}
-	c.seenTTL = true
+	c.minTTL, c.maxTTL = min(c.minTTL, v), max(c.maxTTL, v)
 }
 
 func (c *Collector) deletion(d deletiontime.DeletionTime) {
@@ -194,7 +189,7 @@ func (c *Collector) cells(cs []rows.Cell) {
 	// deletion time (rarer) are walked again.
 	lo, hi := cs[0].Timestamp, cs[0].Timestamp
 	cols, last := 0, -1
-	plain, special := false, false // cells without, and with, a TTL or a deletion time
+	specials := 0 // cells with a TTL or a deletion time
 	for i := range cs {
 		cell := &cs[i]
 		lo, hi = min(lo, cell.Timestamp), max(hi, cell.Timestamp)
@@ -202,14 +197,13 @@ func (c *Collector) cells(cs []rows.Cell) {
 			cols++
 			last = cell.Column
 		}
-		if cell.Flags&(rows.CellFlagDeleted|rows.CellFlagExpiring) == 0 {
-			plain = true
-		} else {
-			special = true
-		}
+		// 1 for a cell with a TTL or a deletion time, without a branch
+		// (the two kinds mix in rows: a branch mispredicts).
+		f := int(cell.Flags & (rows.CellFlagDeleted | rows.CellFlagExpiring))
+		specials += (f | -f) >> 63 & 1
 	}
-	c.ts(lo)
-	c.ts(hi)
+	plain, special := specials < len(cs), specials > 0
+	c.minTS, c.maxTS = min(c.minTS, lo), max(c.maxTS, hi)
 	c.columnsSet += int64(cols)
 	if plain {
 		// A live cell without a TTL: TTL 0, no local deletion time.
@@ -248,23 +242,11 @@ func (c *Collector) cells(cs []rows.Cell) {
 
 // ttlRange and ldtRange widen the bounds without touching the drop times.
 func (c *Collector) ttlRange(lo, hi int64) {
-	if !c.seenTTL || lo < c.minTTL {
-		c.minTTL = lo
-	}
-	if !c.seenTTL || hi > c.maxTTL {
-		c.maxTTL = hi
-	}
-	c.seenTTL = true
+	c.minTTL, c.maxTTL = min(c.minTTL, lo), max(c.maxTTL, hi)
 }
 
 func (c *Collector) ldtRange(lo, hi int64) {
-	if !c.seenLDT || lo < c.minLDT {
-		c.minLDT = lo
-	}
-	if !c.seenLDT || hi > c.maxLDT {
-		c.maxLDT = hi
-	}
-	c.seenLDT = true
+	c.minLDT, c.maxLDT = min(c.minLDT, lo), max(c.maxLDT, hi)
 }
 
 // Marker records a range tombstone bound or boundary.
@@ -494,16 +476,16 @@ func kindOrder(k clustering.Kind) int {
 func (c *Collector) Fill(s *Stats) {
 	s.PartitionSizes, s.CellsPerPartition = c.sizes, c.cellsPer
 	s.MinTimestamp, s.MaxTimestamp = c.minTS, c.maxTS
-	if !c.seenTS {
+	if !c.seenTS() {
 		// MinMaxLongTracker's defaults.
 		s.MinTimestamp, s.MaxTimestamp = math.MinInt64, math.MaxInt64
 	}
 	s.MinLocalDeletionTime, s.MaxLocalDeletionTime = c.minLDT, c.maxLDT
-	if !c.seenLDT {
+	if !c.seenLDT() {
 		s.MinLocalDeletionTime, s.MaxLocalDeletionTime = NoDeletionTime, NoDeletionTime
 	}
 	s.MinTTL, s.MaxTTL = int32(c.minTTL), int32(c.maxTTL)
-	if !c.seenTTL {
+	if !c.seenTTL() {
 		s.MinTTL, s.MaxTTL = 0, 0
 	}
 	s.TombstoneDropTimes = c.tombstoneHistogram()
@@ -579,25 +561,12 @@ func (c *Collector) Merge(o *Collector) {
 	for i, n := range o.cellsPer.Buckets {
 		c.cellsPer.Buckets[i] += n
 	}
-	if o.seenTS {
-		c.ts(o.minTS)
-		c.ts(o.maxTS)
-	}
-	if o.seenLDT {
-		// ldt would count the two values again in the drop times: the
-		// minimum and maximum are taken here, the drop times below.
-		if !c.seenLDT || o.minLDT < c.minLDT {
-			c.minLDT = o.minLDT
-		}
-		if !c.seenLDT || o.maxLDT > c.maxLDT {
-			c.maxLDT = o.maxLDT
-		}
-		c.seenLDT = true
-	}
-	if o.seenTTL {
-		c.ttl(o.minTTL)
-		c.ttl(o.maxTTL)
-	}
+	// A bound o has not seen is its minimum above its maximum, which
+	// leaves c's as they are; ldt would count the values again in the
+	// drop times, which are taken below.
+	c.minTS, c.maxTS = min(c.minTS, o.minTS), max(c.maxTS, o.maxTS)
+	c.ldtRange(o.minLDT, o.maxLDT)
+	c.ttlRange(o.minTTL, o.maxTTL)
 	for t, n := range o.drop {
 		c.drop[t] += n
 	}
@@ -618,8 +587,7 @@ func (c *Collector) Reset() {
 	clear(c.sizes.Buckets)
 	clear(c.cellsPer.Buckets)
 	clear(c.drop)
-	c.minTS, c.maxTS, c.minLDT, c.maxLDT, c.minTTL, c.maxTTL = 0, 0, 0, 0, 0, 0
-	c.seenTS, c.seenLDT, c.seenTTL = false, false, false
+	c.clearBounds()
 	c.columnsSet, c.rows, c.partitionDeletions = 0, 0, false
 	c.minClust.Values, c.maxClust.Values = c.minClust.Values[:0], c.maxClust.Values[:0]
 	c.seenMin, c.seenMax, c.hasPartMin, c.hasPartMax = false, false, false, false
