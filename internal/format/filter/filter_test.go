@@ -215,28 +215,37 @@ func FuzzDecodeFilter(f *testing.F) {
 // formula gives key by key (|(h1 + j*h0) mod capacity|, Java's signed
 // arithmetic), for a key count that is no multiple of the batch.
 func TestAddBatchesSetTheSameBits(t *testing.T) {
-	f, err := New(5000, 0.01)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := make([]byte, len(f.Encode(false))-8)
-	capacity := int64(len(want)) * 8
-	for i := range 4999 {
-		key := fmt.Appendf(nil, "key-%d", i)
-		f.Add(key)
-		if i%7 == 0 && !f.MightContain(key) {
-			t.Fatalf("key %d not found right after its Add", i)
+	// A filter small enough for the 64-key batches, and one of 5 million
+	// keys, set region by region (byRegion), given more keys than one batch
+	// holds so that a batch is set by Add, one by MightContain and the
+	// rest by Encode.
+	for _, c := range []struct{ elements, keys int64 }{{5000, 4999}, {5_000_000, 90_001}} {
+		f, err := New(c.elements, 0.01)
+		if err != nil {
+			t.Fatal(err)
 		}
-		h0, h1 := murmur.Hash128(key, 0)
-		for j := range int64(f.HashCount()) {
-			bit := (int64(h1) + j*int64(h0)) % capacity
-			if bit < 0 {
-				bit = -bit
+		if f.byRegion() != (c.elements > 5000) || int64(len(f.bits)/16) >= c.keys*int64(f.HashCount()) {
+			t.Fatalf("%d elements: %d bytes, %d hashes, not the case meant", c.elements, len(f.bits), f.HashCount())
+		}
+		want := make([]byte, len(f.Encode(false))-8)
+		capacity := int64(len(want)) * 8
+		for i := range c.keys {
+			key := fmt.Appendf(nil, "key-%d", i)
+			f.Add(key)
+			if (i%7 == 0 && c.keys < 10000 || i == c.keys*2/3) && !f.MightContain(key) {
+				t.Fatalf("key %d not found right after its Add", i)
 			}
-			want[bit>>3] |= 1 << (bit & 7)
+			h0, h1 := murmur.Hash128(key, 0)
+			for j := range int64(f.HashCount()) {
+				bit := (int64(h1) + j*int64(h0)) % capacity
+				if bit < 0 {
+					bit = -bit
+				}
+				want[bit>>3] |= 1 << (bit & 7)
+			}
 		}
-	}
-	if got := f.Encode(false)[8:]; !bytes.Equal(got, want) {
-		t.Fatal("the bitset differs from the keys' bits set one by one")
+		if got := f.Encode(false)[8:]; !bytes.Equal(got, want) {
+			t.Fatalf("%d elements: the bitset differs from the keys' bits set one by one", c.elements)
+		}
 	}
 }
