@@ -164,6 +164,8 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 	}
 	err := sstable.Segmented(s, o, (*segmentResult).reset, st.begin, st.part, st.deliver)
 	if err != nil {
+		// The keys read before the failure are checked against Filter.db too.
+		st.fc.keysMissing(s)
 		if err != errStop {
 			// The decoder's own failure at a partition header.
 			r.addErr(st.dataPath, "Data.db", err)
@@ -187,6 +189,7 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 	}
 	st.sc.finish()
 	st.stc.finish()
+	st.fc.keysMissing(s)
 	st.fc.finish(s, r.Partitions)
 	checkFilterKind(s, r, st.bf)
 }
@@ -359,10 +362,6 @@ func (w *walker) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 	}
 	w.prevKey, w.havePrev = append(w.prevKey[:0], h.Key...), true
 	w.stc.startPartition(h)
-	if st.bf != nil && !st.bf.MightContain(h.Key) {
-		r.add(Problem{File: st.filterPath, Component: "Filter.db", Offset: -1,
-			Message: fmt.Sprintf("bloom filter does not contain key %x (partition at Data.db byte %d)", h.Key, h.Offset)})
-	}
 	var bw *blockWalk
 	if idx := w.idx; idx != nil {
 		if !idx.Next() {
