@@ -453,6 +453,13 @@ func formatBound(types []*cqltype.Type, kind string, vals [][]byte) string {
 
 // FormatKey renders a partition key with its type, falling back to hex.
 func FormatKey(t *cqltype.Type, key []byte) string {
+	if t != nil && t.Kind != cqltype.Composite {
+		// FormatKeyParts' one part, without its slice and the join
+		// (partitions formats every key).
+		if s, err := t.Format(key); err == nil {
+			return s
+		}
+	}
 	return strings.Join(FormatKeyParts(t, key), ":")
 }
 
@@ -466,12 +473,13 @@ func FormatKeyParts(t *cqltype.Type, key []byte) []string {
 			if err == nil {
 				out := make([]string, len(comps))
 				for i, c := range comps {
-					out[i] = fmt.Sprintf("0x%x", c.Value)
 					if i < len(t.Params) {
 						if v, err := t.Params[i].Format(c.Value); err == nil {
 							out[i] = v
+							continue
 						}
 					}
+					out[i] = fmt.Sprintf("0x%x", c.Value)
 				}
 				return out
 			}
