@@ -23,27 +23,60 @@ import (
 // source's, partition by partition, unfiltered by unfiltered, cell by
 // cell.
 func verifyOutput(src *sstable.SSTable, data string, o Options, res *Result) error {
+	defer func() { res.keys = nil }() // a node's upgrade keeps every result
 	rep, _, cmpErr := checkConverted(src, data, o, res)
 	return checkWritten("converted "+src.Path(format.ComponentData), rep, cmpErr, res)
 }
 
 // checkConverted returns verify's report on the output and the verdict of
 // its comparison with the source (and, for the tests, the follower, nil
-// where none rode). Data.db is decoded once: the comparison
-// rides on verify's walk (verify.SSTableFollowed), which decodes every
-// unfiltered of the output and hands it to a sourceFollower, and the
-// source is decoded beside it, a segment of the walk at a time. A
-// trie-indexed output is walked by verify on one core, so there it is
-// compared on its own beside verify's walk instead, in two halves
-// (compareWith), which keeps both cores busy.
+// where none rode). When the output's rows read as the source's
+// (bodiesReadAlike: the relinker copies every row body, and the
+// serialization header they are read with is the source's), the
+// comparison is of what the relinker kept, byte for byte
+// (sameFramesBetween), in two halves at once (compareWith) beside verify's
+// walk by row sizes (verify.SSTableWritten): no cell of
+// either side is decoded again, the statistics collection having decoded
+// the source's during the rewrite. A trie-indexed output is compared so
+// too, by frames or cell by cell. Otherwise the comparison rides on
+// verify's walk (checkFollowed), which decodes the output once.
 func checkConverted(src *sstable.SSTable, data string, o Options, res *Result) (*verify.Report, *sourceFollower, error) {
-	opts := sstable.Options{Access: o.Access}
-	if o.To.IsBTI() {
-		repc := make(chan *verify.Report, 1)
-		go func() { repc <- verify.SSTableChecksumsAndStructure(data, opts) }()
-		cmpErr := compareWith(src, data, o, middle(res.segments))
-		return <-repc, nil, cmpErr
+	byFrames := bodiesReadAlike(src, res)
+	if !byFrames && !o.To.IsBTI() {
+		return checkFollowed(src, data, o, res)
 	}
+	opts := sstable.Options{Access: o.Access}
+	repc := make(chan *verify.Report, 1)
+	// The comparison checks the output's keys against the source's, which
+	// the filter written was built from: Filter.db is checked against it.
+	go func() { repc <- verify.SSTableWritten(data, opts, res.keys) }()
+	cmpErr := compareWith(src, data, o, middle(res.segments), byFrames)
+	return <-repc, nil, cmpErr
+}
+
+// bodiesReadAlike reports whether the output's row bodies, copied from the
+// source's, read as the source's: Statistics.db's serialization header
+// gives them the same minima (the deltas' bases), the same columns and
+// the same types. A rewrite that changed any of them (unused minima
+// written as the epochs, a frozen UDT's type renamed) is compared cell by
+// cell.
+func bodiesReadAlike(src *sstable.SSTable, res *Result) bool {
+	a := src.Stats().Header
+	if res.stats == nil || res.stats.Header == nil || a == nil {
+		return false
+	}
+	b := res.stats.Header
+	return a.MinTimestamp == b.MinTimestamp && a.MinLocalDeletionTime == b.MinLocalDeletionTime && a.MinTTL == b.MinTTL &&
+		reflect.DeepEqual(a.KeyType, b.KeyType) && reflect.DeepEqual(a.ClusteringTypes, b.ClusteringTypes) &&
+		reflect.DeepEqual(a.StaticColumns, b.StaticColumns) && reflect.DeepEqual(a.RegularColumns, b.RegularColumns)
+}
+
+// checkFollowed is checkConverted with the comparison riding on verify's
+// walk (verify.SSTableFollowed), which decodes every unfiltered of the
+// output and hands it to a sourceFollower; the source is decoded beside
+// it, a segment of the walk at a time.
+func checkFollowed(src *sstable.SSTable, data string, o Options, res *Result) (*verify.Report, *sourceFollower, error) {
+	opts := sstable.Options{Access: o.Access}
 	f := &sourceFollower{src: src, capTo: cappedTo(o), segments: res.segments}
 	rep := verify.SSTableFollowed(data, opts, f)
 	if !rep.OK() {
@@ -55,7 +88,7 @@ func checkConverted(src *sstable.SSTable, data string, o Options, res *Result) (
 	// verify's walk was not cut where the rewrite said it would be: compare
 	// on its own, so that nothing goes uncompared.
 	f.alone = true
-	return rep, f, compareWith(src, data, o, middle(res.segments))
+	return rep, f, compareWith(src, data, o, middle(res.segments), false)
 }
 
 // cappedTo is the layout the source's partition deletions were capped to
@@ -240,22 +273,27 @@ func (c *partitionComparer) sourceEnds() error {
 // middle); a zero cut compares in one pass. The cut is only a hint: the
 // first half must reach it in both sstables after exactly cut.n whole
 // partitions, so a wrong cut fails the comparison and never skips
-// content.
-func compareWith(src *sstable.SSTable, data string, o Options, cut boundary) error {
+// content. byFrames compares what the relinker kept (sameFramesBetween),
+// otherwise every cell (sameContentBetween).
+func compareWith(src *sstable.SSTable, data string, o Options, cut boundary, byFrames bool) error {
 	out, err := sstable.Open(data, sstable.Options{Access: o.Access})
 	if err != nil {
 		return fmt.Errorf("reopening the output: %w", err)
 	}
 	defer out.Close()
 	capTo := cappedTo(o)
+	between := sameContentBetween
+	if byFrames {
+		between = sameFramesBetween
+	}
 	if cut.n == 0 {
-		return sameContentBetween(src, out, boundary{}, nil, capTo)
+		return between(src, out, boundary{}, nil, capTo)
 	}
 	// Data and its decompressors are safe for concurrent use; each half
 	// has its own cursors.
 	second := make(chan error, 1)
-	go func() { second <- sameContentBetween(src, out, cut, nil, capTo) }()
-	err = sameContentBetween(src, out, boundary{}, &cut, capTo)
+	go func() { second <- between(src, out, cut, nil, capTo) }()
+	err = between(src, out, boundary{}, &cut, capTo)
 	if err2 := <-second; err == nil {
 		err = err2
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
+	"github.com/sstabletool/sstabletool/internal/format/filter"
 	"github.com/sstabletool/sstabletool/internal/vfs"
 	"github.com/sstabletool/sstabletool/internal/writer"
 	"github.com/sstabletool/sstabletool/merge"
@@ -177,11 +178,15 @@ type Result struct {
 	// Reclaimed (EstimateMerge) attributes the Data.db bytes the merge
 	// does not write to why (uncompressed; docs/merge.md).
 	Reclaimed *merge.Reclaim    `json:"reclaimed,omitempty"`
-	stats     *stats.Statistics // the written Statistics, for tests
+	stats     *stats.Statistics // the written Statistics (verification reads its header)
 	// segments are the partitions where verify's walk of the output
 	// begins a segment (after the first, at 0), in both sstables: where
 	// the comparison with the source begins each (compare.go).
 	segments []boundary
+	// keys is the bloom filter of the keys written, which verification
+	// compares Filter.db with (verify.SSTableWritten) and then drops; nil
+	// without verification.
+	keys *filter.BloomFilter
 }
 
 // Totals sums every component before and after, the dropped ones

@@ -399,19 +399,24 @@ func TestCompareHalves(t *testing.T) {
 		t.Fatalf("no cut inside the sstable: %+v of %d partitions", cut, res.Partitions)
 	}
 	o := Options{}
-	if err := compareWith(src, res.Output, o, cut); err != nil {
-		t.Fatalf("the real output differs: %v", err)
-	}
-	for _, k := range []int64{0, cut.n - 1, cut.n, res.Partitions - 1} {
-		changed := rewriteChanged(t, src, k, filepath.Join(tmp, fmt.Sprint("changed", k)))
-		err := compareWith(src, changed, o, cut)
-		if err == nil || !strings.Contains(err.Error(), "differs") {
-			t.Errorf("a cell changed in partition %d (cut at %d): got %v", k, cut.n, err)
+	changed := map[int64]string{}
+	for _, byFrames := range []bool{false, true} {
+		if err := compareWith(src, res.Output, o, cut, byFrames); err != nil {
+			t.Fatalf("by frames %v: the real output differs: %v", byFrames, err)
 		}
-	}
-	for _, bad := range []boundary{{cut.a, cut.b + 1, cut.n}, {cut.a + 1, cut.b, cut.n}, {cut.a, cut.b, cut.n + 1}, {cut.a, cut.b, res.Partitions + 1}} {
-		if err := compareWith(src, res.Output, o, bad); err == nil {
-			t.Errorf("cut %+v (the real one is %+v) passed", bad, cut)
+		for _, k := range []int64{0, cut.n - 1, cut.n, res.Partitions - 1} {
+			if changed[k] == "" {
+				changed[k] = rewriteChanged(t, src, k, filepath.Join(tmp, fmt.Sprint("changed", k)))
+			}
+			err := compareWith(src, changed[k], o, cut, byFrames)
+			if err == nil || !strings.Contains(err.Error(), "differs") {
+				t.Errorf("by frames %v: a cell changed in partition %d (cut at %d): got %v", byFrames, k, cut.n, err)
+			}
+		}
+		for _, bad := range []boundary{{cut.a, cut.b + 1, cut.n}, {cut.a + 1, cut.b, cut.n}, {cut.a, cut.b, cut.n + 1}, {cut.a, cut.b, res.Partitions + 1}} {
+			if err := compareWith(src, res.Output, o, bad, byFrames); err == nil {
+				t.Errorf("by frames %v: cut %+v (the real one is %+v) passed", byFrames, bad, cut)
+			}
 		}
 	}
 }

@@ -184,18 +184,26 @@ func (r *relinker) partition(wantKey []byte, events []event) (partitionResult, [
 
 // cassandraShadowable rewrites the flags of a row that carries ScyllaDB's
 // shadowable deletion (extended flag 0x80, the deletion after the regular
-// one in the body) as Cassandra's: the row deletion flag with extended flag
-// 0x02, which reads the same body bytes as one shadowable deletion. A row
-// with both a regular and a Scylla shadowable deletion has no Cassandra
+// one in the body) as Cassandra's (cassandraShadowablePrefix). A row with
+// both a regular and a Scylla shadowable deletion has no Cassandra
 // spelling. raw (flags, extended flags, clustering) is copied, not changed.
 func (r *relinker) cassandraShadowable(raw []byte, off int64) ([]byte, error) {
 	if raw[0]&rows.FlagHasDeletion != 0 {
 		return nil, fmt.Errorf("%s: row at source byte %d carries a regular and a ScyllaDB shadowable deletion; Cassandra's format holds only one: not convertible", r.file, off)
 	}
-	r.flagBuf = append(r.flagBuf[:0], raw...)
-	r.flagBuf[0] |= rows.FlagHasDeletion
-	r.flagBuf[1] = r.flagBuf[1]&^rows.ExtFlagScyllaShadowable | rows.ExtFlagShadowableDel
+	r.flagBuf = cassandraShadowablePrefix(r.flagBuf, raw)
 	return r.flagBuf, nil
+}
+
+// cassandraShadowablePrefix is raw (flags, extended flags, clustering of a
+// row with ScyllaDB's shadowable deletion) in dst, its flags as Cassandra
+// spells that deletion: the row deletion flag with extended flag 0x02,
+// which reads the same body bytes as one shadowable deletion.
+func cassandraShadowablePrefix(dst, raw []byte) []byte {
+	dst = append(dst[:0], raw...)
+	dst[0] |= rows.FlagHasDeletion
+	dst[1] = dst[1]&^rows.ExtFlagScyllaShadowable | rows.ExtFlagShadowableDel
+	return dst
 }
 
 // relinkEntry returns the Index.db entry of the rewritten partition:

@@ -379,6 +379,9 @@ func (rw *rewriter) writeComponents() error {
 		res.IndexFiles.Before += max(f.Size, 0)
 	}
 	res.CompressionInfo, res.Checksums = dr.Info, dr.Checksums
+	if rw.o.Verify {
+		res.keys = rw.bf
+	}
 	return nil
 }
 

@@ -84,3 +84,83 @@ func TestFilterMissingKeysNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestSSTableWrittenFilter: the writer's filter of the keys stands for the
+// filter rebuilt from Data.db's keys. The same filter as Filter.db passes;
+// Filter.db with a byte cleared names the same keys as SSTable does; a
+// writer's filter holding a key Data.db lacks is a problem; and one of
+// another capacity is ignored (the keys are rebuilt).
+func TestSSTableWrittenFilter(t *testing.T) {
+	for _, tc := range []struct{ group, name, base string }{
+		{"nc", "legacy_nc_clust", "nc-1-big-"},
+		{"oa", "legacy_oa_clust", "oa-1-big-"},
+		{"da", "legacy_da_clust", "da-1-bti-"},
+	} {
+		src := fixtures.Table(t, tc.group, tc.name)
+		data := filepath.Join(src, tc.base+"Data.db")
+		s, err := sstable.Open(data, sstable.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := s.Version().HasOldBloomFilterFormat
+		s.Close()
+		clean, err := os.ReadFile(filepath.Join(src, tc.base+"Filter.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		written := func() *filter.BloomFilter {
+			bf, err := filter.Decode(clean, old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return bf
+		}
+		r := SSTableWritten(data, sstable.Options{}, written())
+		if !r.OK() || !slices.Contains(r.Checks, "Filter.db against the filter of the keys written") {
+			t.Errorf("%s: the writer's own filter: problems %v, checks %v", tc.name, r.Problems, r.Checks)
+		}
+
+		// A key Data.db does not hold, whose bits are not all set already.
+		extra := written()
+		for i := 0; ; i++ {
+			k := fmt.Appendf(nil, "not-a-key-%d", i)
+			if !extra.MightContain(k) {
+				extra.Add(k)
+				break
+			}
+		}
+		r = SSTableWritten(data, sstable.Options{}, extra)
+		if r.OK() || !strings.Contains(r.Problems[0].Message, "of the filter of the keys written are clear") {
+			t.Errorf("%s: a filter of one key more: problems %v", tc.name, r.Problems)
+		}
+
+		other, err := filter.New(1000, 0.001)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = SSTableWritten(data, sstable.Options{}, other)
+		if !r.OK() || !slices.Contains(r.Checks, "Filter.db rebuilt from the keys") {
+			t.Errorf("%s: a filter of another capacity: problems %v, checks %v", tc.name, r.Problems, r.Checks)
+		}
+
+		named := 0
+		for i := 8; i < len(clean); i += 3 {
+			b := slices.Clone(clean)
+			b[i] = 0
+			dir := fixtures.CopyTable(t, src)
+			if err := os.WriteFile(filepath.Join(dir, tc.base+"Filter.db"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			damaged := filepath.Join(dir, tc.base+"Data.db")
+			want := SSTable(damaged, sstable.Options{}, nil).Problems
+			got := SSTableWritten(damaged, sstable.Options{}, written()).Problems
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s, Filter.db byte %d cleared: SSTableWritten\n%v\nSSTable\n%v", tc.name, i, got, want)
+			}
+			named += len(want)
+		}
+		if named == 0 {
+			t.Errorf("%s: no cleared byte was found; the test checks nothing", tc.name)
+		}
+	}
+}

@@ -207,24 +207,36 @@ func bucketName(h stats.EstimatedHistogram, i int) string {
 // FilterFactory chooses for Statistics.db's bloom_filter_fp_chance. The
 // capacity cannot be checked: it comes from the key count the writer
 // expected, an estimate after a compaction.
+//
+// The writer of the sstable may hand over the filter of the keys it wrote
+// (SSTableWritten): of Filter.db's hash count and capacity, it is the
+// filter rebuilt from the keys once the writer's own comparison has shown
+// them to be Data.db's, and the check compares with it as it is.
 type filterCheck struct {
 	r       *Report
 	path    string
 	old     bool
 	file    *filter.BloomFilter
 	rebuilt *filter.BloomFilter
+	given   bool // rebuilt is the writer's: the keys are not added
 }
 
-func newFilterCheck(s *sstable.SSTable, r *Report, bf *filter.BloomFilter) *filterCheck {
+func newFilterCheck(s *sstable.SSTable, r *Report, bf, written *filter.BloomFilter) *filterCheck {
 	if bf == nil || bf.IsAlwaysPresent() {
 		return nil
 	}
+	c := &filterCheck{r: r, path: s.Path(format.ComponentFilter), old: s.Version().HasOldBloomFilterFormat, file: bf, rebuilt: bf.Empty()}
+	if written != nil && !written.IsAlwaysPresent() && written.HashCount() == bf.HashCount() && written.Capacity() == bf.Capacity() {
+		c.rebuilt, c.given = written, true
+		r.Checks = append(r.Checks, "Filter.db against the filter of the keys written")
+		return c
+	}
 	r.Checks = append(r.Checks, "Filter.db rebuilt from the keys")
-	return &filterCheck{r: r, path: s.Path(format.ComponentFilter), old: s.Version().HasOldBloomFilterFormat, file: bf, rebuilt: bf.Empty()}
+	return c
 }
 
 func (c *filterCheck) key(k []byte) {
-	if c != nil {
+	if c != nil && !c.given {
 		c.rebuilt.Add(k)
 	}
 }
@@ -241,8 +253,20 @@ func (c *filterCheck) keysMissing(s *sstable.SSTable) {
 	if c == nil {
 		return
 	}
-	if n, _, _ := c.rebuilt.Extra(c.file); n == 0 {
+	n, first, bits := c.rebuilt.Extra(c.file)
+	if n == 0 {
 		return
+	}
+	if c.given {
+		// The writer's filter may hold a key Data.db does not (its own
+		// comparison says so too): bits no key read names are a problem.
+		before := len(c.r.Problems)
+		defer func() {
+			if len(c.r.Problems) == before {
+				c.r.add(Problem{File: c.path, Component: "Filter.db", Offset: filter.FileOffset(first, c.old),
+					Message: fmt.Sprintf("bits %08b of the filter of the keys written are clear (%d bytes of the bitset lack such bits)", bits, n)})
+			}
+		}()
 	}
 	left := c.r.Partitions
 	s.EachPartition(func(h *rows.PartitionHeader, _ *rows.Decoder) error {

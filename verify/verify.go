@@ -124,7 +124,7 @@ func (r *Report) addErr(file, component string, err error) {
 // SSTable verifies the sstable at path (any component). Progress, when not
 // nil, is called with bytes of Data.db done.
 func SSTable(path string, opts sstable.Options, progress func(done, total int64)) *Report {
-	return check(path, opts, false, progress, nil)
+	return check(path, opts, false, progress, nil, nil)
 }
 
 // SSTableChecksumsAndStructure is SSTable for a caller that decodes every
@@ -132,7 +132,20 @@ func SSTable(path string, opts sstable.Options, progress func(done, total int64)
 // every checksum and every cross-component fact the same way, but walks
 // Data.db's rows by their sizes instead of decoding their cells twice.
 func SSTableChecksumsAndStructure(path string, opts sstable.Options) *Report {
-	return check(path, opts, true, nil, nil)
+	return check(path, opts, true, nil, nil, nil)
+}
+
+// SSTableWritten is SSTableChecksumsAndStructure for the writer of the
+// sstable, which compares its content with what it meant to write
+// (convert compares the output's keys and rows with the source's) and
+// built keys, the bloom filter of every key it wrote, as it wrote them:
+// Filter.db is checked against keys (every bit both ways, as against a
+// filter rebuilt from Data.db's keys) instead of against a rebuilt one,
+// so the keys are not hashed again. keys must be settled by nothing else
+// while the check runs. A Filter.db of another hash count or capacity
+// is checked against a rebuilt filter, as by SSTable.
+func SSTableWritten(path string, opts sstable.Options, keys *filter.BloomFilter) *Report {
+	return check(path, opts, true, nil, nil, keys)
 }
 
 // SSTableFollowed is SSTableChecksumsAndStructure for a caller that reads
@@ -143,7 +156,7 @@ func SSTableChecksumsAndStructure(path string, opts sstable.Options) *Report {
 // that rows decoded for f are checked as decoded: a row that does not
 // decode is a problem here, as it is for SSTable.
 func SSTableFollowed(path string, opts sstable.Options, f Follower) *Report {
-	return check(path, opts, true, nil, f)
+	return check(path, opts, true, nil, f, nil)
 }
 
 // A Follower reads Data.db along with the structure walk (SSTableFollowed).
@@ -171,7 +184,7 @@ type SegmentReader interface {
 	End(pos int64)
 }
 
-func check(path string, opts sstable.Options, skimRows bool, progress func(done, total int64), follow Follower) *Report {
+func check(path string, opts sstable.Options, skimRows bool, progress func(done, total int64), follow Follower, keys *filter.BloomFilter) *Report {
 	r := &Report{SSTable: path}
 	desc, _, err := format.ParseDescriptor(path)
 	if err != nil {
@@ -197,7 +210,7 @@ func check(path string, opts sstable.Options, skimRows bool, progress func(done,
 	// before the walk's, as when it ran first.
 	after := checkChecksums(s, r)
 	mark := len(r.Problems)
-	checkStructure(s, r, skimRows, progress, follow)
+	checkStructure(s, r, skimRows, progress, follow, keys)
 	walked := slices.Clone(r.Problems[mark:])
 	r.Problems = r.Problems[:mark]
 	after()

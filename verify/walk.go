@@ -129,7 +129,7 @@ var segmentOptions sstable.SegmentOptions
 var errStop = errors.New("verify: the walk stopped")
 
 // checkStructure decodes Data.db once while walking Index.db beside it.
-func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(done, total int64), follow Follower) {
+func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(done, total int64), follow Follower, keys *filter.BloomFilter) {
 	st := &structure{s: s, r: r, skimRows: skimRows, progress: progress, follow: follow,
 		dataPath: s.Path(format.ComponentData), indexPath: s.Path(format.ComponentIndex), filterPath: s.Path(format.ComponentFilter)}
 	switch {
@@ -152,7 +152,7 @@ func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(
 	}
 	st.sc = newSummaryCheck(s, r)
 	st.stc = newStatsCheck(s, r, skimRows)
-	st.fc = newFilterCheck(s, r, st.bf)
+	st.fc = newFilterCheck(s, r, st.bf, keys)
 	if h := s.Stats().Header; h != nil {
 		for _, msg := range h.CastMinima() {
 			r.add(Problem{File: s.Path(format.ComponentStatistics), Component: "Statistics.db", Offset: -1, Message: msg})

@@ -10,6 +10,7 @@
 package upgrade
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -310,6 +311,7 @@ func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
+	order := startOrder(tasks, sizes, jobs)
 	var (
 		mu      sync.Mutex
 		stopErr error
@@ -325,7 +327,7 @@ func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
 				mu.Unlock()
 				return
 			}
-			i := next
+			i := order[next]
 			next++
 			mu.Unlock()
 			tk := tasks[i]
@@ -392,6 +394,32 @@ func RunOn(fsys vfs.FS, p *Plan, o Options) (*Report, error) {
 		return rep, stopErr
 	}
 	return rep, nil
+}
+
+// startOrder is the order the rewrites start in: the plan's with one job;
+// with more, the most work first (Data.db's bytes, and four times
+// Index.db's for the partitions it counts: a rewrite's cost is a share per
+// byte and a share per partition, and a table of small partitions costs
+// over ten times more a byte), so that the largest rewrite does not start
+// last and run alone at the end while the other cores idle. The outputs
+// are the same bytes in any order.
+func startOrder(tasks []task, dataSizes []int64, jobs int) []int {
+	order := make([]int, len(tasks))
+	for i := range order {
+		order[i] = i
+	}
+	if jobs <= 1 {
+		return order
+	}
+	work := make([]int64, len(tasks))
+	for i, tk := range tasks {
+		work[i] = dataSizes[i]
+		if fi, err := os.Stat(strings.TrimSuffix(tk.src, format.ComponentData) + format.ComponentIndex); err == nil {
+			work[i] += 4 * fi.Size()
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(work[b], work[a]) })
+	return order
 }
 
 // askRewrites asks ask about each sstable, jobs at a time (0: one per

@@ -1,8 +1,10 @@
 package upgrade
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -224,4 +226,33 @@ func mustMtime(t *testing.T, dir string) (newest time.Time) {
 		}
 	}
 	return newest
+}
+
+// With several jobs the rewrites start with the most work (Data.db's bytes
+// and four times Index.db's, for a table of small partitions); with one,
+// in the plan's order.
+func TestStartOrder(t *testing.T) {
+	dir := t.TempDir()
+	var tasks []task
+	var sizes []int64
+	for i, sz := range []struct{ data, index int }{{100, 1}, {300, 10}, {200, 80}, {50, 0}} {
+		data := filepath.Join(dir, fmt.Sprintf("nc-%d-big-Data.db", i+1))
+		if err := os.WriteFile(data, make([]byte, sz.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if sz.index > 0 {
+			if err := os.WriteFile(strings.TrimSuffix(data, "Data.db")+"Index.db", make([]byte, sz.index), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tasks = append(tasks, task{src: data})
+		sizes = append(sizes, int64(sz.data))
+	}
+	if got, want := startOrder(tasks, sizes, 1), []int{0, 1, 2, 3}; !slices.Equal(got, want) {
+		t.Errorf("one job: %v, want %v", got, want)
+	}
+	// work: 104, 340, 520, 50
+	if got, want := startOrder(tasks, sizes, 2), []int{2, 1, 0, 3}; !slices.Equal(got, want) {
+		t.Errorf("two jobs: %v, want %v", got, want)
+	}
 }
