@@ -20,10 +20,10 @@ import (
 // when every partition's key and deletion are a's (the deletion capped
 // when capTo is set), every unfiltered's kind, flags and clustering bytes
 // are a's (a ScyllaDB shadowable deletion's flags as Cassandra spells it)
-// and every body's bytes are a's. The serialization header the bodies are
-// read with is compared by verify (Statistics.db against the rows) and by
-// the rewrite's own check; the source's cells were decoded by the
-// statistics collection during the rewrite. Decoding neither side's cells
+// and every body's bytes are a's, read with the same serialization
+// header (checkConverted takes this path only when bodiesReadAlike); the
+// source's cells were decoded by the statistics collection during the
+// rewrite. Decoding neither side's cells
 // is what makes this cheaper than sameContentBetween (a flags byte and
 // vints per cell, twice); a difference found is described by
 // sameContentBetween, from the same boundary.

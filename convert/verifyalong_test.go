@@ -29,29 +29,11 @@ import (
 // on its own and finds the same.
 func TestVerificationRidesOnVerify(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // verify's walk on two workers, whatever -cpu says
-	p, err := workload.ParseProfile([]byte(generate.DemoProfile), "demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Partitions = 1000 // about 3 MB of Data.db: three segments of verify's walk
-	tmp := t.TempDir()
-	gen, err := generate.Generate(p, filepath.Join(tmp, "gen"), generate.Options{Version: format.MustVersion("nc"), Uncompressed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := Options{To: format.MustVersion("oa"), Verify: true}
-	res, err := Convert(gen.DataPath, filepath.Join(tmp, "oa"), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// About 3 MB of Data.db: three segments of verify's walk.
+	src, res, o := convertedDemo(t, 1000)
 	if len(res.segments) < 2 {
 		t.Fatalf("%d segment starts recorded in %d bytes: the test needs several", len(res.segments), res.DataUncompressed.After)
 	}
-	src, err := sstable.Open(gen.DataPath, sstable.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
 	alone := *res
 	alone.segments = nil
 
@@ -171,26 +153,7 @@ func changeCellInPlace(t *testing.T, dataPath string, k int64) string {
 // damaged output fails verify. A header whose minima differ from the
 // source's is compared cell by cell instead.
 func TestVerificationByFrames(t *testing.T) {
-	p, err := workload.ParseProfile([]byte(generate.DemoProfile), "demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Partitions = 400
-	tmp := t.TempDir()
-	gen, err := generate.Generate(p, filepath.Join(tmp, "gen"), generate.Options{Version: format.MustVersion("nc"), Uncompressed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := Options{To: format.MustVersion("oa"), Verify: true}
-	res, err := Convert(gen.DataPath, filepath.Join(tmp, "oa"), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := sstable.Open(gen.DataPath, sstable.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src, res, o := convertedDemo(t, 400)
 	if !bodiesReadAlike(src, res) {
 		t.Fatal("an nc table converted to oa: the header does not read the bodies alike")
 	}
@@ -235,4 +198,33 @@ func TestVerificationByFrames(t *testing.T) {
 	if err := verifyOutput(src, damaged, o, &r); err == nil || !strings.Contains(err.Error(), "problems") {
 		t.Errorf("a damaged output: got %v", err)
 	}
+}
+
+// convertedDemo generates an uncompressed nc sstable of the demo profile
+// with the given number of partitions, converts it to oa with
+// verification, and returns the source opened (closed with the test), the
+// conversion's result and its options.
+func convertedDemo(t *testing.T, partitions int64) (*sstable.SSTable, *Result, Options) {
+	t.Helper()
+	p, err := workload.ParseProfile([]byte(generate.DemoProfile), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Partitions = partitions
+	tmp := t.TempDir()
+	gen, err := generate.Generate(p, filepath.Join(tmp, "gen"), generate.Options{Version: format.MustVersion("nc"), Uncompressed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{To: format.MustVersion("oa"), Verify: true}
+	res, err := Convert(gen.DataPath, filepath.Join(tmp, "oa"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := sstable.Open(gen.DataPath, sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src, res, o
 }
