@@ -23,6 +23,7 @@ import (
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 	"github.com/sstabletool/sstabletool/format"
+	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
 	"github.com/sstabletool/sstabletool/format/stats"
 	"github.com/sstabletool/sstabletool/internal/format/filter"
@@ -187,6 +188,12 @@ type Result struct {
 	// compares Filter.db with (verify.SSTableWritten) and then drops; nil
 	// without verification.
 	keys *filter.BloomFilter
+	// content is the digest of the source's partitions, taken by the
+	// statistics collection's decode of the source (nil without
+	// verification); reflagged says the relinker rewrote a row's flags.
+	// Verification compares the output's digest with it (compare.go).
+	content   *rows.Digest
+	reflagged bool
 }
 
 // Totals sums every component before and after, the dropped ones

@@ -31,6 +31,9 @@ type relinker struct {
 	dec     *rows.Decoder
 	buf     []byte
 	flagBuf []byte // a prefix whose flags were rewritten
+	// reflagged: a row's flags were rewritten (a ScyllaDB shadowable
+	// deletion), so the output's frames are not all the source's.
+	reflagged bool
 
 	counts *Counts
 }
@@ -192,6 +195,7 @@ func (r *relinker) cassandraShadowable(raw []byte, off int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: row at source byte %d carries a regular and a ScyllaDB shadowable deletion; Cassandra's format holds only one: not convertible", r.file, off)
 	}
 	r.flagBuf = cassandraShadowablePrefix(r.flagBuf, raw)
+	r.reflagged = true
 	return r.flagBuf, nil
 }
 

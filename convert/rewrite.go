@@ -31,7 +31,11 @@ func rewrite(src *sstable.SSTable, o Options, out outputSink) (*Result, error) {
 	}
 	rw := &rewriter{src: src, o: o, out: out, from: src.Version(), to: o.To, dataPath: src.Path(format.ComponentData)}
 	rw.res = &Result{Source: rw.dataPath, From: rw.from.Name, To: rw.to.Name}
-	rw.collected = collectStats(src)
+	var content *rows.Digest
+	if o.Verify {
+		content = new(rows.Digest)
+	}
+	rw.collected = collectStats(src, content)
 	defer rw.collected.stop()
 	for _, step := range []func() error{rw.check, rw.openOutputs, rw.convertStatistics, rw.copyPartitions, rw.finishStreams, rw.writeComponents} {
 		if err := step(); err != nil {
@@ -272,6 +276,7 @@ func (rw *rewriter) copyPartitions() error {
 			return fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
 		}
 	}
+	res.reflagged = rl.reflagged
 	if rl.src.Pos() != total {
 		return corrupt.New(dataPath, "Data.db", rl.src.Pos(), "no partition beyond those Index.db lists", fmt.Errorf("%d bytes left", total-rl.src.Pos()))
 	}
@@ -398,6 +403,7 @@ func (rw *rewriter) takeCollected() error {
 		return err
 	}
 	src, st, res := rw.src, rw.st, rw.res
+	res.content = rw.collected.content
 	res.StatisticsRecollected = stats.CompareCollected(src.Stats().Stats, data, rw.from, src.ClusteringTypes())
 	res.Losses = slices.DeleteFunc(res.Losses, func(l stats.Loss) bool { return stats.IsCollectedField(l.Field) })
 	res.Losses = append(res.Losses, st.Stats.TakeCollected(data, rw.to)...)
@@ -409,15 +415,17 @@ type collection struct {
 	done    chan struct{}
 	stopped atomic.Bool
 	data    *stats.Stats
+	content *rows.Digest // nil: not taken
 	err     error
 }
 
-// collectStats starts collecting src's rows' statistics on every core.
-func collectStats(src *sstable.SSTable) *collection {
-	c := &collection{done: make(chan struct{})}
+// collectStats starts collecting src's rows' statistics on every core,
+// and the digest of its content into content when not nil.
+func collectStats(src *sstable.SSTable, content *rows.Digest) *collection {
+	c := &collection{done: make(chan struct{}), content: content}
 	go func() {
 		defer close(c.done)
-		c.data, c.err = src.CollectStats(sstable.SegmentOptions{}, c.stopped.Load)
+		c.data, c.err = src.CollectStats(sstable.SegmentOptions{}, c.stopped.Load, content)
 	}()
 	return c
 }

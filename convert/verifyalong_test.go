@@ -146,12 +146,13 @@ func changeCellInPlace(t *testing.T, dataPath string, k int64) string {
 
 // Where the output's rows read as the source's (a Cassandra-written nc
 // converted to oa: the same serialization header), convert's verification
-// compares what the relinker kept, frame by frame and body byte by body
-// byte, beside verify's walk by row sizes: it finds a cell changed in
-// place (checksums resealed, so verify passes) in the first, the last and
-// the partitions around the halves' cut, described cell by cell, and a
-// damaged output fails verify. A header whose minima differ from the
-// source's is compared cell by cell instead.
+// compares the digest of the source's content, taken as the statistics
+// collection decoded it, with the digest verify's walk takes of the
+// output: it finds a cell changed in place (checksums resealed, so verify
+// passes) in the first, the last and the partitions around the halves'
+// cut, described frame by frame and cell by cell, and a damaged output
+// fails verify. A header whose minima differ from the source's is
+// compared cell by cell instead.
 func TestVerificationByFrames(t *testing.T) {
 	src, res, o := convertedDemo(t, 400)
 	if !bodiesReadAlike(src, res) {
@@ -169,6 +170,9 @@ func TestVerificationByFrames(t *testing.T) {
 	rep, f, err := checkConverted(src, res.Output, o, res)
 	if !rep.OK() || err != nil || f != nil {
 		t.Fatalf("the output: problems %v, comparison %v, follower %v (want none: compared by frames)", rep.Problems, err, f)
+	}
+	if res.content == nil || res.content.Partitions() != res.Partitions {
+		t.Fatalf("the source's digest: %v, want one of %d partitions", res.content, res.Partitions)
 	}
 	cut := middle(res.segments)
 	for _, k := range []int64{0, cut.n - 1, cut.n, res.Partitions - 1} {

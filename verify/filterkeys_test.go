@@ -115,7 +115,7 @@ func TestSSTableWrittenFilter(t *testing.T) {
 			}
 			return bf
 		}
-		r := SSTableWritten(data, sstable.Options{}, written())
+		r := SSTableWritten(data, sstable.Options{}, Written{Keys: written()})
 		if !r.OK() || !slices.Contains(r.Checks, "Filter.db against the filter of the keys written") {
 			t.Errorf("%s: the writer's own filter: problems %v, checks %v", tc.name, r.Problems, r.Checks)
 		}
@@ -129,7 +129,7 @@ func TestSSTableWrittenFilter(t *testing.T) {
 				break
 			}
 		}
-		r = SSTableWritten(data, sstable.Options{}, extra)
+		r = SSTableWritten(data, sstable.Options{}, Written{Keys: extra})
 		if r.OK() || !strings.Contains(r.Problems[0].Message, "of the filter of the keys written are clear") {
 			t.Errorf("%s: a filter of one key more: problems %v", tc.name, r.Problems)
 		}
@@ -138,7 +138,7 @@ func TestSSTableWrittenFilter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r = SSTableWritten(data, sstable.Options{}, other)
+		r = SSTableWritten(data, sstable.Options{}, Written{Keys: other})
 		if !r.OK() || !slices.Contains(r.Checks, "Filter.db rebuilt from the keys") {
 			t.Errorf("%s: a filter of another capacity: problems %v, checks %v", tc.name, r.Problems, r.Checks)
 		}
@@ -153,7 +153,7 @@ func TestSSTableWrittenFilter(t *testing.T) {
 			}
 			damaged := filepath.Join(dir, tc.base+"Data.db")
 			want := SSTable(damaged, sstable.Options{}, nil).Problems
-			got := SSTableWritten(damaged, sstable.Options{}, written()).Problems
+			got := SSTableWritten(damaged, sstable.Options{}, Written{Keys: written()}).Problems
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s, Filter.db byte %d cleared: SSTableWritten\n%v\nSSTable\n%v", tc.name, i, got, want)
 			}

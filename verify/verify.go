@@ -136,16 +136,27 @@ func SSTableChecksumsAndStructure(path string, opts sstable.Options) *Report {
 }
 
 // SSTableWritten is SSTableChecksumsAndStructure for the writer of the
-// sstable, which compares its content with what it meant to write
-// (convert compares the output's keys and rows with the source's) and
-// built keys, the bloom filter of every key it wrote, as it wrote them:
-// Filter.db is checked against keys (every bit both ways, as against a
-// filter rebuilt from Data.db's keys) instead of against a rebuilt one,
-// so the keys are not hashed again. keys must be settled by nothing else
-// while the check runs. A Filter.db of another hash count or capacity
-// is checked against a rebuilt filter, as by SSTable.
-func SSTableWritten(path string, opts sstable.Options, keys *filter.BloomFilter) *Report {
-	return check(path, opts, true, nil, nil, keys)
+// sstable, which compares its content with what it meant to write (see
+// Written). Its report is SSTableChecksumsAndStructure's.
+func SSTableWritten(path string, opts sstable.Options, w Written) *Report {
+	return check(path, opts, true, nil, nil, &w)
+}
+
+// Written is what the writer of an sstable gives SSTableWritten.
+type Written struct {
+	// Keys is the bloom filter of every key written, as they were written
+	// (convert compares the output's keys with the source's): Filter.db
+	// is checked against it (every bit both ways, as against a filter
+	// rebuilt from Data.db's keys) instead of against a rebuilt one, so
+	// the keys are not hashed again. Keys must be settled by nothing else
+	// while the check runs. A Filter.db of another hash count or capacity
+	// is checked against a rebuilt filter, as by SSTable. Nil: rebuilt.
+	Keys *filter.BloomFilter
+	// Content, when set, receives the rows.Digest of every partition the
+	// walk reads, for the writer to compare with the digest of what it
+	// wrote: the walk then reads each unfiltered's frame and body bytes
+	// where it would only step over them by their sizes.
+	Content *rows.Digest
 }
 
 // SSTableFollowed is SSTableChecksumsAndStructure for a caller that reads
@@ -184,7 +195,7 @@ type SegmentReader interface {
 	End(pos int64)
 }
 
-func check(path string, opts sstable.Options, skimRows bool, progress func(done, total int64), follow Follower, keys *filter.BloomFilter) *Report {
+func check(path string, opts sstable.Options, skimRows bool, progress func(done, total int64), follow Follower, written *Written) *Report {
 	r := &Report{SSTable: path}
 	desc, _, err := format.ParseDescriptor(path)
 	if err != nil {
@@ -210,7 +221,7 @@ func check(path string, opts sstable.Options, skimRows bool, progress func(done,
 	// before the walk's, as when it ran first.
 	after := checkChecksums(s, r)
 	mark := len(r.Problems)
-	checkStructure(s, r, skimRows, progress, follow, keys)
+	checkStructure(s, r, skimRows, progress, follow, written)
 	walked := slices.Clone(r.Problems[mark:])
 	r.Problems = r.Problems[:mark]
 	after()
@@ -354,8 +365,11 @@ func checkChecksums(s *sstable.SSTable, r *Report) (after func()) {
 // with a promoted index is decoded unfiltered by unfiltered beside its
 // blocks.
 // each, when the rows are decoded, sees every unfiltered.
-func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw *rowsWalk, skimRows bool, each func(*rows.Unfiltered)) error {
+func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw *rowsWalk, skimRows bool, each func(*rows.Unfiltered), dg *rows.Digest, digestBody func([]byte)) error {
 	if bw == nil && rw == nil && skimRows {
+		if dg != nil {
+			return digestRest(dec, dg, digestBody)
+		}
 		return dec.SkipRest()
 	}
 	for {
@@ -378,6 +392,22 @@ func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw
 			rw.unfiltered(u)
 		case bw != nil:
 			bw.unfiltered(u, u.Offset-h.Offset)
+		}
+	}
+}
+
+// digestRest reads the rest of the partition frame by frame into dg
+// (body is dg.Body, bound once by the walker): where a walk by sizes
+// steps over a row, a digest reads its bytes.
+func digestRest(dec *rows.Decoder, dg *rows.Digest, body func([]byte)) error {
+	for {
+		f, prefix, err := dec.NextFrame()
+		if err != nil || f == nil {
+			return err
+		}
+		dg.Frame(prefix, f.BodyLen())
+		if err := dec.FrameBody(body); err != nil {
+			return err
 		}
 	}
 }

@@ -41,6 +41,7 @@ type structure struct {
 	sc                              *summaryCheck
 	stc                             *statsCheck
 	fc                              *filterCheck
+	digest                          *rows.Digest // Written.Content; nil: not asked
 
 	// Where the walk stands, in Data.db order.
 	prevKey   []byte
@@ -66,6 +67,29 @@ type walker struct {
 	havePrev             bool
 	stc                  *statsCheck
 	follow               SegmentReader // nil: none
+	// dg takes the digest of the partitions walked (the structure's, or
+	// the segment's); nil when none is asked. digestBody and tap feed it,
+	// bound once.
+	dg         *rows.Digest
+	digestBody func([]byte)
+	tap        rows.Tap
+}
+
+// digesting points the walker and its decoder at dg (nil: none).
+func (w *walker) digesting(dg *rows.Digest, dec *rows.Decoder) {
+	w.dg = dg
+	if dg == nil {
+		dec.SetTap(nil)
+		return
+	}
+	if w.tap == nil {
+		w.digestBody = func(b []byte) { w.dg.Body(b) }
+		w.tap = func(prefix, body []byte) {
+			w.dg.Frame(prefix, int64(len(body)))
+			w.dg.Body(body)
+		}
+	}
+	dec.SetTap(w.tap)
 }
 
 // segmentResult is what a worker found in one segment.
@@ -76,7 +100,8 @@ type segmentResult struct {
 	events   []walkEvent
 	keys     []byte // the events' keys, one after another
 	stats    *statsCheck
-	idxStart int64 // where its Index.db walk began (-1: none)
+	digest   rows.Digest // taken into the structure's when delivered
+	idxStart int64       // where its Index.db walk began (-1: none)
 	// overflow: more problems than a segment carries; it is walked again
 	// on the calling goroutine, which keeps only what the report takes.
 	overflow   bool
@@ -129,9 +154,16 @@ var segmentOptions sstable.SegmentOptions
 var errStop = errors.New("verify: the walk stopped")
 
 // checkStructure decodes Data.db once while walking Index.db beside it.
-func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(done, total int64), follow Follower, keys *filter.BloomFilter) {
+func checkStructure(s *sstable.SSTable, r *Report, skimRows bool, progress func(done, total int64), follow Follower, written *Written) {
 	st := &structure{s: s, r: r, skimRows: skimRows, progress: progress, follow: follow,
 		dataPath: s.Path(format.ComponentData), indexPath: s.Path(format.ComponentIndex), filterPath: s.Path(format.ComponentFilter)}
+	var keys *filter.BloomFilter
+	if written != nil {
+		keys, st.digest = written.Keys, written.Content
+		if st.digest != nil {
+			st.digest.Reset()
+		}
+	}
 	switch {
 	case s.Version().IsBTI():
 		st.bc = newBTICheck(s, r)
@@ -221,6 +253,7 @@ func (st *structure) begin(seg sstable.Segment, dec *rows.Decoder, g *segmentRes
 		if st.follow != nil {
 			g.w.follow = st.follow.Segment(seg)
 		}
+		g.w.digesting(st.digest, dec)
 		return nil
 	}
 	w := &g.own
@@ -238,6 +271,12 @@ func (st *structure) begin(seg sstable.Segment, dec *rows.Decoder, g *segmentRes
 	}
 	if st.follow != nil {
 		w.follow = st.follow.Segment(seg)
+	}
+	g.digest.Reset()
+	if st.digest != nil {
+		w.digesting(&g.digest, dec)
+	} else {
+		w.digesting(nil, dec)
 	}
 	g.w = w
 	return nil
@@ -290,6 +329,9 @@ func (st *structure) deliver(g *segmentResult) error {
 		r.add(g.problems.Problems[done])
 	}
 	st.stc.merge(g.stats)
+	if st.digest != nil {
+		st.digest.Add(&g.digest)
+	}
 	w := &g.own
 	if w.havePrev {
 		st.prevKey, st.havePrev = append(st.prevKey[:0], w.prevKey...), true
@@ -362,6 +404,9 @@ func (w *walker) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 	}
 	w.prevKey, w.havePrev = append(w.prevKey[:0], h.Key...), true
 	w.stc.startPartition(h)
+	if w.dg != nil {
+		w.dg.Partition(h.Key, h.Deletion)
+	}
 	var bw *blockWalk
 	if idx := w.idx; idx != nil {
 		if !idx.Next() {
@@ -401,7 +446,7 @@ func (w *walker) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 		w.follow.Partition(h)
 		each = w.unfiltered
 	}
-	err := walkPartition(dec, h, bw, rw, st.skimRows && w.follow == nil, each)
+	err := walkPartition(dec, h, bw, rw, st.skimRows && w.follow == nil, each, w.dg, w.digestBody)
 	if st.bc != nil && err == nil {
 		st.bc.done(h, rw)
 	}
@@ -414,6 +459,9 @@ func (w *walker) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 		return errStop
 	}
 	w.stc.endPartition(dec.Pos() - h.Offset)
+	if w.dg != nil {
+		w.dg.End()
+	}
 	if w.follow != nil {
 		w.follow.End(dec.Pos())
 	}

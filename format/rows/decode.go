@@ -38,6 +38,10 @@ type Decoder struct {
 	src      Source
 	schema   *Schema
 	u        Unfiltered
+	// tap sees each unfiltered decoded with its body (SetTap); bodyLeft
+	// is what FrameBody has left of the body of NextFrame's unfiltered.
+	tap      Tap
+	bodyLeft int64
 	// inPartition is set between a header and its end-of-partition byte.
 	inPartition bool
 	partStart   int64
@@ -384,6 +388,9 @@ func (d *Decoder) parseUnfiltered(b []byte, off int64, skipCells bool) (int64, e
 	}
 	if used != len(body) {
 		return 0, d.fail(off+int64(p+used), fmt.Sprintf("the body to end after %d bytes", len(body)), fmt.Errorf("%d bytes decoded", used))
+	}
+	if d.tap != nil {
+		d.tap(b[:sizeAt], body)
 	}
 	return total, nil
 }

@@ -36,6 +36,7 @@ func (d *Decoder) fastRow() bool {
 		}
 		p = q
 	}
+	sizeAt := p
 	// One-byte vints are taken inline: vint.At is too large to inline.
 	size, n := uint64(0), 1
 	if p < len(b) && b[p] < 0x80 {
@@ -70,6 +71,9 @@ func (d *Decoder) fastRow() bool {
 	used, ok := d.fastRowBody(u, b[p:total:total])
 	if !ok || used != total-p {
 		return false
+	}
+	if d.tap != nil {
+		d.tap(b[:sizeAt], b[p:total:total])
 	}
 	d.prevStart = off
 	d.win = b[total:]

@@ -234,5 +234,6 @@ func (d *Decoder) NextFrame() (*Frame, []byte, error) {
 	d.prevStart = off
 	d.frame = Frame{Offset: off, Flags: u.Flags, ExtFlags: u.ExtFlags, Kind: u.Kind,
 		SizeAt: sizeAt, BodyAt: bodyAt, PrevSize: u.PrevSize, Len: u.Size}
+	d.bodyLeft = d.frame.BodyLen()
 	return &d.frame, d.prefix, nil
 }

@@ -13,11 +13,20 @@ import (
 // writes as the rows' own rather than the source's (stats.TakeCollected),
 // and what verify holds Statistics.db to. The partition sizes are the
 // source's. stop, when not nil, is polled between partitions: once it
-// returns true the walk ends with ErrCollectStopped.
-func (s *SSTable) CollectStats(o SegmentOptions, stop func() bool) (*stats.Stats, error) {
+// returns true the walk ends with ErrCollectStopped. content, when not
+// nil, receives the rows.Digest of every partition decoded: a rewrite
+// that copies the rows compares it with its output's (verify.Written).
+func (s *SSTable) CollectStats(o SegmentOptions, stop func() bool, content *rows.Digest) (*stats.Stats, error) {
 	types := s.ClusteringTypes()
 	total := stats.NewBoundsCollector(types)
-	type part struct{ col *stats.Collector }
+	type part struct {
+		col *stats.Collector
+		dg  rows.Digest
+		tap rows.Tap
+	}
+	if content != nil {
+		content.Reset()
+	}
 	err := Segmented(s, o,
 		func(p *part) {
 			if p.col == nil {
@@ -25,13 +34,26 @@ func (s *SSTable) CollectStats(o SegmentOptions, stop func() bool) (*stats.Stats
 			} else {
 				p.col.Reset()
 			}
+			p.dg.Reset()
 		},
-		nil,
+		func(_ Segment, dec *rows.Decoder, p *part) error {
+			if content != nil && p.tap == nil {
+				p.tap = func(prefix, body []byte) {
+					p.dg.Frame(prefix, int64(len(body)))
+					p.dg.Body(body)
+				}
+			}
+			dec.SetTap(p.tap)
+			return nil
+		},
 		func(h *rows.PartitionHeader, dec *rows.Decoder, p *part) error {
 			if stop != nil && stop() {
 				return ErrCollectStopped
 			}
 			p.col.PartitionDeletion(h.Deletion)
+			if content != nil {
+				p.dg.Partition(h.Key, h.Deletion)
+			}
 			var cells int64
 			for {
 				u, err := dec.Next(false)
@@ -44,10 +66,16 @@ func (s *SSTable) CollectStats(o SegmentOptions, stop func() bool) (*stats.Stats
 				cells += p.col.Unfiltered(u)
 			}
 			p.col.EndPartition(dec.Pos()-h.Offset, cells)
+			if content != nil {
+				p.dg.End()
+			}
 			return nil
 		},
 		func(p *part) error {
 			total.Merge(p.col)
+			if content != nil {
+				content.Add(&p.dg)
+			}
 			return nil
 		})
 	if err != nil {

@@ -34,7 +34,7 @@ func exactStats(t *testing.T, data string) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	got, err := s.CollectStats(sstable.SegmentOptions{}, nil)
+	got, err := s.CollectStats(sstable.SegmentOptions{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
