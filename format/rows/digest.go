@@ -1,9 +1,9 @@
 package rows
 
 import (
-	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
 )
@@ -18,53 +18,69 @@ import (
 // no key twice: the sum makes the digest independent of how a walk is cut
 // into segments, and the order check of the walk makes it a sequence.
 //
-// The hash is hash/maphash, seeded once per process: a digest is compared
-// only with another taken in the same process (the writer's with the
-// verifier's), never stored.
+// Byte strings are hashed with hash/maphash, seeded once per process (a
+// digest is compared only with another taken in the same process, the
+// writer's with the verifier's, never stored), a body in pieces of
+// DigestPiece bytes; the hashes and the numbers between them are chained
+// by a multiply-and-fold mixer. maphash.Hash's streaming Write would do the same job
+// but copies short writes into its buffer: a partition of one small row
+// cost twice as much.
 type Digest struct {
-	h          maphash.Hash
-	seeded     bool
+	state      uint64
 	sum        uint64
 	partitions int64
-	scratch    [2 * binary.MaxVarintLen64]byte
+	bodyAt     int // where the current body stands in its piece
 }
+
+// DigestPiece is the width of the pieces a body is hashed in.
+const DigestPiece = 64 << 10
 
 var digestSeed = maphash.MakeSeed()
 
-// Partition starts a partition: its key and deletion.
+// chain mixes v into h: the two halves of a 64×64-bit product folded
+// (wyhash's mixer), one multiplication an item. End mixes the result once
+// more (finish) before adding it to the sum.
+func chain(h, v uint64) uint64 {
+	hi, lo := bits.Mul64(h^v^0xa0761d6478bd642f, 0xe7037ed1a0b428db)
+	return hi ^ lo
+}
+
+// finish is SplitMix64's finalizer.
+func finish(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// Partition starts a partition: its key and deletion (maphash.Bytes
+// counts the key's length).
 func (d *Digest) Partition(key []byte, del deletiontime.DeletionTime) {
-	if !d.seeded {
-		d.h.SetSeed(digestSeed)
-		d.seeded = true
-	} else {
-		d.h.Reset()
-	}
-	b := binary.AppendUvarint(d.scratch[:0], uint64(len(key)))
-	_, _ = d.h.Write(b)
-	_, _ = d.h.Write(key)
-	b = binary.LittleEndian.AppendUint64(d.scratch[:0], uint64(del.MarkedForDeleteAt))
-	b = binary.LittleEndian.AppendUint64(b, uint64(del.LocalDeletionTime))
-	_, _ = d.h.Write(b)
+	h := chain(maphash.Bytes(digestSeed, key), uint64(del.MarkedForDeleteAt))
+	d.state = chain(h, uint64(del.LocalDeletionTime))
 }
 
 // Frame takes an unfiltered's flags and clustering or bound (the bytes
 // before its size field) and its body's length; the body follows through
-// Body, in one or more pieces.
+// Body.
 func (d *Digest) Frame(prefix []byte, bodyLen int64) {
-	b := binary.AppendUvarint(d.scratch[:0], uint64(len(prefix)))
-	_, _ = d.h.Write(b)
-	_, _ = d.h.Write(prefix)
-	b = binary.AppendUvarint(d.scratch[:0], uint64(bodyLen))
-	_, _ = d.h.Write(b)
+	d.state = chain(chain(d.state, maphash.Bytes(digestSeed, prefix)), uint64(bodyLen))
+	d.bodyAt = 0
 }
 
-// Body takes the next bytes of the current unfiltered's body.
-func (d *Digest) Body(b []byte) { _, _ = d.h.Write(b) }
+// Body takes the next bytes of the current unfiltered's body: the rest of
+// it, or a piece that ends DigestPiece bytes (or a multiple) into it.
+func (d *Digest) Body(b []byte) {
+	for len(b) > 0 {
+		k := min(len(b), DigestPiece-d.bodyAt)
+		d.state = chain(d.state, maphash.Bytes(digestSeed, b[:k]))
+		d.bodyAt = (d.bodyAt + k) % DigestPiece
+		b = b[k:]
+	}
+}
 
 // End closes the partition and adds its hash to the sum.
 func (d *Digest) End() {
-	_ = d.h.WriteByte(FlagEndOfPartition)
-	d.sum += d.h.Sum64()
+	d.sum += finish(d.state)
 	d.partitions++
 }
 
@@ -94,13 +110,13 @@ type Tap func(prefix, body []byte)
 func (d *Decoder) SetTap(tap Tap) { d.tap = tap }
 
 // FrameBody consumes the body of the unfiltered NextFrame just returned,
-// handing it to each in pieces (of up to 64 KiB, each valid only during
-// the call).
+// handing it to each in pieces of DigestPiece bytes but the last, each
+// valid only during the call.
 func (d *Decoder) FrameBody(each func([]byte)) error {
 	n := d.bodyLeft
 	d.bodyLeft = 0
 	for n > 0 {
-		k := min(n, 64<<10)
+		k := min(n, DigestPiece)
 		b, err := d.src.Next(int(k))
 		if err != nil {
 			return d.fail(d.src.Pos(), fmt.Sprintf("an unfiltered body of %d more bytes", n), err)
