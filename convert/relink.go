@@ -111,17 +111,11 @@ func (r *relinker) partition(wantKey []byte, events []event) (partitionResult, [
 	if wantKey != nil && !bytes.Equal(key, wantKey) {
 		return pr, events, r.corrupt(start+2, fmt.Sprintf("the partition key %x that Index.db names", wantKey), fmt.Errorf("found key %x", key))
 	}
-	dtOff := start + 2 + int64(len(key))
-	r.counts.add(PlacePartitionHeader, h.Deletion)
-	dt, err := r.convertDeletion(h.Deletion, func() string { return fmt.Sprintf("partition deletion of key %x", key) }, dtOff)
-	if err != nil {
+	var err error
+	if r.buf, pr.deletion, err = r.appendHeader(r.buf[:0], &h); err != nil {
 		return pr, events, err
 	}
-	pr.deletion = dt
 	pr.oldHeaderSize = h.Size
-	if r.buf, err = rows.AppendPartitionHeader(r.buf[:0], key, r.to, dt); err != nil {
-		return pr, events, err
-	}
 	pr.newHeaderSize = len(r.buf)
 	if _, err := r.dst.Write(r.buf); err != nil {
 		return pr, events, err
@@ -151,24 +145,11 @@ func (r *relinker) partition(wantKey []byte, events []event) (partitionResult, [
 		if !static {
 			events = append(events, event{uoff - start, newStart - pr.newStart})
 		}
-		if f.ExtFlags&rows.ExtFlagScyllaShadowable != 0 {
-			if prefix, err = r.cassandraShadowable(prefix, uoff); err != nil {
-				return pr, events, err
-			}
-		}
-		if _, err := r.dst.Write(prefix); err != nil {
+		bodyLen := f.BodyLen()
+		if r.buf, err = r.appendFrame(r.buf[:0], prefix, f.ExtFlags, static, f.PrevSize, bodyLen, newStart, &prevNew, uoff); err != nil {
 			return pr, events, err
 		}
-		bodyLen := f.BodyLen()
-		newPrev := f.PrevSize // a static row's is 0 and stays so
-		if !static {
-			newPrev = uint64(newStart - prevNew)
-			prevNew = newStart
-		}
-		var vb [2 * vint.MaxLen]byte
-		sizes := vint.AppendUnsigned(vb[:0], uint64(vint.UnsignedSize(newPrev))+uint64(bodyLen))
-		sizes = vint.AppendUnsigned(sizes, newPrev)
-		if _, err := r.dst.Write(sizes); err != nil {
+		if _, err := r.dst.Write(r.buf); err != nil {
 			return pr, events, err
 		}
 		for bodyLen > 0 {
@@ -183,6 +164,44 @@ func (r *relinker) partition(wantKey []byte, events []event) (partitionResult, [
 			bodyLen -= k
 		}
 	}
+}
+
+// appendHeader appends to dst the partition header h (read at source
+// byte h.Offset) in the target layout, and returns the deletion written.
+func (r *relinker) appendHeader(dst []byte, h *rows.PartitionHeader) ([]byte, deletiontime.DeletionTime, error) {
+	key := h.Key
+	r.counts.add(PlacePartitionHeader, h.Deletion)
+	dt, err := r.convertDeletion(h.Deletion, func() string { return fmt.Sprintf("partition deletion of key %x", key) }, h.Offset+2+int64(len(key)))
+	if err != nil {
+		return dst, dt, err
+	}
+	dst, err = rows.AppendPartitionHeader(dst, key, r.to, dt)
+	return dst, dt, err
+}
+
+// appendFrame appends to dst an unfiltered's frame as the relinker writes
+// it: its flags and clustering (prefix; a ScyllaDB shadowable deletion's
+// flags respelled), then its size and previous-size fields for a body of
+// bodyLen bytes at output position newStart, the previous non-static
+// unfiltered (or the partition) having started at *prevNew (positions
+// relative to anything, as long as both are). A static row keeps its
+// previous size (0 as Cassandra writes it). uoff is the unfiltered's
+// source position, for errors.
+func (r *relinker) appendFrame(dst, prefix []byte, ext byte, static bool, prevSize uint64, bodyLen, newStart int64, prevNew *int64, uoff int64) ([]byte, error) {
+	if ext&rows.ExtFlagScyllaShadowable != 0 {
+		var err error
+		if prefix, err = r.cassandraShadowable(prefix, uoff); err != nil {
+			return dst, err
+		}
+	}
+	dst = append(dst, prefix...)
+	newPrev := prevSize
+	if !static {
+		newPrev = uint64(newStart - *prevNew)
+		*prevNew = newStart
+	}
+	dst = vint.AppendUnsigned(dst, uint64(vint.UnsignedSize(newPrev))+uint64(bodyLen))
+	return vint.AppendUnsigned(dst, newPrev), nil
 }
 
 // cassandraShadowable rewrites the flags of a row that carries ScyllaDB's

@@ -35,7 +35,13 @@ func rewrite(src *sstable.SSTable, o Options, out outputSink) (*Result, error) {
 	if o.Verify {
 		content = new(rows.Digest)
 	}
-	rw.collected = collectStats(src, content)
+	if !rw.from.IsBTI() && !rw.to.IsBTI() && o.ColumnIndexSize <= 0 {
+		// Index.db's blocks are moved, not cut anew: the statistics are
+		// collected by the walk that relinks (copySegmented).
+		rw.collected = &collection{merged: true, content: content}
+	} else {
+		rw.collected = collectStats(src, content)
+	}
 	defer rw.collected.stop()
 	for _, step := range []func() error{rw.check, rw.openOutputs, rw.convertStatistics, rw.copyPartitions, rw.finishStreams, rw.writeComponents} {
 		if err := step(); err != nil {
@@ -71,6 +77,13 @@ type rewriter struct {
 	// rows written (writeComponents takes them).
 	collected *collection
 	// copyPartitions
+	rl       *relinker
+	cut      *blockCutter
+	scan     *index.Scanner
+	events   []event
+	segCut   sstable.Cutter // where verify's walk of the output will cut it
+	histMiss bool
+	pos      int64 // where the last partition copied ends in the source
 	first, last []byte
 	// finishStreams
 	dr         *writer.DataResult
@@ -190,13 +203,15 @@ func (rw *rewriter) convertStatistics() error {
 	return nil
 }
 
-// copyPartitions relinks Data.db partition by partition (relinker) and
-// gives each partition to the index writer: with the source's promoted
-// index moved, or blocks cut anew from the rows (blockCutter).
+// copyPartitions relinks Data.db partition by partition and gives each
+// partition to the index writer: with the source's promoted index moved
+// (relinkEntry), or blocks cut anew from the rows (blockCutter). Where
+// blocks are moved, the partitions are relinked on every core by the walk
+// that collects the statistics (copySegmented); otherwise one relinker
+// copies them in order (copyOne).
 func (rw *rewriter) copyPartitions() error {
 	src, o, from, to, res, dataPath := rw.src, rw.o, rw.from, rw.to, rw.res, rw.dataPath
-	sizes := rw.st.Stats.PartitionSizes
-	rl := &relinker{src: src.Data().Cursor(0), schema: src.Schema(), dst: rw.dw,
+	rw.rl = &relinker{src: src.Data().Cursor(0), schema: src.Schema(), dst: rw.dw,
 		to: to.DeletionTimeLayout(), capDT: o.CapDeletionTimes || o.estimating,
 		file: dataPath, counts: &res.Counts}
 	// Index blocks are cut anew from the rows whenever a trie index is
@@ -204,87 +219,46 @@ func (rw *rewriter) copyPartitions() error {
 	// a BTI sstable has none to move) or a granularity is asked for; a
 	// big-to-big conversion otherwise moves the source's blocks, so that
 	// Index.db keeps Cassandra's exact cut.
-	var cut *blockCutter
 	if from.IsBTI() || to.IsBTI() || o.ColumnIndexSize > 0 {
-		cut = &blockCutter{dec: src.Decoder(0), src: src, iw: rw.iw, counts: &res.Counts}
+		rw.cut = &blockCutter{dec: src.Decoder(0), src: src, iw: rw.iw, counts: &res.Counts}
 	}
-	var scan *index.Scanner
 	if !from.IsBTI() {
-		scan = index.NewScanner(src.Index(), src.IndexCodec(), 0, true)
+		rw.scan = index.NewScanner(src.Index(), src.IndexCodec(), 0, true)
 	}
-	var (
-		events   []event
-		total    = src.Data().Length()
-		histMiss bool
-		// Where verify's walk of the output will cut it (Index.db's
-		// partition starts, every segment's worth): the comparison with
-		// the source starts each segment there (compare.go).
-		segments = sstable.Cutter{Size: sstable.DefaultSegmentSize}
-	)
-	for {
-		var e *index.Entry
-		var wantKey []byte
-		if scan != nil {
-			if !scan.Next() {
-				break
-			}
-			e = scan.Entry()
-			if e.Position != rl.src.Pos() {
-				return corrupt.New(src.Path(format.ComponentIndex), "Index.db", scan.EntryPos(),
-					fmt.Sprintf("the next partition's Data.db position %d", rl.src.Pos()), fmt.Errorf("entry says %d", e.Position))
-			}
-			wantKey = e.Key
-		} else if rl.src.Pos() >= total {
-			break
-		}
-		pr, evs, err := rl.partition(wantKey, events)
-		events = evs
-		if err != nil {
+	// Where verify's walk of the output will cut it (Index.db's partition
+	// starts, every segment's worth): the comparison with the source
+	// starts each segment there (compare.go).
+	rw.segCut = sstable.Cutter{Size: sstable.DefaultSegmentSize}
+	total := src.Data().Length()
+	if rw.collected.merged {
+		if err := rw.copySegmented(); err != nil && err != errIndexEnded {
 			return err
 		}
-		if cut != nil {
-			if err := cut.partition(&pr, events); err != nil {
+	} else {
+		for {
+			more, err := rw.copyOne(total)
+			if err != nil {
 				return err
 			}
-		} else {
-			if err := rl.relinkEntry(e, &pr, events, scan.EntryPos()); err != nil {
-				return err
+			if !more {
+				break
 			}
-			if err := rw.iw.AddEntry(e); err != nil {
-				return fmt.Errorf("%s: %w", dataPath, err)
-			}
-		}
-		if segments.At(pr.newStart) {
-			res.segments = append(res.segments, boundary{a: pr.oldStart, b: pr.newStart, n: res.Partitions})
-		}
-		rw.bf.Add(pr.key)
-		if !sizes.Remove(pr.oldSize) {
-			histMiss = true
-		}
-		sizes.Add(pr.newSize)
-		if rw.first == nil {
-			rw.first = append([]byte(nil), pr.key...)
-		}
-		rw.last = append(rw.last[:0], pr.key...)
-		res.Partitions++
-		if o.Progress != nil && res.Partitions%1024 == 0 {
-			o.Progress(rl.src.Pos(), total)
 		}
 	}
-	if scan != nil {
-		if err := scan.Err(); err != nil {
+	res.reflagged = res.reflagged || rw.rl.reflagged
+	if rw.scan != nil {
+		if err := rw.scan.Err(); err != nil {
 			return fmt.Errorf("%s: %w", src.Path(format.ComponentIndex), err)
 		}
 	}
-	res.reflagged = rl.reflagged
-	if rl.src.Pos() != total {
-		return corrupt.New(dataPath, "Data.db", rl.src.Pos(), "no partition beyond those Index.db lists", fmt.Errorf("%d bytes left", total-rl.src.Pos()))
+	if rw.pos != total {
+		return corrupt.New(dataPath, "Data.db", rw.pos, "no partition beyond those Index.db lists", fmt.Errorf("%d bytes left", total-rw.pos))
 	}
 	if from.IsBTI() && src.Partitions() != nil && src.Partitions().KeyCount != res.Partitions {
 		return corrupt.New(src.Path(format.ComponentPartitions), format.ComponentPartitions, src.Partitions().KeysPos,
 			fmt.Sprintf("a key count equal to the %d partitions of Data.db", res.Partitions), fmt.Errorf("footer says %d", src.Partitions().KeyCount))
 	}
-	if histMiss {
+	if rw.histMiss {
 		res.Losses = append(res.Losses, stats.Loss{Field: "Stats.PartitionSizes",
 			Reason: "the source histogram does not count every partition's size; sizes were added for the rewritten partitions anyway"})
 	}
@@ -292,6 +266,78 @@ func (rw *rewriter) copyPartitions() error {
 		o.Progress(total, total)
 	}
 	return nil
+}
+
+// copyOne relinks the partition at the relinker's source position, before
+// end, with its Index.db entry; it reports false when there is none left
+// (Index.db ends, or without one, the position reaches end).
+func (rw *rewriter) copyOne(end int64) (bool, error) {
+	rl, scan := rw.rl, rw.scan
+	var e *index.Entry
+	var wantKey []byte
+	if scan != nil {
+		if !scan.Next() {
+			return false, nil
+		}
+		e = scan.Entry()
+		if e.Position != rl.src.Pos() {
+			return false, corrupt.New(rw.src.Path(format.ComponentIndex), "Index.db", scan.EntryPos(),
+				fmt.Sprintf("the next partition's Data.db position %d", rl.src.Pos()), fmt.Errorf("entry says %d", e.Position))
+		}
+		wantKey = e.Key
+	} else if rl.src.Pos() >= end {
+		return false, nil
+	}
+	pr, evs, err := rl.partition(wantKey, rw.events)
+	rw.events = evs
+	if err != nil {
+		return false, err
+	}
+	if rw.cut != nil {
+		if err := rw.cut.partition(&pr, rw.events); err != nil {
+			return false, err
+		}
+	} else if err := rw.addEntry(e, &pr, rw.events, scan.EntryPos()); err != nil {
+		return false, err
+	}
+	rw.took(&pr)
+	return true, nil
+}
+
+// addEntry gives the index writer the source's entry e (at Index.db byte
+// entryPos) of a relinked partition, relinked (relinkEntry).
+func (rw *rewriter) addEntry(e *index.Entry, pr *partitionResult, events []event, entryPos int64) error {
+	if err := rw.rl.relinkEntry(e, pr, events, entryPos); err != nil {
+		return err
+	}
+	if err := rw.iw.AddEntry(e); err != nil {
+		return fmt.Errorf("%s: %w", rw.dataPath, err)
+	}
+	return nil
+}
+
+// took accounts for a partition written: verify's segment starts, the
+// filter, the partition sizes, the key range, the count and progress.
+func (rw *rewriter) took(pr *partitionResult) {
+	res := rw.res
+	if rw.segCut.At(pr.newStart) {
+		res.segments = append(res.segments, boundary{a: pr.oldStart, b: pr.newStart, n: res.Partitions})
+	}
+	rw.bf.Add(pr.key)
+	sizes := rw.st.Stats.PartitionSizes
+	if !sizes.Remove(pr.oldSize) {
+		rw.histMiss = true
+	}
+	sizes.Add(pr.newSize)
+	if rw.first == nil {
+		rw.first = append([]byte(nil), pr.key...)
+	}
+	rw.last = append(rw.last[:0], pr.key...)
+	rw.pos = pr.oldStart + pr.oldSize
+	res.Partitions++
+	if rw.o.Progress != nil && res.Partitions%1024 == 0 {
+		rw.o.Progress(rw.pos, rw.src.Data().Length())
+	}
 }
 
 // finishStreams closes Data.db and the index, collecting their sizes.
@@ -412,6 +458,8 @@ func (rw *rewriter) takeCollected() error {
 
 // collection is sstable.CollectStats running beside the copy.
 type collection struct {
+	// merged: collected by copySegmented, done when the copy is.
+	merged  bool
 	done    chan struct{}
 	stopped atomic.Bool
 	data    *stats.Stats
@@ -432,6 +480,9 @@ func collectStats(src *sstable.SSTable, content *rows.Digest) *collection {
 
 // wait returns what was collected.
 func (c *collection) wait() (*stats.Stats, error) {
+	if c.merged {
+		return c.data, c.err
+	}
 	<-c.done
 	return c.data, c.err
 }
@@ -439,6 +490,9 @@ func (c *collection) wait() (*stats.Stats, error) {
 // stop ends the collection early (a failed rewrite) and waits for it: the
 // source is closed after the rewrite returns.
 func (c *collection) stop() {
+	if c.merged {
+		return
+	}
 	c.stopped.Store(true)
 	<-c.done
 }
