@@ -77,13 +77,13 @@ type rewriter struct {
 	// rows written (writeComponents takes them).
 	collected *collection
 	// copyPartitions
-	rl       *relinker
-	cut      *blockCutter
-	scan     *index.Scanner
-	events   []event
-	segCut   sstable.Cutter // where verify's walk of the output will cut it
-	histMiss bool
-	pos      int64 // where the last partition copied ends in the source
+	rl          *relinker
+	cut         *blockCutter
+	scan        *index.Scanner
+	events      []event
+	segCut      sstable.Cutter // where verify's walk of the output will cut it
+	histMiss    bool
+	pos         int64 // where the last partition copied ends in the source
 	first, last []byte
 	// finishStreams
 	dr         *writer.DataResult
