@@ -7,6 +7,7 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/rows"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/format/token"
 	"github.com/sstabletool/sstabletool/internal/format/filter"
 	"github.com/sstabletool/sstabletool/internal/format/index"
 )
@@ -65,6 +66,7 @@ type walker struct {
 	rawEntry, canonEntry []byte
 	prevKey              []byte
 	havePrev             bool
+	prevToken            token.Token // prevKey's, taken once
 	stc                  *statsCheck
 	follow               SegmentReader // nil: none
 	// dg takes the digest of the partitions walked (the structure's, or
@@ -244,6 +246,7 @@ func (st *structure) begin(seg sstable.Segment, dec *rows.Decoder, g *segmentRes
 	if seg.Serial {
 		if st.serial == nil {
 			w := &walker{st: st, r: st.r, prevKey: append([]byte(nil), st.prevKey...), havePrev: st.havePrev, stc: st.stc}
+			w.prevToken = st.s.Partitioner().Token(w.prevKey)
 			if st.idxActive {
 				w.idx = index.NewScanner(st.s.Index(), st.s.IndexCodec(), st.idxNext, true)
 			}
@@ -394,15 +397,22 @@ func (w *walker) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 		r.add(Problem{File: st.dataPath, Component: "Data.db", Offset: h.Offset + 2 + int64(len(h.Key)),
 			Message: fmt.Sprintf("partition deletion of key %x: localDeletionTime %d is negative (an overflowed or invalid deletion time; sstablescrub rewrites it)", h.Key, h.Deletion.LocalDeletionTime)})
 	}
+	part := st.s.Partitioner()
+	tok := part.Token(h.Key)
 	switch {
 	case w.havePrev:
-		if st.s.Partitioner().CompareKeys(w.prevKey, h.Key) >= 0 {
+		if token.CompareDecorated(w.prevToken, w.prevKey, tok, h.Key) >= 0 {
 			r.add(orderProblem(st.s, st.dataPath, h.Offset, h.Key, w.prevKey))
 		}
 	case w.seg != nil:
 		w.seg.event(evFirstKey, h.Offset, h.Key)
 	}
 	w.prevKey, w.havePrev = append(w.prevKey[:0], h.Key...), true
+	if part.PreservesOrder() {
+		// An ordered token holds the key's bytes: take it from the copy.
+		tok = part.Token(w.prevKey)
+	}
+	w.prevToken = tok
 	w.stc.startPartition(h)
 	if w.dg != nil {
 		w.dg.Partition(h.Key, h.Deletion)

@@ -1,6 +1,7 @@
 package rows
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"math/bits"
@@ -21,10 +22,11 @@ import (
 // Byte strings are hashed with hash/maphash, seeded once per process (a
 // digest is compared only with another taken in the same process, the
 // writer's with the verifier's, never stored), a body in pieces of
-// DigestPiece bytes; the hashes and the numbers between them are chained
-// by a multiply-and-fold mixer. maphash.Hash's streaming Write would do the same job
-// but copies short writes into its buffer: a partition of one small row
-// cost twice as much.
+// DigestPiece bytes, strings of 16 bytes or fewer folded in as words
+// (hashBytes); the hashes and the numbers between them are chained by a
+// multiply-and-fold mixer. maphash.Hash's streaming Write would do the
+// same job but copies short writes into its buffer: a partition of one
+// small row cost twice as much.
 type Digest struct {
 	state      uint64
 	sum        uint64
@@ -45,6 +47,21 @@ func chain(h, v uint64) uint64 {
 	return hi ^ lo
 }
 
+// hashBytes chains the byte string b into h: its maphash.Bytes, or for
+// one of 16 bytes or fewer (a small partition's key, flags, clustering
+// and body) its length and its bytes as two words, which costs a
+// fraction of a maphash call.
+func hashBytes(h uint64, b []byte) uint64 {
+	if len(b) > 16 {
+		return chain(h, maphash.Bytes(digestSeed, b))
+	}
+	var w [16]byte
+	copy(w[:], b)
+	h = chain(h, uint64(len(b))|1<<63)
+	h = chain(h, binary.LittleEndian.Uint64(w[:8]))
+	return chain(h, binary.LittleEndian.Uint64(w[8:]))
+}
+
 // finish is SplitMix64's finalizer.
 func finish(z uint64) uint64 {
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
@@ -52,10 +69,9 @@ func finish(z uint64) uint64 {
 	return z ^ z>>31
 }
 
-// Partition starts a partition: its key and deletion (maphash.Bytes
-// counts the key's length).
+// Partition starts a partition: its key and deletion.
 func (d *Digest) Partition(key []byte, del deletiontime.DeletionTime) {
-	h := chain(maphash.Bytes(digestSeed, key), uint64(del.MarkedForDeleteAt))
+	h := chain(hashBytes(0, key), uint64(del.MarkedForDeleteAt))
 	d.state = chain(h, uint64(del.LocalDeletionTime))
 }
 
@@ -63,7 +79,7 @@ func (d *Digest) Partition(key []byte, del deletiontime.DeletionTime) {
 // before its size field) and its body's length; the body follows through
 // Body.
 func (d *Digest) Frame(prefix []byte, bodyLen int64) {
-	d.state = chain(chain(d.state, maphash.Bytes(digestSeed, prefix)), uint64(bodyLen))
+	d.state = chain(hashBytes(d.state, prefix), uint64(bodyLen))
 	d.bodyAt = 0
 }
 
@@ -72,7 +88,7 @@ func (d *Digest) Frame(prefix []byte, bodyLen int64) {
 func (d *Digest) Body(b []byte) {
 	for len(b) > 0 {
 		k := min(len(b), DigestPiece-d.bodyAt)
-		d.state = chain(d.state, maphash.Bytes(digestSeed, b[:k]))
+		d.state = hashBytes(d.state, b[:k])
 		d.bodyAt = (d.bodyAt + k) % DigestPiece
 		b = b[k:]
 	}

@@ -66,7 +66,14 @@ func ForName(class string) (Partitioner, error) {
 
 // compareKeys is DecoratedKey.compareTo given a token function.
 func compareKeys(p Partitioner, a, b []byte) int {
-	if c := p.Token(a).Compare(p.Token(b)); c != 0 {
+	return CompareDecorated(p.Token(a), a, p.Token(b), b)
+}
+
+// CompareDecorated is DecoratedKey.compareTo of key a with token ta and
+// key b with token tb: by token, then by the key's bytes. A walk that
+// compares each key with the one before takes each key's token once.
+func CompareDecorated(ta Token, a []byte, tb Token, b []byte) int {
+	if c := ta.Compare(tb); c != 0 {
 		return c
 	}
 	return bytes.Compare(a, b)
