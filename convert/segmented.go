@@ -207,6 +207,12 @@ var errIndexEnded = errors.New("convert: Index.db ended")
 // calling goroutine.
 func (rw *rewriter) deliverRelinked(g *relinkSegment) error {
 	scan := rw.scan
+	// The relinked partitions lie one after another in buf: written at
+	// once, each starts at base + at.
+	base := rw.dw.Pos()
+	if _, err := rw.dw.Write(g.buf); err != nil {
+		return err
+	}
 	for i := range g.parts {
 		p := &g.parts[i]
 		key := g.keys[p.key[0]:p.key[1]]
@@ -222,11 +228,8 @@ func (rw *rewriter) deliverRelinked(g *relinkSegment) error {
 		if !bytes.Equal(key, e.Key) {
 			return rw.rl.corrupt(p.oldStart+2, fmt.Sprintf("the partition key %x that Index.db names", e.Key), fmt.Errorf("found key %x", key))
 		}
-		pr := partitionResult{key: key, deletion: p.deletion, oldStart: p.oldStart, newStart: rw.dw.Pos(),
+		pr := partitionResult{key: key, deletion: p.deletion, oldStart: p.oldStart, newStart: base + int64(p.at),
 			oldHeaderSize: p.oldHeaderSize, newHeaderSize: p.newHeaderSize, oldSize: p.oldSize, newSize: p.newSize}
-		if _, err := rw.dw.Write(g.buf[p.at : p.at+int(p.newSize)]); err != nil {
-			return err
-		}
 		if err := rw.addEntry(e, &pr, g.events[p.events[0]:p.events[1]], scan.EntryPos()); err != nil {
 			return err
 		}
