@@ -231,8 +231,16 @@ func (rw *rewriter) copyPartitions() error {
 	rw.segCut = sstable.Cutter{Size: sstable.DefaultSegmentSize}
 	total := src.Data().Length()
 	if rw.collected.merged {
-		if err := rw.copySegmented(); err != nil && err != errIndexEnded {
+		switch err := rw.copySegmented(); {
+		case err == errIndexEnded:
+			// Reported below, as after copyOne's last partition.
+		case err != nil:
 			return err
+		case rw.scan.Next():
+			// An entry past the last partition, which copyOne would have
+			// taken for the next one.
+			return corrupt.New(src.Path(format.ComponentIndex), "Index.db", rw.scan.EntryPos(),
+				fmt.Sprintf("no entry past the last partition (Data.db ends at byte %d)", rw.pos), fmt.Errorf("an entry for byte %d", rw.scan.Entry().Position))
 		}
 	} else {
 		for {

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sstabletool/sstabletool/format"
 	"github.com/sstabletool/sstabletool/format/sstable"
+	"github.com/sstabletool/sstabletool/internal/fixtures"
+	"github.com/sstabletool/sstabletool/internal/format/index"
 	"github.com/sstabletool/sstabletool/internal/generate"
 	"github.com/sstabletool/sstabletool/workload"
 )
@@ -75,6 +78,56 @@ func TestSegmentedCopySameBytes(t *testing.T) {
 				if !bytes.Equal(got[name], b) {
 					t.Errorf("%s, %s: %s differs from the one relinker's", c.profile, tc.name, name)
 				}
+			}
+		}
+	}
+}
+
+// TestIndexDisagreementRefused: a source whose Index.db lists a partition
+// more than Data.db holds (its last entry twice), or one fewer (its last
+// entry cut off), is refused with the Index.db or Data.db position, by
+// the segmented copy and by the one relinker (a granularity asked for).
+func TestIndexDisagreementRefused(t *testing.T) {
+	p, ok := workload.Builtin("deletes")
+	if !ok {
+		t.Fatal("no deletes profile")
+	}
+	p.Partitions = 3000
+	gen, err := generate.Generate(p, filepath.Join(t.TempDir(), "gen"), generate.Options{Version: format.MustVersion("nc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sstable.Open(gen.DataPath, sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scan := index.NewScanner(s.Index(), s.IndexCodec(), 0, false)
+	var lastEntry int64
+	for scan.Next() {
+		lastEntry = scan.EntryPos()
+	}
+	s.Close()
+	idxPath := strings.TrimSuffix(gen.DataPath, "Data.db") + "Index.db"
+	idx, err := os.ReadFile(idxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, want string
+		index      []byte
+	}{
+		{"an entry too many", "Index.db", append(append([]byte(nil), idx...), idx[lastEntry:]...)},
+		{"an entry too few", "no partition beyond those Index.db lists", idx[:lastEntry]},
+	} {
+		dir := fixtures.CopyTable(t, filepath.Dir(gen.DataPath))
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(idxPath)), c.index, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src := filepath.Join(dir, filepath.Base(gen.DataPath))
+		for _, o := range []Options{{To: format.MustVersion("oa")}, {To: format.MustVersion("oa"), ColumnIndexSize: 64 << 10}} {
+			_, err := Convert(src, filepath.Join(t.TempDir(), "out"), o)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s, column index size %d: got %v, want an error naming %q", c.name, o.ColumnIndexSize, err, c.want)
 			}
 		}
 	}
