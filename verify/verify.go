@@ -361,14 +361,15 @@ func checkChecksums(s *sstable.SSTable, r *Report) (after func()) {
 }
 
 // walkPartition reads the rest of the partition: every cell decoded (or,
-// skimming, rows stepped over by their sizes), except that a partition
-// with a promoted index is decoded unfiltered by unfiltered beside its
-// blocks.
-// each, when the rows are decoded, sees every unfiltered.
-func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw *rowsWalk, skimRows bool, each func(*rows.Unfiltered), dg *rows.Digest, digestBody func([]byte)) error {
+// skimming, rows stepped over by their sizes, or with a digest, read
+// frame by frame into dg), except that a partition with a promoted index
+// is decoded unfiltered by unfiltered beside its blocks (the decoder's
+// tap then gives dg those rows). each, when the rows are decoded, sees
+// every unfiltered.
+func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw *rowsWalk, skimRows bool, each func(*rows.Unfiltered), dg *rows.Digest) error {
 	if bw == nil && rw == nil && skimRows {
 		if dg != nil {
-			return digestRest(dec, dg, digestBody)
+			return dec.DigestRest(dg)
 		}
 		return dec.SkipRest()
 	}
@@ -392,22 +393,6 @@ func walkPartition(dec *rows.Decoder, h *rows.PartitionHeader, bw *blockWalk, rw
 			rw.unfiltered(u)
 		case bw != nil:
 			bw.unfiltered(u, u.Offset-h.Offset)
-		}
-	}
-}
-
-// digestRest reads the rest of the partition frame by frame into dg
-// (body is dg.Body, bound once by the walker): where a walk by sizes
-// steps over a row, a digest reads its bytes.
-func digestRest(dec *rows.Decoder, dg *rows.Digest, body func([]byte)) error {
-	for {
-		f, prefix, err := dec.NextFrame()
-		if err != nil || f == nil {
-			return err
-		}
-		dg.Frame(prefix, f.BodyLen())
-		if err := dec.FrameBody(body); err != nil {
-			return err
 		}
 	}
 }

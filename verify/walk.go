@@ -70,11 +70,10 @@ type walker struct {
 	stc                  *statsCheck
 	follow               SegmentReader // nil: none
 	// dg takes the digest of the partitions walked (the structure's, or
-	// the segment's); nil when none is asked. digestBody and tap feed it,
-	// bound once.
-	dg         *rows.Digest
-	digestBody func([]byte)
-	tap        rows.Tap
+	// the segment's); nil when none is asked. tap feeds it the rows the
+	// walk decodes, bound once.
+	dg  *rows.Digest
+	tap rows.Tap
 }
 
 // digesting points the walker and its decoder at dg (nil: none).
@@ -85,7 +84,6 @@ func (w *walker) digesting(dg *rows.Digest, dec *rows.Decoder) {
 		return
 	}
 	if w.tap == nil {
-		w.digestBody = func(b []byte) { w.dg.Body(b) }
 		w.tap = func(prefix, body []byte) {
 			w.dg.Frame(prefix, int64(len(body)))
 			w.dg.Body(body)
@@ -456,7 +454,7 @@ func (w *walker) partition(h *rows.PartitionHeader, dec *rows.Decoder) error {
 		w.follow.Partition(h)
 		each = w.unfiltered
 	}
-	err := walkPartition(dec, h, bw, rw, st.skimRows && w.follow == nil, each, w.dg, w.digestBody)
+	err := walkPartition(dec, h, bw, rw, st.skimRows && w.follow == nil, each, w.dg)
 	if st.bc != nil && err == nil {
 		st.bc.done(h, rw)
 	}

@@ -2,6 +2,7 @@ package rows
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"math/bits"
@@ -124,6 +125,53 @@ type Tap func(prefix, body []byte)
 // (Next(false), and markers under Next(true)) to tap, nil to stop: a
 // verifier taking a Digest of what it decodes. NextFrame does not call it.
 func (d *Decoder) SetTap(tap Tap) { d.tap = tap }
+
+// DigestRest reads the rest of the partition into dg, frame by frame, as
+// NextFrame and FrameBody do: a frame wholly inside the chunk in memory
+// is hashed where it lies, with no call on the source (a verifier's walk
+// of a table of small rows spent most of its time in those calls);
+// anything else, a damaged frame included, goes through NextFrame.
+func (d *Decoder) DigestRest(dg *Digest) error {
+	if !d.inPartition {
+		return errors.New("rows: DigestRest called outside a partition")
+	}
+	for {
+		if d.buffered != nil && d.lay == nil && !d.slowOnly {
+			if len(d.win) == 0 {
+				if err := d.sync(); err != nil {
+					return err
+				}
+				d.win = d.buffered.Buffered()
+				d.winOff = d.src.Pos()
+			}
+			for len(d.win) > 0 {
+				d.u.reset()
+				sizeAt, _, bodyAt, err := d.scanFrame(d.win, d.winOff, false)
+				n := d.u.Size
+				if err != nil || n > int64(len(d.win)) {
+					break
+				}
+				if d.u.Flags == FlagEndOfPartition {
+					d.win, d.winOff, d.pending = d.win[1:], d.winOff+1, d.pending+1
+					d.inPartition = false
+					return d.sync()
+				}
+				dg.Frame(d.win[:sizeAt], n-int64(bodyAt))
+				dg.Body(d.win[bodyAt:n])
+				d.prevStart = d.winOff
+				d.win, d.winOff, d.pending = d.win[n:], d.winOff+n, d.pending+n
+			}
+		}
+		f, prefix, err := d.NextFrame()
+		if err != nil || f == nil {
+			return err
+		}
+		dg.Frame(prefix, f.BodyLen())
+		if err := d.FrameBody(dg.Body); err != nil {
+			return err
+		}
+	}
+}
 
 // FrameBody consumes the body of the unfiltered NextFrame just returned,
 // handing it to each in pieces of DigestPiece bytes but the last, each

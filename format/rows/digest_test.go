@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sstabletool/sstabletool/deletiontime"
+	"github.com/sstabletool/sstabletool/format"
 )
 
 // TestDigest: a body hashed whole is hashed as in DigestPiece pieces (the
@@ -69,4 +70,73 @@ func TestDigest(t *testing.T) {
 	differ("a deletion changed", sum(keys, []deletiontime.DeletionTime{del, del}, [][]frame{a, b}, false))
 	differ("a key changed", sum([]string{"k1", "k3"}, dels, [][]frame{a, b}, false))
 	differ("a partition missing", sum(keys[:1], dels, [][]frame{a}, false))
+}
+
+// windowSource shows at most the rest of the current window of w bytes
+// in Buffered, as a cursor shows the rest of the chunk in memory.
+type windowSource struct {
+	*BytesSource
+	w int
+}
+
+func (s windowSource) Buffered() []byte {
+	b := s.BytesSource.Buffered()
+	if n := s.w - s.pos%s.w; n < len(b) {
+		b = b[:n]
+	}
+	return b
+}
+
+// FuzzDigestRestMatchesFrames: DigestRest, which hashes the frames that
+// lie wholly in the window where they lie, takes the digest NextFrame and
+// FrameBody take frame by frame (the decoder's slow path), and fails where
+// they fail, for any partition body and any window width.
+func FuzzDigestRestMatchesFrames(f *testing.F) {
+	f.Add([]byte{0x24, 0, 4, 0, 0, 0, 0, 1}, true, uint8(3))
+	f.Add([]byte{0x24, 0, 2, 'a', 'b', 0, 0, 0, 1, 3, 5, 0,
+		0x02, 1, 0, 2, 0, 1, 'c', 0, 0, 0, 2, 3, 0,
+		0x80, 0x01, 0x20, 2, 0, 5, 0,
+		0x01}, false, uint8(7))
+	// The same in one window: every frame hashed where it lies.
+	f.Add([]byte{0x24, 0, 2, 'a', 'b', 0, 0, 0, 1, 3, 5, 0,
+		0x02, 1, 0, 2, 0, 1, 'c', 0, 0, 0, 2, 3, 0,
+		0x80, 0x01, 0x20, 2, 0, 5, 0,
+		0x01}, false, uint8(63))
+	f.Fuzz(func(t *testing.T, b []byte, fixedClustering bool, window uint8) {
+		cf := []int{-1, 4}
+		if fixedClustering {
+			cf = []int{8, 4}
+		}
+		s := &Schema{Version: format.MustVersion("oa"), ClusteringFixed: cf,
+			Static:  []Column{{Name: "st", Fixed: -1}},
+			Regular: []Column{{Name: "a", Fixed: 4}, {Name: "b", Fixed: -1}}}
+		in, err := AppendPartitionHeader(nil, []byte("key"), s.Version.DeletionTimeLayout(), deletiontime.Live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, b...)
+		digest := func(slow bool) (Digest, error) {
+			var dg Digest
+			d := NewDecoder(windowSource{NewBytesSource(in, 0), int(window)%64 + 1}, s)
+			d.slowOnly = slow
+			var h PartitionHeader
+			if err := d.ReadPartitionHeader(&h); err != nil {
+				t.Fatal(err)
+			}
+			dg.Partition(h.Key, h.Deletion)
+			err := d.DigestRest(&dg)
+			if err == nil {
+				dg.End()
+			}
+			return dg, err
+		}
+		want, wantErr := digest(true)
+		got, err := digest(false)
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("DigestRest: %v; frame by frame: %v", err, wantErr)
+		}
+		if err == nil && !got.Same(&want) {
+			t.Fatal("DigestRest's digest is not the frames'")
+		}
+	})
 }
