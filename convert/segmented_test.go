@@ -22,7 +22,8 @@ import (
 // (a bound of 2 KiB), every component of the output is the same, on
 // tables of several segments with static rows and range tombstones
 // (deletes) and with promoted indexes whose blocks are moved
-// (wide-partitions), converted with verification.
+// (wide-partitions). (Unverified: the bytes are the check, and the
+// verification of each copy is held elsewhere.)
 func TestSegmentedCopySameBytes(t *testing.T) {
 	for _, c := range []struct {
 		profile    string
@@ -51,7 +52,7 @@ func TestSegmentedCopySameBytes(t *testing.T) {
 			saved := relinkInMemory
 			defer func() { relinkInMemory = saved }()
 			relinkInMemory = inMemory
-			res, err := Convert(gen.DataPath, filepath.Join(tmp, name), Options{To: format.MustVersion("oa"), Verify: true})
+			res, err := Convert(gen.DataPath, filepath.Join(tmp, name), Options{To: format.MustVersion("oa")})
 			if err != nil {
 				t.Fatalf("%s, %s: %v", c.profile, name, err)
 			}
@@ -92,7 +93,7 @@ func TestIndexDisagreementRefused(t *testing.T) {
 	if !ok {
 		t.Fatal("no deletes profile")
 	}
-	p.Partitions = 3000
+	p.Partitions = 300
 	gen, err := generate.Generate(p, filepath.Join(t.TempDir(), "gen"), generate.Options{Version: format.MustVersion("nc")})
 	if err != nil {
 		t.Fatal(err)

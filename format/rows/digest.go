@@ -25,9 +25,9 @@ import (
 // writer's with the verifier's, never stored), a body in pieces of
 // DigestPiece bytes, strings of 16 bytes or fewer folded in as words
 // (hashBytes); the hashes and the numbers between them are chained by a
-// multiply-and-fold mixer. maphash.Hash's streaming Write would do the
-// same job but copies short writes into its buffer: a partition of one
-// small row cost twice as much.
+// multiply-and-fold mixer (maphash.Hash's streaming Write copies each
+// short write into its buffer first, and a small partition is mostly
+// short writes).
 type Digest struct {
 	state      uint64
 	sum        uint64
@@ -128,8 +128,8 @@ func (d *Decoder) SetTap(tap Tap) { d.tap = tap }
 
 // DigestRest reads the rest of the partition into dg, frame by frame, as
 // NextFrame and FrameBody do: a frame wholly inside the chunk in memory
-// is hashed where it lies, with no call on the source (a verifier's walk
-// of a table of small rows spent most of its time in those calls);
+// is hashed where it lies, with no call on the source (a third of the
+// verifier's walk of a table of small rows went to those calls);
 // anything else, a damaged frame included, goes through NextFrame.
 func (d *Decoder) DigestRest(dg *Digest) error {
 	if !d.inPartition {
