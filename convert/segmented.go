@@ -97,8 +97,7 @@ func (rw *rewriter) copySegmented() error {
 				g.tap = func(prefix, body []byte) {
 					g.prefix, g.body = prefix, body
 					if content != nil {
-						g.dg.Frame(prefix, int64(len(body)))
-						g.dg.Body(body)
+						g.dg.Unfiltered(prefix, body)
 					}
 				}
 			} else {

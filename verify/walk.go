@@ -70,10 +70,9 @@ type walker struct {
 	stc                  *statsCheck
 	follow               SegmentReader // nil: none
 	// dg takes the digest of the partitions walked (the structure's, or
-	// the segment's); nil when none is asked. tap feeds it the rows the
-	// walk decodes, bound once.
-	dg  *rows.Digest
-	tap rows.Tap
+	// the segment's); nil when none is asked. The decoder's tap feeds it
+	// the rows the walk decodes.
+	dg *rows.Digest
 }
 
 // digesting points the walker and its decoder at dg (nil: none).
@@ -83,13 +82,7 @@ func (w *walker) digesting(dg *rows.Digest, dec *rows.Decoder) {
 		dec.SetTap(nil)
 		return
 	}
-	if w.tap == nil {
-		w.tap = func(prefix, body []byte) {
-			w.dg.Frame(prefix, int64(len(body)))
-			w.dg.Body(body)
-		}
-	}
-	dec.SetTap(w.tap)
+	dec.SetTap(dg.Unfiltered)
 }
 
 // segmentResult is what a worker found in one segment.

@@ -23,7 +23,7 @@ import (
 // Byte strings are hashed with hash/maphash, seeded once per process (a
 // digest is compared only with another taken in the same process, the
 // writer's with the verifier's, never stored), a body in pieces of
-// DigestPiece bytes, strings of 16 bytes or fewer folded in as words
+// digestPiece bytes, strings of 16 bytes or fewer folded in as words
 // (hashBytes); the hashes and the numbers between them are chained by a
 // multiply-and-fold mixer (maphash.Hash's streaming Write copies each
 // short write into its buffer first, and a small partition is mostly
@@ -35,8 +35,8 @@ type Digest struct {
 	bodyAt     int // where the current body stands in its piece
 }
 
-// DigestPiece is the width of the pieces a body is hashed in.
-const DigestPiece = 64 << 10
+// digestPiece is the width of the pieces a body is hashed in.
+const digestPiece = 64 << 10
 
 var digestSeed = maphash.MakeSeed()
 
@@ -84,13 +84,20 @@ func (d *Digest) Frame(prefix []byte, bodyLen int64) {
 	d.bodyAt = 0
 }
 
+// Unfiltered takes an unfiltered's frame and its whole body: Frame then
+// Body. It is the Tap a digest of decoded rows takes (SetTap).
+func (d *Digest) Unfiltered(prefix, body []byte) {
+	d.Frame(prefix, int64(len(body)))
+	d.Body(body)
+}
+
 // Body takes the next bytes of the current unfiltered's body: the rest of
-// it, or a piece that ends DigestPiece bytes (or a multiple) into it.
+// it, or a piece that ends digestPiece bytes (or a multiple) into it.
 func (d *Digest) Body(b []byte) {
 	for len(b) > 0 {
-		k := min(len(b), DigestPiece-d.bodyAt)
+		k := min(len(b), digestPiece-d.bodyAt)
 		d.state = hashBytes(d.state, b[:k])
-		d.bodyAt = (d.bodyAt + k) % DigestPiece
+		d.bodyAt = (d.bodyAt + k) % digestPiece
 		b = b[k:]
 	}
 }
@@ -156,8 +163,7 @@ func (d *Decoder) DigestRest(dg *Digest) error {
 					d.inPartition = false
 					return d.sync()
 				}
-				dg.Frame(d.win[:sizeAt], n-int64(bodyAt))
-				dg.Body(d.win[bodyAt:n])
+				dg.Unfiltered(d.win[:sizeAt], d.win[bodyAt:n])
 				d.prevStart = d.winOff
 				d.win, d.winOff, d.pending = d.win[n:], d.winOff+n, d.pending+n
 			}
@@ -174,13 +180,13 @@ func (d *Decoder) DigestRest(dg *Digest) error {
 }
 
 // FrameBody consumes the body of the unfiltered NextFrame just returned,
-// handing it to each in pieces of DigestPiece bytes but the last, each
+// handing it to each in pieces of digestPiece bytes but the last, each
 // valid only during the call.
 func (d *Decoder) FrameBody(each func([]byte)) error {
 	n := d.bodyLeft
 	d.bodyLeft = 0
 	for n > 0 {
-		k := min(n, DigestPiece)
+		k := min(n, digestPiece)
 		b, err := d.src.Next(int(k))
 		if err != nil {
 			return d.fail(d.src.Pos(), fmt.Sprintf("an unfiltered body of %d more bytes", n), err)

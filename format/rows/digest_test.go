@@ -8,13 +8,13 @@ import (
 	"github.com/sstabletool/sstabletool/format"
 )
 
-// TestDigest: a body hashed whole is hashed as in DigestPiece pieces (the
+// TestDigest: a body hashed whole is hashed as in digestPiece pieces (the
 // tap's and FrameBody's ways); a byte changed anywhere, a frame moved, a
 // deletion or a key changed give another sum; partitions summed in
 // another order (segments) give the same.
 func TestDigest(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
-	body := make([]byte, 3*DigestPiece+123)
+	body := make([]byte, 3*digestPiece+123)
 	for i := range body {
 		body[i] = byte(rnd.Uint32())
 	}
@@ -31,7 +31,7 @@ func TestDigest(t *testing.T) {
 					continue
 				}
 				for b := f.body; len(b) > 0; {
-					n := min(len(b), DigestPiece)
+					n := min(len(b), digestPiece)
 					d.Body(b[:n])
 					b = b[n:]
 				}
@@ -59,7 +59,7 @@ func TestDigest(t *testing.T) {
 			t.Errorf("%s: the same digest", name)
 		}
 	}
-	for _, at := range []int{0, DigestPiece - 1, DigestPiece, len(body) - 1} {
+	for _, at := range []int{0, digestPiece - 1, digestPiece, len(body) - 1} {
 		changed := append([]byte(nil), body...)
 		changed[at] ^= 1
 		differ("a body byte changed", sum(keys, dels, [][]frame{{{a[0].prefix, changed}, a[1]}, b}, true))

@@ -22,7 +22,6 @@ func (s *SSTable) CollectStats(o SegmentOptions, stop func() bool, content *rows
 	type part struct {
 		col *stats.Collector
 		dg  rows.Digest
-		tap rows.Tap
 	}
 	if content != nil {
 		content.Reset()
@@ -37,13 +36,11 @@ func (s *SSTable) CollectStats(o SegmentOptions, stop func() bool, content *rows
 			p.dg.Reset()
 		},
 		func(_ Segment, dec *rows.Decoder, p *part) error {
-			if content != nil && p.tap == nil {
-				p.tap = func(prefix, body []byte) {
-					p.dg.Frame(prefix, int64(len(body)))
-					p.dg.Body(body)
-				}
+			if content != nil {
+				dec.SetTap(p.dg.Unfiltered)
+			} else {
+				dec.SetTap(nil)
 			}
-			dec.SetTap(p.tap)
 			return nil
 		},
 		func(h *rows.PartitionHeader, dec *rows.Decoder, p *part) error {
